@@ -1,0 +1,429 @@
+//! The bytes path: validation straight from JSON text in one pass, without
+//! building a `serde_json::Value` for the message.
+//!
+//! The verdict path reduces each member to a [`Shape`] as it streams past;
+//! the report path parses only the payload's member values (they become the
+//! normalized payload). Both decide through the same [`Pass`] as the `Value`
+//! path. JSON that repeats a member is the one case a single pass cannot
+//! settle the way `serde_json::Value` does (the last one wins), so it falls
+//! back to the `Value` path.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::ops::ControlFlow;
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::compile::{Check, CompiledSchema, Inner};
+use crate::issue::{Issue, JsonKind};
+use crate::shape::Shape;
+use crate::validate::{
+    Collect, Member, Outcome, Pass, Report, Verdict, check_schema_id, finish_report,
+    message_not_object, missing_payload, payload_not_object,
+};
+
+impl CompiledSchema {
+    /// Validates a message given as JSON bytes; same [`Report`] as
+    /// [`CompiledSchema::validate`] on the parsed value, or `invalid_json`.
+    pub fn validate_slice(&self, bytes: &[u8]) -> Report {
+        let schema = &*self.inner;
+        if let Some(report) = oversized(schema, bytes) {
+            return report;
+        }
+        let mut stream = Stream::new(schema, Collect::default());
+        match stream.run(bytes) {
+            Err(error) => Report::invalid_json(&error),
+            Ok(()) if stream.fallback => match serde_json::from_slice::<Value>(bytes) {
+                Ok(value) => self.validate(&value),
+                Err(error) => Report::invalid_json(&error),
+            },
+            Ok(()) => {
+                let normalized = stream.conclude();
+                finish_report(stream.out, normalized)
+            }
+        }
+    }
+
+    /// [`CompiledSchema::validate_slice`] on a string.
+    pub fn validate_str(&self, text: &str) -> Report {
+        self.validate_slice(text.as_bytes())
+    }
+
+    /// Whether JSON bytes are a valid message, without building a report or a
+    /// `Value`; equal to `validate_slice(bytes).is_valid()`.
+    pub fn is_valid_slice(&self, bytes: &[u8]) -> bool {
+        let schema = &*self.inner;
+        if bytes.len() > schema.options.limits.max_bytes {
+            return false;
+        }
+        let mut stream = Stream::new(
+            schema,
+            Verdict {
+                valid: true,
+                fail_fast: false,
+            },
+        );
+        match stream.run(bytes) {
+            Err(_) => false,
+            Ok(()) if stream.fallback => {
+                serde_json::from_slice::<Value>(bytes).is_ok_and(|value| self.is_valid(&value))
+            }
+            Ok(()) => {
+                stream.conclude();
+                stream.out.valid
+            }
+        }
+    }
+
+    /// [`CompiledSchema::is_valid_slice`] on a string.
+    pub fn is_valid_str(&self, text: &str) -> bool {
+        self.is_valid_slice(text.as_bytes())
+    }
+}
+
+fn oversized(schema: &Inner, bytes: &[u8]) -> Option<Report> {
+    let max = schema.options.limits.max_bytes;
+    (bytes.len() > max).then(|| Report::single(Issue::limit("", "input size in bytes", max as u64)))
+}
+
+/// What the message's `payload` member turned out to be.
+enum Payload {
+    Missing,
+    NotObject,
+    Object(Map<String, Value>),
+}
+
+/// The state of one streaming validation.
+struct Stream<'s, O> {
+    schema: &'s Inner,
+    out: O,
+    is_object: bool,
+    seen_schema_id: bool,
+    payload: Payload,
+    /// Set when the single pass cannot decide exactly (repeated members, too many members).
+    fallback: bool,
+}
+
+impl<'s, O: Outcome> Stream<'s, O> {
+    fn new(schema: &'s Inner, out: O) -> Self {
+        Self {
+            schema,
+            out,
+            is_object: false,
+            seen_schema_id: false,
+            payload: Payload::Missing,
+            fallback: false,
+        }
+    }
+
+    fn run(&mut self, bytes: &[u8]) -> Result<(), serde_json::Error> {
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        MessageSeed(self).deserialize(&mut de)?;
+        de.end()
+    }
+
+    /// Reports what only the end of the message can tell; returns the normalized payload.
+    fn conclude(&mut self) -> Option<Map<String, Value>> {
+        if !self.is_object {
+            let _ = message_not_object(&mut self.out);
+            return None;
+        }
+        if !self.seen_schema_id {
+            let _ = check_schema_id(self.schema, None, &mut self.out);
+        }
+        match std::mem::replace(&mut self.payload, Payload::Missing) {
+            Payload::Missing => {
+                let _ = missing_payload(&mut self.out);
+                None
+            }
+            Payload::NotObject => {
+                let _ = payload_not_object(&mut self.out);
+                None
+            }
+            Payload::Object(normalized) => Some(normalized),
+        }
+    }
+}
+
+/// A member name, borrowed from the input when it has no escapes.
+struct Name<'de>(Cow<'de, str>);
+
+impl<'de> de::Deserialize<'de> for Name<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct NameVisitor;
+        impl<'de> Visitor<'de> for NameVisitor {
+            type Value = Name<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Name(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Name(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Name(Cow::Owned(v)))
+            }
+        }
+        deserializer.deserialize_str(NameVisitor)
+    }
+}
+
+/// Drains a sequence we do not look into.
+fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+/// Implements every non-object `visit_*` of a visitor as "not an object".
+macro_rules! not_an_object_visits {
+    ($on_other:ident) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(self.$on_other())
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(self.$on_other())
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(self.$on_other())
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(self.$on_other())
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(self.$on_other())
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(self.$on_other())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+            drain_seq(seq)?;
+            Ok(self.$on_other())
+        }
+    };
+}
+
+/// The whole message.
+struct MessageSeed<'a, 's, O>(&'a mut Stream<'s, O>);
+
+impl<'de, O: Outcome> DeserializeSeed<'de> for MessageSeed<'_, '_, O> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, O: Outcome> Visitor<'de> for MessageSeed<'_, '_, O> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a structured payload message")
+    }
+
+    not_an_object_visits!(not_object);
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let stream = self.0;
+        stream.is_object = true;
+        let mut seen_payload = false;
+        while let Some(Name(name)) = map.next_key::<Name<'de>>()? {
+            match &*name {
+                _ if stream.fallback => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+                "schema_id" => {
+                    let value: Value = map.next_value()?;
+                    stream.fallback |= stream.seen_schema_id;
+                    stream.seen_schema_id = true;
+                    let _ = check_schema_id(stream.schema, Some(&value), &mut stream.out);
+                }
+                "payload" => {
+                    if seen_payload {
+                        stream.fallback = true;
+                        map.next_value::<IgnoredAny>()?;
+                    } else {
+                        seen_payload = true;
+                        stream.payload = map.next_value_seed(PayloadSeed(stream))?;
+                    }
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<O> MessageSeed<'_, '_, O> {
+    fn not_object(self) {}
+}
+
+/// The `payload` member.
+struct PayloadSeed<'a, 's, O>(&'a mut Stream<'s, O>);
+
+impl<'de, O: Outcome> DeserializeSeed<'de> for PayloadSeed<'_, '_, O> {
+    type Value = Payload;
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Payload, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
+    type Value = Payload;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a payload object")
+    }
+
+    not_an_object_visits!(not_object);
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Payload, A::Error> {
+        let stream = self.0;
+        let schema = stream.schema;
+        let max_depth = schema.options.limits.max_depth;
+        let mut pass = Pass::new(schema, true);
+        let mut count = 0usize;
+        while let Some(Name(name)) = map.next_key::<Name<'de>>()? {
+            count += 1;
+            if stream.fallback || count > schema.options.limits.max_keys {
+                // Member counts and repeats are settled exactly by the `Value` path.
+                stream.fallback = true;
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
+            if O::NORMALIZE {
+                let value: Value = map.next_value()?;
+                if let ControlFlow::Continue(true) =
+                    pass.member(&name, Member::Value(&value), &mut stream.out)
+                {
+                    pass.normalized.insert(name.into_owned(), value);
+                }
+            } else if let Some(index) = schema.lookup(&name) {
+                let track_strings = schema
+                    .keys
+                    .get(index)
+                    .is_some_and(|k| k.check == Check::Other);
+                let shape = map.next_value_seed(Probe {
+                    cap: max_depth.saturating_add(1),
+                    track_strings,
+                })?;
+                let _ = pass.known(index, Member::Shape(shape), &mut stream.out);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+                let _ = pass.unknown(&name, &mut stream.out);
+            }
+        }
+        stream.fallback |= pass.duplicate;
+        if stream.fallback {
+            return Ok(Payload::Missing);
+        }
+        let _ = pass.finish(&mut stream.out);
+        Ok(Payload::Object(std::mem::take(&mut pass.normalized)))
+    }
+}
+
+impl<O> PayloadSeed<'_, '_, O> {
+    fn not_object(self) -> Payload {
+        Payload::NotObject
+    }
+}
+
+/// Reduces a value to its [`Shape`] while it streams past, allocating nothing.
+#[derive(Clone, Copy)]
+struct Probe {
+    /// Depth beyond which nesting is not followed (the limit plus one).
+    cap: usize,
+    /// Whether to find the first non-string element of an array (only `other` needs it).
+    track_strings: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for Probe {
+    type Value = Shape;
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Shape, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Probe {
+    type Value = Shape;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Shape, E> {
+        Ok(Shape::scalar(JsonKind::Boolean))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Shape, E> {
+        Ok(Shape::scalar(JsonKind::Integer))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Shape, E> {
+        Ok(Shape::scalar(JsonKind::Integer))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Shape, E> {
+        Ok(Shape::scalar(JsonKind::of_float(v)))
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Shape, E> {
+        Ok(Shape::scalar(JsonKind::String))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Shape, E> {
+        Ok(Shape::scalar(JsonKind::Null))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape, A::Error> {
+        let mut shape = Shape {
+            kind: JsonKind::Array,
+            depth: 1,
+            first_non_string: None,
+        };
+        let child = Probe {
+            cap: self.cap.saturating_sub(1),
+            track_strings: false,
+        };
+        let mut index = 0usize;
+        loop {
+            let element = if self.cap > 1 || self.track_strings {
+                seq.next_element_seed(child)?
+            } else {
+                seq.next_element::<IgnoredAny>()?
+                    .map(|_| Shape::scalar(JsonKind::Null))
+            };
+            let Some(element) = element else { break };
+            if self.track_strings
+                && shape.first_non_string.is_none()
+                && element.kind != JsonKind::String
+            {
+                shape.first_non_string = Some(index);
+            }
+            shape.depth = shape.depth.max(element.depth + 1);
+            index += 1;
+        }
+        shape.depth = shape.depth.min(self.cap.max(1));
+        Ok(shape)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape, A::Error> {
+        let mut shape = Shape {
+            kind: JsonKind::Object,
+            depth: 1,
+            first_non_string: None,
+        };
+        let child = Probe {
+            cap: self.cap.saturating_sub(1),
+            track_strings: false,
+        };
+        while map.next_key::<IgnoredAny>()?.is_some() {
+            let value = if self.cap > 1 {
+                map.next_value_seed(child)?
+            } else {
+                map.next_value::<IgnoredAny>()
+                    .map(|_| Shape::scalar(JsonKind::Null))?
+            };
+            shape.depth = shape.depth.max(value.depth + 1);
+        }
+        shape.depth = shape.depth.min(self.cap.max(1));
+        Ok(shape)
+    }
+}

@@ -1,0 +1,198 @@
+//! `CompiledSchema`: a template turned into an immutable, shareable validator.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+use serde_json::Value;
+
+use crate::error::TemplateError;
+use crate::issue::pointer;
+use crate::key::{KeyType, OTHER_KEY};
+use crate::template::SchemaTemplate;
+
+/// What to do with payload keys the schema does not define.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum UnknownKeys {
+    /// Report `unknown_key` as an error (the default).
+    #[default]
+    Reject,
+    /// Accept the key, keep it in the normalized payload, and warn `unknown_key`.
+    Warn,
+}
+
+/// Bounds on what one message may make the validator do; crossing one gives
+/// `limit_exceeded`, never a panic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Deepest nesting of arrays and objects inside one key's value
+    /// (a scalar is depth 0, `[1]` is depth 1). Default 32.
+    pub max_depth: usize,
+    /// Most members a payload object may have. Default 1,024.
+    pub max_keys: usize,
+    /// Largest input the bytes path reads (`validate_slice`, `validate_str`,
+    /// `is_valid_slice`). Default 4 MiB.
+    pub max_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_depth: 32,
+            max_keys: 1024,
+            max_bytes: 4 << 20,
+        }
+    }
+}
+
+/// Options fixed when a schema is compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct ValidateOptions {
+    /// Policy for keys the schema does not define.
+    pub unknown_keys: UnknownKeys,
+    /// Resource bounds.
+    pub limits: Limits,
+}
+
+impl ValidateOptions {
+    /// Sets the unknown-key policy.
+    pub fn unknown_keys(mut self, policy: UnknownKeys) -> Self {
+        self.unknown_keys = policy;
+        self
+    }
+
+    /// Sets the limits.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+}
+
+/// How a key's value is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Check {
+    /// The value must be an instance of the key type.
+    Type(KeyType),
+    /// The reserved `other` key: a string or an array of strings.
+    Other,
+}
+
+#[derive(Debug)]
+pub(crate) struct CompiledKey {
+    pub(crate) name: Box<str>,
+    /// `/payload/<name>`, shared by every issue about this key.
+    pub(crate) path: Arc<str>,
+    pub(crate) check: Check,
+    pub(crate) required: bool,
+    pub(crate) default: Option<Value>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Inner {
+    pub(crate) schema_id: Box<str>,
+    /// The template's keys in order, then `other` if the template omits it.
+    pub(crate) keys: Vec<CompiledKey>,
+    pub(crate) index: FxHashMap<Box<str>, usize>,
+    pub(crate) required_count: usize,
+    pub(crate) options: ValidateOptions,
+}
+
+/// A template compiled for validation: immutable, cheap to clone (an `Arc`),
+/// `Send + Sync`. Compile once, validate many.
+///
+/// ```
+/// use sdsi::{CompiledSchema, SchemaTemplate};
+/// use serde_json::json;
+///
+/// let template = SchemaTemplate::from_value(&json!({
+///     "schema_id": "coffee_v1", "scenario": "coffee_order",
+///     "keys": [{"key_name": "size", "key_type": "string", "required": true,
+///               "semantic_description": "Cup size: small, medium, large."}]
+/// }))?;
+/// let schema = CompiledSchema::new(&template)?;
+/// assert!(schema.is_valid(&json!({"schema_id": "coffee_v1", "payload": {"size": "large"}})));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct CompiledSchema {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl CompiledSchema {
+    /// Compiles `template` with default options.
+    pub fn new(template: &SchemaTemplate) -> Result<Self, TemplateError> {
+        Self::with_options(template, ValidateOptions::default())
+    }
+
+    /// Compiles `template` with `options`; fails with every problem
+    /// [`SchemaTemplate::check`] finds.
+    pub fn with_options(
+        template: &SchemaTemplate,
+        options: ValidateOptions,
+    ) -> Result<Self, TemplateError> {
+        let check = template.check();
+        if !check.errors.is_empty() {
+            return Err(TemplateError::from(check));
+        }
+        let mut keys: Vec<CompiledKey> = template
+            .keys
+            .iter()
+            .map(|k| CompiledKey {
+                name: k.key_name.as_str().into(),
+                path: pointer("/payload", k.key_name.as_str()).into(),
+                check: if k.key_name.is_other() {
+                    Check::Other
+                } else {
+                    Check::Type(k.key_type)
+                },
+                required: k.required,
+                default: k.effective_default().cloned(),
+            })
+            .collect();
+        // `other` is reserved in every template: a payload may carry it even
+        // when the template does not declare it (§4.3).
+        if template.key(OTHER_KEY).is_none() {
+            keys.push(CompiledKey {
+                name: OTHER_KEY.into(),
+                path: pointer("/payload", OTHER_KEY).into(),
+                check: Check::Other,
+                required: false,
+                default: None,
+            });
+        }
+        let index = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.name.clone(), i))
+            .collect();
+        let required_count = keys.iter().filter(|k| k.required).count();
+        Ok(Self {
+            inner: Arc::new(Inner {
+                schema_id: template.schema_id.as_str().into(),
+                keys,
+                index,
+                required_count,
+                options,
+            }),
+        })
+    }
+
+    /// The `schema_id` payloads must carry.
+    pub fn schema_id(&self) -> &str {
+        &self.inner.schema_id
+    }
+
+    /// The options this schema was compiled with.
+    pub fn options(&self) -> &ValidateOptions {
+        &self.inner.options
+    }
+}
+
+impl Inner {
+    #[inline]
+    pub(crate) fn lookup(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+}

@@ -1,0 +1,301 @@
+//! Problems found in templates and payloads: a stable code, a JSON Pointer and a message.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+use crate::key::KeyType;
+
+/// The stable, machine-readable code of an [`Issue`].
+///
+/// The string form (`as_str`, and the wire) never changes once released; see
+/// `docs/error-codes.md` for an example of each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum IssueCode {
+    /// The input is not well-formed JSON.
+    InvalidJson,
+    /// A template member has the wrong JSON type (e.g. `required: "yes"`).
+    InvalidMember,
+    /// A REQUIRED template member is absent.
+    MissingMember,
+    /// A key name is not snake_case.
+    InvalidKeyName,
+    /// Two keys of a template share a name.
+    DuplicateKeyName,
+    /// A `key_type` is not a JSON Schema type name.
+    UnknownKeyType,
+    /// The template declares `other` as required.
+    OtherMustBeOptional,
+    /// The template declares `other` with a type other than string or array.
+    OtherBadType,
+    /// A `default_value` does not match its key's type.
+    DefaultTypeMismatch,
+    /// Warning: a semantic description is empty, which leaves the client's LLM without an anchor.
+    EmptySemanticDescription,
+    /// The message or its payload is not a JSON object.
+    NotAnObject,
+    /// The message has no `schema_id`.
+    MissingSchemaId,
+    /// The message's `schema_id` is not the compiled schema's.
+    SchemaIdMismatch,
+    /// The message has no `payload`.
+    MissingPayload,
+    /// A required key is absent (or `null`) from the payload.
+    MissingRequiredKey,
+    /// A value does not match its key's type.
+    TypeMismatch,
+    /// The payload has a key the schema does not define.
+    UnknownKey,
+    /// `other` is not a string or an array of strings.
+    InvalidOther,
+    /// A configured limit (depth, member count, input size) was crossed.
+    LimitExceeded,
+}
+
+impl IssueCode {
+    /// The code's stable snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IssueCode::InvalidJson => "invalid_json",
+            IssueCode::InvalidMember => "invalid_member",
+            IssueCode::MissingMember => "missing_member",
+            IssueCode::InvalidKeyName => "invalid_key_name",
+            IssueCode::DuplicateKeyName => "duplicate_key_name",
+            IssueCode::UnknownKeyType => "unknown_key_type",
+            IssueCode::OtherMustBeOptional => "other_must_be_optional",
+            IssueCode::OtherBadType => "other_bad_type",
+            IssueCode::DefaultTypeMismatch => "default_type_mismatch",
+            IssueCode::EmptySemanticDescription => "empty_semantic_description",
+            IssueCode::NotAnObject => "not_an_object",
+            IssueCode::MissingSchemaId => "missing_schema_id",
+            IssueCode::SchemaIdMismatch => "schema_id_mismatch",
+            IssueCode::MissingPayload => "missing_payload",
+            IssueCode::MissingRequiredKey => "missing_required_key",
+            IssueCode::TypeMismatch => "type_mismatch",
+            IssueCode::UnknownKey => "unknown_key",
+            IssueCode::InvalidOther => "invalid_other",
+            IssueCode::LimitExceeded => "limit_exceeded",
+        }
+    }
+}
+
+impl fmt::Display for IssueCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for IssueCode {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// The JSON type of a value, as named in messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JsonKind {
+    Null,
+    Boolean,
+    Integer,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+impl JsonKind {
+    pub(crate) fn of(value: &Value) -> Self {
+        match value {
+            Value::Null => JsonKind::Null,
+            Value::Bool(_) => JsonKind::Boolean,
+            Value::Number(n) if n.is_i64() || n.is_u64() => JsonKind::Integer,
+            Value::Number(n) => Self::of_float(n.as_f64().unwrap_or(f64::NAN)),
+            Value::String(_) => JsonKind::String,
+            Value::Array(_) => JsonKind::Array,
+            Value::Object(_) => JsonKind::Object,
+        }
+    }
+
+    /// A float is an integer when its fractional part is zero (JSON Schema 2020-12).
+    pub(crate) fn of_float(f: f64) -> Self {
+        if f.fract() == 0.0 {
+            JsonKind::Integer
+        } else {
+            JsonKind::Number
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            JsonKind::Null => "null",
+            JsonKind::Boolean => "boolean",
+            JsonKind::Integer => "integer",
+            JsonKind::Number => "number",
+            JsonKind::String => "string",
+            JsonKind::Array => "array",
+            JsonKind::Object => "object",
+        }
+    }
+}
+
+/// What an issue's message says; rendered only when asked for, so that
+/// collecting issues on a hot path allocates no text.
+#[derive(Debug, Clone, PartialEq)]
+enum Message {
+    Fixed(&'static str),
+    Owned(Box<str>),
+    Type { expected: KeyType, found: JsonKind },
+}
+
+/// One problem: a stable [`IssueCode`], a JSON Pointer to the offending value
+/// (relative to the message or template root), and a readable message.
+///
+/// Serializes as `{"code", "path", "message"}`, plus `"limit"` for
+/// [`IssueCode::LimitExceeded`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Issue {
+    code: IssueCode,
+    path: Arc<str>,
+    message: Message,
+    limit: Option<u64>,
+}
+
+impl Issue {
+    pub(crate) fn fixed(code: IssueCode, path: impl Into<Arc<str>>, message: &'static str) -> Self {
+        Self {
+            code,
+            path: path.into(),
+            message: Message::Fixed(message),
+            limit: None,
+        }
+    }
+
+    pub(crate) fn owned(code: IssueCode, path: impl Into<Arc<str>>, message: String) -> Self {
+        Self {
+            code,
+            path: path.into(),
+            message: Message::Owned(message.into()),
+            limit: None,
+        }
+    }
+
+    pub(crate) fn type_mismatch(path: Arc<str>, expected: KeyType, found: JsonKind) -> Self {
+        Self {
+            code: IssueCode::TypeMismatch,
+            path,
+            message: Message::Type { expected, found },
+            limit: None,
+        }
+    }
+
+    pub(crate) fn limit(path: impl Into<Arc<str>>, what: &'static str, limit: u64) -> Self {
+        Self {
+            code: IssueCode::LimitExceeded,
+            path: path.into(),
+            message: Message::Owned(format!("{what} exceeds the limit of {limit}").into()),
+            limit: Some(limit),
+        }
+    }
+
+    /// The stable code.
+    pub fn code(&self) -> IssueCode {
+        self.code
+    }
+
+    /// The JSON Pointer (RFC 6901) to the offending value; `""` is the root.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// A readable, lowercase message without a trailing period.
+    pub fn message(&self) -> Cow<'_, str> {
+        match &self.message {
+            Message::Fixed(text) => Cow::Borrowed(text),
+            Message::Owned(text) => Cow::Borrowed(text),
+            Message::Type { expected, found } => {
+                Cow::Owned(format!("expected {}, found {}", expected, found.as_str()))
+            }
+        }
+    }
+
+    /// The limit that was crossed, for [`IssueCode::LimitExceeded`].
+    pub fn limit_value(&self) -> Option<u64> {
+        self.limit
+    }
+}
+
+impl fmt::Display for Issue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = if self.path.is_empty() {
+            "/"
+        } else {
+            &self.path
+        };
+        write!(f, "{} at {}: {}", self.code, path, self.message())
+    }
+}
+
+impl Serialize for Issue {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let fields = if self.limit.is_some() { 4 } else { 3 };
+        let mut s = serializer.serialize_struct("Issue", fields)?;
+        s.serialize_field("code", &self.code)?;
+        s.serialize_field("path", &*self.path)?;
+        s.serialize_field("message", &self.message())?;
+        if let Some(limit) = self.limit {
+            s.serialize_field("limit", &limit)?;
+        }
+        s.end()
+    }
+}
+
+/// Appends `/segment` to `pointer`, escaping `~` and `/` as RFC 6901 requires.
+pub(crate) fn push_segment(pointer: &mut String, segment: &str) {
+    pointer.push('/');
+    for c in segment.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
+}
+
+/// `prefix` followed by the escaped `segment`.
+pub(crate) fn pointer(prefix: &str, segment: &str) -> String {
+    let mut out = String::with_capacity(prefix.len() + segment.len() + 1);
+    out.push_str(prefix);
+    push_segment(&mut out, segment);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointer_escaping() {
+        assert_eq!(pointer("/payload", "a/b~c"), "/payload/a~1b~0c");
+        assert_eq!(pointer("", "x"), "/x");
+    }
+
+    #[test]
+    fn messages_render() {
+        let issue = Issue::type_mismatch("/payload/n".into(), KeyType::Integer, JsonKind::Number);
+        assert_eq!(issue.message(), "expected integer, found number");
+        assert_eq!(
+            issue.to_string(),
+            "type_mismatch at /payload/n: expected integer, found number"
+        );
+        let limit = Issue::limit("", "nesting depth", 3);
+        assert_eq!(
+            serde_json::to_value(&limit).unwrap(),
+            serde_json::json!({"code": "limit_exceeded", "path": "", "message": "nesting depth exceeds the limit of 3", "limit": 3})
+        );
+    }
+}

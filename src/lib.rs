@@ -1,0 +1,70 @@
+//! Structured data for agent-to-agent messages: schema templates, structured
+//! payloads and their validation, per draft-zhou-structured-data-schema-interaction-00.
+//!
+//! A server agent publishes a [`SchemaTemplate`]: typed, snake_case keys, each
+//! with a semantic description a client's LLM maps user intent against. The
+//! client sends a [`StructuredPayload`]; the server compiles the template once
+//! into a [`CompiledSchema`] and calls [`validate_payload`] on every message,
+//! getting a [`Report`] with every problem (stable code, JSON Pointer, message)
+//! and the payload normalized with defaults.
+//!
+//! ```
+//! use sdsi::{CompiledSchema, SchemaTemplate, validate_payload};
+//! use serde_json::json;
+//!
+//! let template = SchemaTemplate::from_value(&json!({
+//!     "schema_id": "flight_booking_v1",
+//!     "scenario": "flight_booking",
+//!     "keys": [
+//!         {"key_name": "origin", "key_type": "string", "required": true,
+//!          "semantic_description": "Departure IATA code. Example: 'from Beijing' -> 'PEK'."},
+//!         {"key_name": "passenger_count", "key_type": "integer", "required": false,
+//!          "default_value": 1, "semantic_description": "Number of passengers, 1-9."}
+//!     ]
+//! }))?;
+//! let schema = CompiledSchema::new(&template)?;
+//!
+//! let message = json!({"schema_id": "flight_booking_v1",
+//!                      "payload": {"origin": "PEK", "other": "window seat"}});
+//! let report = validate_payload(&schema, &message);
+//! assert!(report.is_valid());
+//! assert_eq!(report.normalized().unwrap()["passenger_count"], 1);
+//!
+//! let bad = br#"{"schema_id": "flight_booking_v1", "payload": {"passenger_count": "two"}}"#;
+//! let report = schema.validate_slice(bad);
+//! let codes: Vec<_> = report.errors().iter().map(|e| (e.code().as_str(), e.path())).collect();
+//! assert_eq!(codes, [("missing_required_key", "/payload/origin"),
+//!                    ("type_mismatch", "/payload/passenger_count")]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! What it does not do: no I/O, no transport, no clock and no model. It never
+//! calls an LLM; the client's mapping of intent to keys is the caller's.
+//! Everything that depends on time takes `now` as an argument.
+//!
+//! See `docs/guide.md` for the protocol walk-through and the decisions this
+//! crate takes where the draft is silent (e.g. `null` on optional keys), and
+//! `docs/error-codes.md` for every [`IssueCode`].
+
+mod bytes;
+mod compile;
+mod error;
+mod issue;
+mod key;
+mod negotiate;
+mod payload;
+mod shape;
+mod template;
+mod validate;
+
+pub use compile::{CompiledSchema, Limits, UnknownKeys, ValidateOptions};
+pub use error::TemplateError;
+pub use issue::{Issue, IssueCode};
+pub use key::{InvalidKeyName, KeyDefinition, KeyName, KeyType, OTHER_KEY, UnknownKeyType};
+pub use negotiate::{
+    ExecutionResult, GET_SCHEMA_TEMPLATE, SchemaRequest, SchemaRequestParams,
+    SchemaUpdateSuggestion,
+};
+pub use payload::StructuredPayload;
+pub use template::{SchemaTemplate, TemplateCheck};
+pub use validate::{Report, validate_payload};

@@ -1,0 +1,96 @@
+//! Negotiation and result messages: the schema request (§3.2 step 3, Appendix A.1),
+//! the execution result and its optional schema update suggestion (Appendix A.2).
+//!
+//! The template response is a [`crate::SchemaTemplate`] itself.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::key::KeyDefinition;
+
+/// The method name of a schema request.
+pub const GET_SCHEMA_TEMPLATE: &str = "get_schema_template";
+
+/// `{"method": "get_schema_template", "params": {"scenario", "preferred_language"}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SchemaRequest {
+    /// Always [`GET_SCHEMA_TEMPLATE`] for this protocol; kept as sent.
+    pub method: String,
+    /// What the client asks for.
+    pub params: SchemaRequestParams,
+    /// Members this crate does not know, kept so that a round trip loses nothing.
+    #[serde(flatten)]
+    pub extra: IndexMap<String, Value>,
+}
+
+/// The parameters of a [`SchemaRequest`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SchemaRequestParams {
+    /// The interaction scenario, e.g. `flight_booking`.
+    pub scenario: String,
+    /// A BCP 47 language tag for the semantic descriptions, e.g. `en-US`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preferred_language: Option<String>,
+    /// Members this crate does not know, kept so that a round trip loses nothing.
+    #[serde(flatten)]
+    pub extra: IndexMap<String, Value>,
+}
+
+impl SchemaRequest {
+    /// A `get_schema_template` request for `scenario`.
+    pub fn new(scenario: impl Into<String>, preferred_language: Option<String>) -> Self {
+        Self {
+            method: GET_SCHEMA_TEMPLATE.to_owned(),
+            params: SchemaRequestParams {
+                scenario: scenario.into(),
+                preferred_language,
+                extra: IndexMap::new(),
+            },
+            extra: IndexMap::new(),
+        }
+    }
+
+    /// Whether the method is `get_schema_template`.
+    pub fn is_get_schema_template(&self) -> bool {
+        self.method == GET_SCHEMA_TEMPLATE
+    }
+}
+
+/// A server agent's execution result: the scenario's own result members plus
+/// an optional `schema_update_suggestion`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ExecutionResult {
+    /// New or refined keys the server suggests (§3.2 step 6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_update_suggestion: Option<SchemaUpdateSuggestion>,
+    /// The result members (booking id, status, ...), as sent.
+    #[serde(flatten)]
+    pub result: IndexMap<String, Value>,
+}
+
+/// `{"new_keys": [...], "modified_keys": [...]}`; either list may be absent.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SchemaUpdateSuggestion {
+    /// Keys the schema does not have yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_keys: Option<Vec<KeyDefinition>>,
+    /// Existing keys with a refined semantic description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified_keys: Option<Vec<KeyDefinition>>,
+    /// Members this crate does not know, kept so that a round trip loses nothing.
+    #[serde(flatten)]
+    pub extra: IndexMap<String, Value>,
+}
+
+impl SchemaUpdateSuggestion {
+    /// The new keys, empty when the member is absent.
+    pub fn new_keys(&self) -> &[KeyDefinition] {
+        self.new_keys.as_deref().unwrap_or_default()
+    }
+
+    /// The modified keys, empty when the member is absent.
+    pub fn modified_keys(&self) -> &[KeyDefinition] {
+        self.modified_keys.as_deref().unwrap_or_default()
+    }
+}

@@ -1,0 +1,92 @@
+//! `Shape`: the few facts about a value that validation decides on.
+//!
+//! Both the `Value` path and the streaming bytes path reduce a member's value
+//! to a `Shape` and decide through the same function, which is what makes
+//! their reports equal.
+
+use serde_json::Value;
+
+use crate::issue::JsonKind;
+
+/// The JSON type of a value, how deep it nests (capped just past the limit),
+/// and for arrays the index of the first element that is not a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shape {
+    pub(crate) kind: JsonKind,
+    pub(crate) depth: usize,
+    pub(crate) first_non_string: Option<usize>,
+}
+
+impl Shape {
+    /// The shape of a scalar of type `kind`.
+    pub(crate) fn scalar(kind: JsonKind) -> Self {
+        Self {
+            kind,
+            depth: 0,
+            first_non_string: None,
+        }
+    }
+
+    /// The shape of `value`, looking no deeper than `max_depth + 1` levels.
+    pub(crate) fn of(value: &Value, max_depth: usize) -> Self {
+        let first_non_string = match value {
+            Value::Array(items) => items.iter().position(|v| !v.is_string()),
+            _ => None,
+        };
+        Self {
+            kind: JsonKind::of(value),
+            depth: capped_depth(value, max_depth.saturating_add(1)),
+            first_non_string,
+        }
+    }
+}
+
+/// Nesting depth of `value` (scalar 0, `[]` 1), or `cap` if it is at least `cap`.
+/// Recursion is bounded by `cap`, whatever the input.
+fn capped_depth(value: &Value, cap: usize) -> usize {
+    match value {
+        Value::Array(items) => deepest_child(items.iter(), cap),
+        Value::Object(map) => deepest_child(map.values(), cap),
+        _ => 0,
+    }
+}
+
+/// `1 + ` the deepest child's depth, capped at `cap` (at least 1: the container itself).
+fn deepest_child<'a>(children: impl Iterator<Item = &'a Value>, cap: usize) -> usize {
+    if cap <= 1 {
+        return cap;
+    }
+    let mut deepest = 0;
+    for child in children {
+        deepest = deepest.max(capped_depth(child, cap - 1));
+        if deepest + 1 >= cap {
+            return cap;
+        }
+    }
+    deepest + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn depth_is_capped() {
+        let v = json!([[[[1]]]]);
+        assert_eq!(Shape::of(&v, 10).depth, 4);
+        assert_eq!(Shape::of(&v, 2).depth, 3);
+        assert_eq!(Shape::of(&json!(1), 0).depth, 0);
+        assert_eq!(Shape::of(&json!({}), 5).depth, 1);
+        assert_eq!(Shape::of(&json!({"a": [1, {"b": []}]}), 5).depth, 4);
+    }
+
+    #[test]
+    fn first_non_string() {
+        assert_eq!(
+            Shape::of(&json!(["a", 1, "b"]), 5).first_non_string,
+            Some(1)
+        );
+        assert_eq!(Shape::of(&json!(["a"]), 5).first_non_string, None);
+    }
+}

@@ -1,0 +1,433 @@
+//! Schema templates (§4.1) and the checks that make one usable.
+
+use std::collections::HashMap;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::TemplateError;
+use crate::issue::{Issue, IssueCode, pointer};
+use crate::key::{KeyDefinition, KeyName, KeyType};
+
+/// A schema template: the keys a scenario expects, each with a type and a
+/// semantic description (§4.1).
+///
+/// Build one from wire JSON with [`SchemaTemplate::from_value`] (or serde),
+/// which reports every problem at once; a template built in code is checked
+/// by [`SchemaTemplate::check`] and again when it is compiled.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SchemaTemplate {
+    /// Identifies the schema version in the server agent's namespace.
+    pub schema_id: String,
+    /// The interaction scenario, e.g. `flight_booking`.
+    pub scenario: String,
+    /// The keys, in the order the server published them.
+    pub keys: Vec<KeyDefinition>,
+    /// Members this crate does not know, kept so that a round trip loses nothing.
+    #[serde(flatten)]
+    pub extra: IndexMap<String, Value>,
+}
+
+/// The outcome of checking a template: errors make it unusable, warnings do not.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TemplateCheck {
+    /// Problems that stop the template from compiling.
+    pub errors: Vec<Issue>,
+    /// Advice that does not stop compilation.
+    pub warnings: Vec<Issue>,
+}
+
+impl SchemaTemplate {
+    /// A template with no extra members.
+    pub fn new(
+        schema_id: impl Into<String>,
+        scenario: impl Into<String>,
+        keys: Vec<KeyDefinition>,
+    ) -> Self {
+        Self {
+            schema_id: schema_id.into(),
+            scenario: scenario.into(),
+            keys,
+            extra: IndexMap::new(),
+        }
+    }
+
+    /// Reads a template from JSON text, reporting every problem with a JSON Pointer.
+    pub fn from_json(text: &str) -> Result<Self, TemplateError> {
+        Self::from_slice(text.as_bytes())
+    }
+
+    /// Reads a template from JSON bytes, reporting every problem with a JSON Pointer.
+    pub fn from_slice(bytes: &[u8]) -> Result<Self, TemplateError> {
+        let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+            TemplateError::new(
+                vec![Issue::owned(IssueCode::InvalidJson, "", e.to_string())],
+                vec![],
+            )
+        })?;
+        Self::from_value(&value)
+    }
+
+    /// Reads a template from a parsed JSON value, reporting every problem
+    /// (structure and rules) with a JSON Pointer.
+    pub fn from_value(value: &Value) -> Result<Self, TemplateError> {
+        let mut errors = Vec::new();
+        let Some(object) = value.as_object() else {
+            errors.push(Issue::fixed(
+                IssueCode::NotAnObject,
+                "",
+                "a template must be a JSON object",
+            ));
+            return Err(TemplateError::new(errors, vec![]));
+        };
+        let schema_id = take_string(object, "", "schema_id", &mut errors);
+        let scenario = take_string(object, "", "scenario", &mut errors);
+        let mut parsed = Vec::new();
+        match object.get("keys") {
+            None => errors.push(missing("", "keys")),
+            Some(Value::Array(items)) => {
+                for (index, item) in items.iter().enumerate() {
+                    let path = format!("/keys/{index}");
+                    if let Some(key) = parse_key(item, &path, &mut errors) {
+                        parsed.push((index, key));
+                    }
+                }
+            }
+            Some(_) => errors.push(wrong_member("", "keys", "an array")),
+        }
+        let mut check = TemplateCheck {
+            errors,
+            warnings: Vec::new(),
+        };
+        check_keys(parsed.iter().map(|(i, k)| (*i, k)), &mut check);
+        if !check.errors.is_empty() {
+            return Err(TemplateError::from(check));
+        }
+        match (schema_id, scenario) {
+            (Some(schema_id), Some(scenario)) => Ok(Self {
+                schema_id,
+                scenario,
+                keys: parsed.into_iter().map(|(_, k)| k).collect(),
+                extra: extra_members(object, &["schema_id", "scenario", "keys"]),
+            }),
+            // Unreachable in practice: a missing or mistyped member was recorded above.
+            _ => Err(TemplateError::from(check)),
+        }
+    }
+
+    /// Checks the rules a typed template can still break: duplicate names,
+    /// the `other` key's rules, defaults that do not match their type.
+    pub fn check(&self) -> TemplateCheck {
+        let mut check = TemplateCheck::default();
+        check_keys(self.keys.iter().enumerate(), &mut check);
+        check
+    }
+
+    /// The key named `name`, if the template declares it.
+    pub fn key(&self, name: &str) -> Option<&KeyDefinition> {
+        self.keys.iter().find(|k| k.key_name.as_str() == name)
+    }
+}
+
+impl<'de> Deserialize<'de> for SchemaTemplate {
+    /// Deserializes through [`SchemaTemplate::from_value`]; the error message
+    /// lists every problem.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        Self::from_value(&value).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Parses one key definition (used by `KeyDefinition`'s `Deserialize`).
+pub(crate) fn key_from_value(value: &Value) -> Result<KeyDefinition, TemplateError> {
+    let mut errors = Vec::new();
+    let key = parse_key(value, "", &mut errors);
+    let mut check = TemplateCheck {
+        errors,
+        warnings: Vec::new(),
+    };
+    if let Some(key) = &key {
+        check_key_rules("", key, &mut check);
+    }
+    match key {
+        Some(key) if check.errors.is_empty() => Ok(key),
+        _ => Err(TemplateError::from(check)),
+    }
+}
+
+fn missing(prefix: &str, member: &str) -> Issue {
+    Issue::owned(
+        IssueCode::MissingMember,
+        pointer(prefix, member),
+        format!("required member {member:?} is missing"),
+    )
+}
+
+fn wrong_member(prefix: &str, member: &str, expected: &str) -> Issue {
+    Issue::owned(
+        IssueCode::InvalidMember,
+        pointer(prefix, member),
+        format!("member {member:?} must be {expected}"),
+    )
+}
+
+fn take_string(
+    object: &Map<String, Value>,
+    prefix: &str,
+    member: &str,
+    errors: &mut Vec<Issue>,
+) -> Option<String> {
+    match object.get(member) {
+        None => {
+            errors.push(missing(prefix, member));
+            None
+        }
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => {
+            errors.push(wrong_member(prefix, member, "a string"));
+            None
+        }
+    }
+}
+
+fn extra_members(object: &Map<String, Value>, known: &[&str]) -> IndexMap<String, Value> {
+    object
+        .iter()
+        .filter(|(k, _)| !known.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+const KEY_MEMBERS: [&str; 5] = [
+    "key_name",
+    "key_type",
+    "required",
+    "default_value",
+    "semantic_description",
+];
+
+/// Parses the structure of one key definition at `path`, recording problems.
+fn parse_key(value: &Value, path: &str, errors: &mut Vec<Issue>) -> Option<KeyDefinition> {
+    let Some(object) = value.as_object() else {
+        errors.push(Issue::fixed(
+            IssueCode::InvalidMember,
+            path,
+            "a key definition must be a JSON object",
+        ));
+        return None;
+    };
+    let key_name = take_string(object, path, "key_name", errors).and_then(|name| {
+        KeyName::new(&name)
+            .map_err(|e| {
+                errors.push(Issue::owned(
+                    IssueCode::InvalidKeyName,
+                    pointer(path, "key_name"),
+                    e.to_string(),
+                ))
+            })
+            .ok()
+    });
+    let key_type = take_string(object, path, "key_type", errors).and_then(|name| {
+        name.parse::<KeyType>()
+            .map_err(|e| {
+                errors.push(Issue::owned(
+                    IssueCode::UnknownKeyType,
+                    pointer(path, "key_type"),
+                    e.to_string(),
+                ))
+            })
+            .ok()
+    });
+    let semantic_description = take_string(object, path, "semantic_description", errors);
+    let required = match object.get("required") {
+        None => {
+            errors.push(missing(path, "required"));
+            None
+        }
+        Some(Value::Bool(b)) => Some(*b),
+        Some(_) => {
+            errors.push(wrong_member(path, "required", "a boolean"));
+            None
+        }
+    };
+    Some(KeyDefinition {
+        key_name: key_name?,
+        key_type: key_type?,
+        required: required?,
+        default_value: object.get("default_value").cloned(),
+        semantic_description: semantic_description?,
+        extra: extra_members(object, &KEY_MEMBERS),
+    })
+}
+
+/// The rules across keys: unique names, plus each key's own rules.
+fn check_keys<'a>(
+    keys: impl Iterator<Item = (usize, &'a KeyDefinition)>,
+    check: &mut TemplateCheck,
+) {
+    let mut first_index: HashMap<&str, usize> = HashMap::new();
+    for (index, key) in keys {
+        let path = format!("/keys/{index}");
+        if let Some(first) = first_index.get(key.key_name.as_str()) {
+            check.errors.push(Issue::owned(
+                IssueCode::DuplicateKeyName,
+                pointer(&path, "key_name"),
+                format!(
+                    "key name {:?} is already used by /keys/{first}",
+                    key.key_name.as_str()
+                ),
+            ));
+        } else {
+            first_index.insert(key.key_name.as_str(), index);
+        }
+        check_key_rules(&path, key, check);
+    }
+}
+
+/// The rules of one key: `other`'s constraints, the default's type, a non-empty description.
+fn check_key_rules(path: &str, key: &KeyDefinition, check: &mut TemplateCheck) {
+    let is_other = key.key_name.is_other();
+    if is_other && key.required {
+        check.errors.push(Issue::fixed(
+            IssueCode::OtherMustBeOptional,
+            pointer(path, "required"),
+            "the reserved key \"other\" must be optional (required: false)",
+        ));
+    }
+    if is_other && !matches!(key.key_type, KeyType::String | KeyType::Array) {
+        check.errors.push(Issue::owned(
+            IssueCode::OtherBadType,
+            pointer(path, "key_type"),
+            format!(
+                "the reserved key \"other\" must be a string or an array, not {}",
+                key.key_type
+            ),
+        ));
+    }
+    if let Some(default) = key.effective_default() {
+        let fits = if is_other {
+            is_other_value(default)
+        } else {
+            key.key_type.matches(default)
+        };
+        if !fits {
+            let expected = if is_other {
+                "a string or an array of strings".to_owned()
+            } else {
+                key.key_type.to_string()
+            };
+            check.errors.push(Issue::owned(
+                IssueCode::DefaultTypeMismatch,
+                pointer(path, "default_value"),
+                format!("default value does not match the key's type: expected {expected}"),
+            ));
+        }
+    }
+    if key.semantic_description.trim().is_empty() {
+        check.warnings.push(Issue::fixed(
+            IssueCode::EmptySemanticDescription,
+            pointer(path, "semantic_description"),
+            "semantic description is empty: the client's model has nothing to map intent against",
+        ));
+    }
+}
+
+/// Whether `value` is a valid `other` value: a string or an array of strings.
+pub(crate) fn is_other_value(value: &Value) -> bool {
+    match value {
+        Value::String(_) => true,
+        Value::Array(items) => items.iter().all(Value::is_string),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn codes(err: &TemplateError) -> Vec<(&'static str, String)> {
+        err.errors()
+            .iter()
+            .map(|i| (i.code().as_str(), i.path().to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn reports_every_problem_at_once() {
+        let value = json!({
+            "schema_id": "s",
+            "keys": [
+                {"key_name": "Bad", "key_type": "float", "required": "yes", "semantic_description": "x"},
+                {"key_name": "a", "key_type": "string", "required": true, "semantic_description": "d"},
+                {"key_name": "a", "key_type": "integer", "required": false, "default_value": "1", "semantic_description": "y"},
+                {"key_name": "other", "key_type": "object", "required": true, "semantic_description": "z"},
+                7,
+                {"key_name": "b", "key_type": "string", "required": true}
+            ]
+        });
+        let err = SchemaTemplate::from_value(&value).unwrap_err();
+        assert_eq!(
+            codes(&err),
+            vec![
+                ("missing_member", "/scenario".to_owned()),
+                ("invalid_key_name", "/keys/0/key_name".to_owned()),
+                ("unknown_key_type", "/keys/0/key_type".to_owned()),
+                ("invalid_member", "/keys/0/required".to_owned()),
+                ("invalid_member", "/keys/4".to_owned()),
+                ("missing_member", "/keys/5/semantic_description".to_owned()),
+                ("duplicate_key_name", "/keys/2/key_name".to_owned()),
+                ("default_type_mismatch", "/keys/2/default_value".to_owned()),
+                ("other_must_be_optional", "/keys/3/required".to_owned()),
+                ("other_bad_type", "/keys/3/key_type".to_owned()),
+            ]
+        );
+        assert!(
+            err.errors()[2]
+                .message()
+                .contains("did you mean \"number\"")
+        );
+    }
+
+    #[test]
+    fn explicit_null_default_means_none_and_round_trips() {
+        let value = json!({"schema_id": "s", "scenario": "t", "keys": [
+            {"key_name": "a", "key_type": "string", "required": true, "default_value": null, "semantic_description": "d"}
+        ], "x-vendor": {"k": 1}});
+        let template = SchemaTemplate::from_value(&value).unwrap();
+        assert_eq!(template.keys[0].effective_default(), None);
+        assert_eq!(serde_json::to_value(&template).unwrap(), value);
+    }
+
+    #[test]
+    fn empty_description_is_a_warning_only() {
+        let template = SchemaTemplate::new(
+            "s",
+            "t",
+            vec![KeyDefinition::new(
+                KeyName::new("a").unwrap(),
+                KeyType::String,
+                true,
+                " ",
+            )],
+        );
+        let check = template.check();
+        assert!(check.errors.is_empty());
+        assert_eq!(
+            check.warnings[0].code(),
+            IssueCode::EmptySemanticDescription
+        );
+    }
+
+    #[test]
+    fn other_default_must_be_string_or_strings() {
+        let value = json!({"key_name": "other", "key_type": "array", "required": false,
+            "default_value": [1], "semantic_description": "d"});
+        let err = key_from_value(&value).unwrap_err();
+        assert_eq!(
+            codes(&err),
+            vec![("default_type_mismatch", "/default_value".to_owned())]
+        );
+    }
+}

@@ -1,0 +1,494 @@
+//! Payload validation: the `Report`, and the `Value` path.
+//!
+//! The decisions live in [`Pass`], which both this path and the bytes path
+//! (`bytes.rs`) drive member by member.
+
+use std::ops::ControlFlow;
+
+use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde_json::{Map, Value};
+
+use crate::compile::{Check, CompiledSchema, Inner, UnknownKeys};
+use crate::issue::{Issue, IssueCode, pointer};
+use crate::shape::Shape;
+
+/// The result of validating one message: every problem, warnings, and (when
+/// valid) the normalized payload.
+///
+/// Errors and warnings are ordered by JSON Pointer, so the order does not
+/// depend on the order of members in the input.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Report {
+    errors: Vec<Issue>,
+    warnings: Vec<Issue>,
+    normalized: Option<Map<String, Value>>,
+}
+
+impl Report {
+    /// Whether the message has no errors (warnings do not count).
+    pub fn is_valid(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// Every error, ordered by path.
+    pub fn errors(&self) -> &[Issue] {
+        &self.errors
+    }
+
+    /// Every warning, ordered by path.
+    pub fn warnings(&self) -> &[Issue] {
+        &self.warnings
+    }
+
+    /// The payload with defaults applied to omitted optional keys and
+    /// `null` optional values dropped (or replaced by the default);
+    /// `None` when the message is invalid.
+    pub fn normalized(&self) -> Option<&Map<String, Value>> {
+        self.normalized.as_ref()
+    }
+
+    /// Takes the normalized payload out of the report.
+    pub fn into_normalized(self) -> Option<Map<String, Value>> {
+        self.normalized
+    }
+
+    pub(crate) fn invalid_json(error: &serde_json::Error) -> Self {
+        Self {
+            errors: vec![Issue::owned(IssueCode::InvalidJson, "", error.to_string())],
+            ..Self::default()
+        }
+    }
+
+    pub(crate) fn single(issue: Issue) -> Self {
+        Self {
+            errors: vec![issue],
+            ..Self::default()
+        }
+    }
+}
+
+impl Serialize for Report {
+    /// `{"valid", "errors", "warnings", "normalized"}`; `normalized` is `null` when invalid.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("Report", 4)?;
+        s.serialize_field("valid", &self.is_valid())?;
+        s.serialize_field("errors", &self.errors)?;
+        s.serialize_field("warnings", &self.warnings)?;
+        s.serialize_field("normalized", &self.normalized)?;
+        s.end()
+    }
+}
+
+/// Where issues go: collected into a report, or reduced to a verdict.
+pub(crate) trait Outcome {
+    /// Whether the normalized payload is wanted.
+    const NORMALIZE: bool;
+    /// Records an error; `Break` means stop validating.
+    fn error(&mut self, make: impl FnOnce() -> Issue) -> ControlFlow<()>;
+    /// Records a warning.
+    fn warning(&mut self, make: impl FnOnce() -> Issue);
+}
+
+/// Collects every issue.
+#[derive(Default)]
+pub(crate) struct Collect {
+    pub(crate) errors: Vec<Issue>,
+    pub(crate) warnings: Vec<Issue>,
+}
+
+impl Outcome for Collect {
+    const NORMALIZE: bool = true;
+    fn error(&mut self, make: impl FnOnce() -> Issue) -> ControlFlow<()> {
+        self.errors.push(make());
+        ControlFlow::Continue(())
+    }
+    fn warning(&mut self, make: impl FnOnce() -> Issue) {
+        self.warnings.push(make());
+    }
+}
+
+/// Reduces validation to a boolean without building any issue.
+pub(crate) struct Verdict {
+    pub(crate) valid: bool,
+    /// Stop at the first error. The bytes path keeps going, because a later
+    /// duplicate member could replace the offending one.
+    pub(crate) fail_fast: bool,
+}
+
+impl Outcome for Verdict {
+    const NORMALIZE: bool = false;
+    fn error(&mut self, _make: impl FnOnce() -> Issue) -> ControlFlow<()> {
+        self.valid = false;
+        if self.fail_fast {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+    fn warning(&mut self, _make: impl FnOnce() -> Issue) {}
+}
+
+/// A set of key indices, inline for the usual schema sizes.
+enum KeySet {
+    Inline(u128),
+    Heap(Vec<u64>),
+}
+
+impl KeySet {
+    fn new(len: usize) -> Self {
+        if len <= 128 {
+            KeySet::Inline(0)
+        } else {
+            KeySet::Heap(vec![0; len.div_ceil(64)])
+        }
+    }
+
+    /// Inserts `index`; returns whether it was already there.
+    fn insert(&mut self, index: usize) -> bool {
+        let (word, bit) = match self {
+            KeySet::Inline(bits) => (bits, 1u128 << index),
+            KeySet::Heap(words) => match words.get_mut(index / 64) {
+                Some(w) => {
+                    let bit = 1u64 << (index % 64);
+                    let seen = *w & bit != 0;
+                    *w |= bit;
+                    return seen;
+                }
+                None => return false,
+            },
+        };
+        let seen = *word & bit != 0;
+        *word |= bit;
+        seen
+    }
+
+    fn contains(&self, index: usize) -> bool {
+        match self {
+            KeySet::Inline(bits) => index < 128 && bits & (1u128 << index) != 0,
+            KeySet::Heap(words) => words
+                .get(index / 64)
+                .is_some_and(|w| w & (1u64 << (index % 64)) != 0),
+        }
+    }
+}
+
+/// One validation pass over a payload's members, shared by both paths.
+pub(crate) struct Pass<'s> {
+    pub(crate) schema: &'s Inner,
+    seen: KeySet,
+    required_seen: usize,
+    /// Set when a key appears twice (only the bytes path can see that).
+    pub(crate) duplicate: bool,
+    /// Whether to remember unknown names, to notice their duplicates.
+    track_unknown: bool,
+    unknown_seen: Vec<Box<str>>,
+    pub(crate) normalized: Map<String, Value>,
+}
+
+/// What a member's value is, as far as the pass needs to know.
+pub(crate) enum Member<'v> {
+    /// The parsed value (kept for the normalized payload).
+    Value(&'v Value),
+    /// Only its shape (the verdict-only bytes path).
+    Shape(Shape),
+}
+
+impl<'s> Pass<'s> {
+    /// A pass; `streaming` when members come from bytes and may repeat.
+    pub(crate) fn new(schema: &'s Inner, streaming: bool) -> Self {
+        Self {
+            schema,
+            seen: KeySet::new(schema.keys.len()),
+            required_seen: 0,
+            duplicate: false,
+            track_unknown: streaming,
+            unknown_seen: Vec::new(),
+            normalized: Map::new(),
+        }
+    }
+
+    /// Checks one payload member; `Continue(true)` when its value belongs in
+    /// the normalized payload.
+    pub(crate) fn member<O: Outcome>(
+        &mut self,
+        name: &str,
+        member: Member<'_>,
+        out: &mut O,
+    ) -> ControlFlow<(), bool> {
+        match self.schema.lookup(name) {
+            Some(index) => self.known(index, member, out),
+            None => self.unknown(name, out),
+        }
+    }
+
+    /// Checks the member of the schema's key number `index`.
+    pub(crate) fn known<O: Outcome>(
+        &mut self,
+        index: usize,
+        member: Member<'_>,
+        out: &mut O,
+    ) -> ControlFlow<(), bool> {
+        if self.seen.insert(index) {
+            self.duplicate = true;
+        }
+        let Some(key) = self.schema.keys.get(index) else {
+            return ControlFlow::Continue(false);
+        };
+        let max_depth = self.schema.options.limits.max_depth;
+        let shape = match member {
+            Member::Value(value) => Shape::of(value, max_depth),
+            Member::Shape(shape) => shape,
+        };
+        if key.required {
+            self.required_seen += 1;
+        } else if shape.kind == crate::issue::JsonKind::Null {
+            // `null` on an optional key means "not given": dropped, or replaced by the default.
+            return ControlFlow::Continue(false);
+        }
+        let fits = match key.check {
+            Check::Type(ty) => ty.accepts(shape.kind),
+            Check::Other => match shape.kind {
+                crate::issue::JsonKind::String => true,
+                crate::issue::JsonKind::Array => shape.first_non_string.is_none(),
+                _ => false,
+            },
+        };
+        if !fits {
+            out.error(|| match key.check {
+                Check::Type(ty) => Issue::type_mismatch(key.path.clone(), ty, shape.kind),
+                Check::Other => match shape.first_non_string {
+                    Some(i) => Issue::fixed(
+                        IssueCode::InvalidOther,
+                        format!("{}/{i}", key.path),
+                        "every element of \"other\" must be a string",
+                    ),
+                    None => Issue::fixed(
+                        IssueCode::InvalidOther,
+                        key.path.clone(),
+                        "\"other\" must be a string or an array of strings",
+                    ),
+                },
+            })?;
+            return ControlFlow::Continue(false);
+        }
+        if shape.depth > max_depth {
+            out.error(|| Issue::limit(key.path.clone(), "nesting depth", max_depth as u64))?;
+            return ControlFlow::Continue(false);
+        }
+        ControlFlow::Continue(true)
+    }
+
+    /// Checks a member the schema does not define.
+    pub(crate) fn unknown<O: Outcome>(&mut self, name: &str, out: &mut O) -> ControlFlow<(), bool> {
+        if self.track_unknown {
+            if self.unknown_seen.iter().any(|seen| **seen == *name) {
+                self.duplicate = true;
+            } else {
+                self.unknown_seen.push(name.into());
+            }
+        }
+        match self.schema.options.unknown_keys {
+            UnknownKeys::Reject => {
+                out.error(|| unknown_key(name))?;
+                ControlFlow::Continue(false)
+            }
+            UnknownKeys::Warn => {
+                out.warning(|| unknown_key(name));
+                ControlFlow::Continue(true)
+            }
+        }
+    }
+
+    /// Reports missing required keys and applies defaults.
+    pub(crate) fn finish<O: Outcome>(&mut self, out: &mut O) -> ControlFlow<()> {
+        if self.required_seen < self.schema.required_count {
+            for (index, key) in self.schema.keys.iter().enumerate() {
+                if key.required && !self.seen.contains(index) {
+                    out.error(|| {
+                        Issue::fixed(
+                            IssueCode::MissingRequiredKey,
+                            key.path.clone(),
+                            "required key is missing",
+                        )
+                    })?;
+                }
+            }
+        }
+        if O::NORMALIZE {
+            for key in &self.schema.keys {
+                if let Some(default) = &key.default {
+                    if !self.normalized.contains_key(&*key.name) {
+                        self.normalized
+                            .insert(key.name.to_string(), default.clone());
+                    }
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+fn unknown_key(name: &str) -> Issue {
+    Issue::fixed(
+        IssueCode::UnknownKey,
+        pointer("/payload", name),
+        "key is not defined by the schema",
+    )
+}
+
+/// Checks the message's `schema_id` member.
+pub(crate) fn check_schema_id<O: Outcome>(
+    schema: &Inner,
+    schema_id: Option<&Value>,
+    out: &mut O,
+) -> ControlFlow<()> {
+    match schema_id {
+        None => out.error(|| {
+            Issue::fixed(
+                IssueCode::MissingSchemaId,
+                "/schema_id",
+                "message has no schema_id",
+            )
+        }),
+        Some(Value::String(id)) if *id == *schema.schema_id => ControlFlow::Continue(()),
+        Some(Value::String(id)) => out.error(|| {
+            Issue::owned(
+                IssueCode::SchemaIdMismatch,
+                "/schema_id",
+                format!(
+                    "expected schema_id {:?}, found {:?}",
+                    &*schema.schema_id, id
+                ),
+            )
+        }),
+        Some(other) => out.error(|| {
+            Issue::type_mismatch(
+                "/schema_id".into(),
+                crate::key::KeyType::String,
+                crate::issue::JsonKind::of(other),
+            )
+        }),
+    }
+}
+
+pub(crate) fn payload_not_object<O: Outcome>(out: &mut O) -> ControlFlow<()> {
+    out.error(|| {
+        Issue::fixed(
+            IssueCode::NotAnObject,
+            "/payload",
+            "payload must be a JSON object",
+        )
+    })
+}
+
+pub(crate) fn missing_payload<O: Outcome>(out: &mut O) -> ControlFlow<()> {
+    out.error(|| {
+        Issue::fixed(
+            IssueCode::MissingPayload,
+            "/payload",
+            "message has no payload",
+        )
+    })
+}
+
+pub(crate) fn message_not_object<O: Outcome>(out: &mut O) -> ControlFlow<()> {
+    out.error(|| Issue::fixed(IssueCode::NotAnObject, "", "message must be a JSON object"))
+}
+
+pub(crate) fn too_many_keys<O: Outcome>(schema: &Inner, out: &mut O) -> ControlFlow<()> {
+    out.error(|| {
+        Issue::limit(
+            "/payload",
+            "member count",
+            schema.options.limits.max_keys as u64,
+        )
+    })
+}
+
+impl CompiledSchema {
+    /// Validates a message `{"schema_id", "payload"}` and reports every problem.
+    pub fn validate(&self, message: &Value) -> Report {
+        let mut out = Collect::default();
+        let normalized = run_value(&self.inner, message, &mut out);
+        finish_report(out, normalized)
+    }
+
+    /// Whether the message is valid; stops at the first problem and builds no report.
+    pub fn is_valid(&self, message: &Value) -> bool {
+        let mut out = Verdict {
+            valid: true,
+            fail_fast: true,
+        };
+        let _ = run_value(&self.inner, message, &mut out);
+        out.valid
+    }
+}
+
+/// Validates `message` against `schema`: the crate's headline call.
+///
+/// Same as [`CompiledSchema::validate`].
+pub fn validate_payload(schema: &CompiledSchema, message: &Value) -> Report {
+    schema.validate(message)
+}
+
+pub(crate) fn finish_report(mut out: Collect, normalized: Option<Map<String, Value>>) -> Report {
+    out.errors.sort_by(|a, b| a.path().cmp(b.path()));
+    out.warnings.sort_by(|a, b| a.path().cmp(b.path()));
+    let normalized = if out.errors.is_empty() {
+        normalized
+    } else {
+        None
+    };
+    Report {
+        errors: out.errors,
+        warnings: out.warnings,
+        normalized,
+    }
+}
+
+/// Runs the checks on a parsed message; returns the normalized payload if one was built.
+fn run_value<O: Outcome>(
+    schema: &Inner,
+    message: &Value,
+    out: &mut O,
+) -> Option<Map<String, Value>> {
+    let Some(object) = message.as_object() else {
+        let _ = message_not_object(out);
+        return None;
+    };
+    if check_schema_id(schema, object.get("schema_id"), out).is_break() {
+        return None;
+    }
+    match object.get("payload") {
+        None => {
+            let _ = missing_payload(out);
+            None
+        }
+        Some(Value::Object(payload)) => {
+            if payload.len() > schema.options.limits.max_keys {
+                let _ = too_many_keys(schema, out);
+                return None;
+            }
+            let mut pass = Pass::new(schema, false);
+            for (name, value) in payload {
+                match pass.member(name, Member::Value(value), out) {
+                    ControlFlow::Break(()) => return None,
+                    ControlFlow::Continue(keep) => {
+                        if keep && O::NORMALIZE {
+                            pass.normalized.insert(name.clone(), value.clone());
+                        }
+                    }
+                }
+            }
+            if pass.finish(out).is_break() {
+                return None;
+            }
+            Some(pass.normalized)
+        }
+        Some(_) => {
+            let _ = payload_not_object(out);
+            None
+        }
+    }
+}
