@@ -1,0 +1,176 @@
+//! Data-driven conformance cases from `tests/cases/*.json`.
+//!
+//! Payload groups: `{description, schema, options?, tests: [{description, data,
+//! valid, errors: [[code, path]], warnings?, normalized?}]}`; every test runs
+//! through all four entry points (Value and bytes, report and verdict), which
+//! must agree. Template cases (`templates.json`): `{description, template,
+//! valid, errors, warnings?}`.
+
+use std::fs;
+use std::path::Path;
+
+use sdsi::{CompiledSchema, Issue, Limits, Report, SchemaTemplate, UnknownKeys, ValidateOptions};
+use serde_json::Value;
+
+fn load(name: &str) -> Vec<Value> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cases")
+        .join(name);
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+fn pairs(issues: &[Issue]) -> Vec<(String, String)> {
+    issues
+        .iter()
+        .map(|i| (i.code().as_str().to_owned(), i.path().to_owned()))
+        .collect()
+}
+
+fn expected(case: &Value, member: &str) -> Vec<(String, String)> {
+    case.get(member)
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .map(|pair| {
+                    (
+                        pair[0].as_str().unwrap().to_owned(),
+                        pair[1].as_str().unwrap().to_owned(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn options(group: &Value) -> ValidateOptions {
+    let mut options = ValidateOptions::default();
+    let mut limits = Limits::default();
+    if let Some(o) = group.get("options") {
+        if o.get("unknown_keys").and_then(Value::as_str) == Some("warn") {
+            options = options.unknown_keys(UnknownKeys::Warn);
+        }
+        if let Some(n) = o.get("max_depth").and_then(Value::as_u64) {
+            limits = limits.with_max_depth(n as usize);
+        }
+        if let Some(n) = o.get("max_keys").and_then(Value::as_u64) {
+            limits = limits.with_max_keys(n as usize);
+        }
+    }
+    options.limits(limits)
+}
+
+fn run_payload_file(name: &str) -> usize {
+    let mut count = 0;
+    for group in load(name) {
+        let gdesc = group["description"].as_str().unwrap();
+        let template =
+            SchemaTemplate::from_value(&group["schema"]).unwrap_or_else(|e| panic!("{gdesc}: {e}"));
+        let schema = CompiledSchema::with_options(&template, options(&group)).unwrap();
+        for case in group["tests"].as_array().unwrap() {
+            let desc = format!("{gdesc} / {}", case["description"].as_str().unwrap());
+            let data = &case["data"];
+            let text = serde_json::to_string(data).unwrap();
+            let report = schema.validate(data);
+            let from_bytes = schema.validate_str(&text);
+            assert_eq!(
+                report, from_bytes,
+                "{desc}: bytes path differs from Value path"
+            );
+            check_report(&desc, case, &report);
+            let valid = case["valid"].as_bool().unwrap();
+            assert_eq!(schema.is_valid(data), valid, "{desc}: is_valid");
+            assert_eq!(schema.is_valid_str(&text), valid, "{desc}: is_valid_str");
+            count += 1;
+        }
+    }
+    count
+}
+
+fn check_report(desc: &str, case: &Value, report: &Report) {
+    assert_eq!(
+        report.is_valid(),
+        case["valid"].as_bool().unwrap(),
+        "{desc}: verdict; errors {:?}",
+        report.errors()
+    );
+    assert_eq!(
+        pairs(report.errors()),
+        expected(case, "errors"),
+        "{desc}: errors"
+    );
+    assert_eq!(
+        pairs(report.warnings()),
+        expected(case, "warnings"),
+        "{desc}: warnings"
+    );
+    for issue in report.errors().iter().chain(report.warnings()) {
+        assert!(!issue.message().is_empty(), "{desc}: empty message");
+    }
+    if let Some(normalized) = case.get("normalized") {
+        let actual = report.normalized().map(|m| Value::Object(m.clone()));
+        assert_eq!(actual.as_ref(), Some(normalized), "{desc}: normalized");
+    }
+    if !report.is_valid() {
+        assert!(
+            report.normalized().is_none(),
+            "{desc}: normalized on an invalid report"
+        );
+    }
+}
+
+#[test]
+fn draft_figures() {
+    assert!(run_payload_file("draft_figures.json") >= 10);
+}
+
+#[test]
+fn payload_codes() {
+    assert!(run_payload_file("payload_codes.json") >= 25);
+}
+
+#[test]
+fn validation_options() {
+    assert!(run_payload_file("options.json") >= 5);
+}
+
+#[test]
+fn json_schema_test_suite_type_and_required() {
+    assert!(run_payload_file("json_schema_suite.json") >= 60);
+}
+
+#[test]
+fn templates() {
+    for case in load("templates.json") {
+        let desc = case["description"].as_str().unwrap();
+        let valid = case["valid"].as_bool().unwrap();
+        match SchemaTemplate::from_value(&case["template"]) {
+            Ok(template) => {
+                assert!(valid, "{desc}: accepted an invalid template");
+                let check = template.check();
+                assert_eq!(
+                    pairs(&check.warnings),
+                    expected(&case, "warnings"),
+                    "{desc}: warnings"
+                );
+                assert!(CompiledSchema::new(&template).is_ok(), "{desc}: compile");
+                let back = serde_json::to_value(&template).unwrap();
+                assert_eq!(back, case["template"], "{desc}: round trip");
+            }
+            Err(err) => {
+                assert!(!valid, "{desc}: rejected a valid template: {err}");
+                assert_eq!(
+                    pairs(err.errors()),
+                    expected(&case, "errors"),
+                    "{desc}: errors"
+                );
+                let text = serde_json::to_vec(&case["template"]).unwrap();
+                assert_eq!(
+                    SchemaTemplate::from_slice(&text).unwrap_err(),
+                    err,
+                    "{desc}: from_slice"
+                );
+            }
+        }
+    }
+}
