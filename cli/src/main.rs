@@ -1,2 +1,63 @@
-//! Placeholder.
-fn main() {}
+//! `sdsi`: validate structured payloads and schema templates from the command line.
+//!
+//! Every command prints exactly one JSON object on stdout and exits 0 (valid),
+//! 1 (invalid) or 2 (an input could not be read or parsed, or the template is
+//! unusable). See `docs/cli.md` for the contract.
+//!
+//! Adding a command: write a module with an `Args` struct (clap derive) and a
+//! `run(&Args, Format) -> Outcome` function, then add a variant to [`Command`]
+//! and an arm to the `match` in `main`. A new flag goes on that `Args` struct,
+//! or on [`Cli`] with `global = true` when every command takes it.
+
+mod check_template;
+mod input;
+mod output;
+mod template;
+mod validate;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::output::Format;
+
+/// Validate agent structured payloads against schema templates
+/// (draft-zhou-structured-data-schema-interaction-00).
+///
+/// Prints one JSON object on stdout. Exit status: 0 valid, 1 invalid,
+/// 2 unreadable or unparseable input, unusable template, or usage error.
+#[derive(Debug, Parser)]
+#[command(name = "sdsi", version)]
+struct Cli {
+    /// Indent the JSON output instead of printing one line.
+    #[arg(long, global = true)]
+    pretty: bool,
+
+    /// The command to run.
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The subcommands; one module each.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Validate a message `{"schema_id", "payload"}` against a schema template.
+    Validate(validate::Args),
+    /// Check that a schema template is usable, and report its warnings.
+    CheckTemplate(check_template::Args),
+}
+
+fn main() -> ExitCode {
+    // Usage errors exit 2 and `--help`/`--version` exit 0, both from clap.
+    let cli = Cli::parse();
+    let format = if cli.pretty {
+        Format::Pretty
+    } else {
+        Format::Compact
+    };
+    let outcome = match &cli.command {
+        Command::Validate(args) => validate::run(args, format),
+        Command::CheckTemplate(args) => check_template::run(args, format),
+    };
+    outcome.emit()
+}

@@ -1,0 +1,43 @@
+//! Reading a command's inputs: a file, or standard input for `-`.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+use crate::output::Entry;
+
+/// Whether `path` names standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// How to name `path` in messages.
+pub fn describe(path: &Path) -> String {
+    if is_stdin(path) {
+        "stdin".to_owned()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Reads at most `max_bytes + 1` bytes from `path` (stdin for `-`), so that
+/// an oversized input is noticed without being read whole.
+///
+/// Fails with an `unreadable_input` entry.
+pub fn read_capped(path: &Path, max_bytes: usize) -> Result<Vec<u8>, Entry<'static>> {
+    let cap = u64::try_from(max_bytes)
+        .unwrap_or(u64::MAX)
+        .saturating_add(1);
+    let result = if is_stdin(path) {
+        read_from(io::stdin().lock(), cap)
+    } else {
+        File::open(path).and_then(|file| read_from(file, cap))
+    };
+    result.map_err(|error| Entry::unreadable(&describe(path), error))
+}
+
+fn read_from(reader: impl Read, cap: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    reader.take(cap).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}

@@ -1,0 +1,94 @@
+//! `sdsi validate --schema TEMPLATE MESSAGE`: validate one message against a template.
+
+use std::path::PathBuf;
+
+use sdsi::{IssueCode, Report, ValidateOptions};
+
+use crate::input;
+use crate::output::{Entry, Format, Outcome, Status, ValidateOutput, entries};
+use crate::template::{self, Rejected};
+
+/// Arguments of `validate`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The schema template (JSON) to validate against; `-` reads standard input.
+    #[arg(long, short = 's', value_name = "TEMPLATE")]
+    pub schema: PathBuf,
+
+    /// The message `{"schema_id", "payload"}` (JSON); `-` reads standard input.
+    #[arg(value_name = "MESSAGE")]
+    pub message: PathBuf,
+}
+
+/// Runs the command: exit 0 valid, 1 invalid, 2 when an input cannot be read
+/// or parsed or the template is unusable (the errors then refer to the
+/// template or to the inputs, not to the message).
+pub fn run(args: &Args, format: Format) -> Outcome {
+    let options = ValidateOptions::default();
+    let max = options.limits.max_bytes;
+
+    // Read both inputs first, so that two unreadable files are reported together.
+    let template_bytes = input::read_capped(&args.schema, max);
+    let message_bytes = if input::is_stdin(&args.schema) && input::is_stdin(&args.message) {
+        Err(Entry::unreadable(
+            "stdin",
+            "it is already read for --schema; at most one input may be -",
+        ))
+    } else {
+        input::read_capped(&args.message, max)
+    };
+    let (template_bytes, message_bytes) = match (template_bytes, message_bytes) {
+        (Ok(template), Ok(message)) => (template, message),
+        (template, message) => {
+            let errors = [template.err(), message.err()]
+                .into_iter()
+                .flatten()
+                .collect();
+            return unusable(errors, Vec::new(), format);
+        }
+    };
+
+    let usable = match template::load(&template_bytes, options) {
+        Ok(usable) => usable,
+        Err(rejected) => return rejected_template(&rejected, format),
+    };
+    // A message over the size limit was read only up to the limit plus one
+    // byte; `validate_slice` reports it as `limit_exceeded` (exit 1).
+    let report = usable.schema.validate_slice(&message_bytes);
+    report_outcome(&report, format)
+}
+
+fn report_outcome(report: &Report, format: Format) -> Outcome {
+    let unparseable = report
+        .errors()
+        .iter()
+        .any(|issue| issue.code() == IssueCode::InvalidJson);
+    let status = if unparseable {
+        Status::Unusable
+    } else if report.is_valid() {
+        Status::Valid
+    } else {
+        Status::Invalid
+    };
+    let output = ValidateOutput {
+        valid: report.is_valid(),
+        errors: entries(report.errors()),
+        warnings: entries(report.warnings()),
+        normalized: report.normalized(),
+    };
+    Outcome::new(status, &output, format)
+}
+
+fn rejected_template(rejected: &Rejected, format: Format) -> Outcome {
+    unusable(rejected.errors(), rejected.warnings(), format)
+}
+
+fn unusable<'a>(errors: Vec<Entry<'a>>, warnings: Vec<Entry<'a>>, format: Format) -> Outcome {
+    let output = ValidateOutput {
+        valid: false,
+        errors,
+        warnings,
+        normalized: None,
+    };
+    Outcome::new(Status::Unusable, &output, format)
+}
