@@ -68,3 +68,8 @@ pub use negotiate::{
 pub use payload::StructuredPayload;
 pub use template::{SchemaTemplate, TemplateCheck};
 pub use validate::{Report, validate_payload};
+
+/// The user guide's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide.md")]
+struct GuideDoctests;
