@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use std::error::Error;
 
 use sdsi::{
-    CompiledSchema, ExecutionResult, KeyDefinition, KeyName, KeyType, SchemaRequest, SchemaTemplate,
-    SchemaUpdateSuggestion, StructuredPayload,
+    CompiledSchema, ExecutionResult, KeyDefinition, KeyName, KeyType, SchemaRequest,
+    SchemaTemplate, SchemaUpdateSuggestion, StructuredPayload,
 };
 use serde_json::json;
 
@@ -24,7 +24,9 @@ impl Server {
             let compiled = CompiledSchema::new(&template)?;
             by_scenario.insert(template.scenario.clone(), (template, compiled));
         }
-        Ok(Self { templates: by_scenario })
+        Ok(Self {
+            templates: by_scenario,
+        })
     }
 
     /// Step 3: answer `get_schema_template` with the scenario's template.
@@ -44,15 +46,21 @@ impl Server {
     fn execute(&self, scenario: &str, message: &[u8]) -> Result<serde_json::Value, Box<dyn Error>> {
         let (_, schema) = self.templates.get(scenario).ok_or("unknown scenario")?;
         let report = schema.validate_slice(message);
-        println!("   server's validation report:\n{}", indent(&serde_json::to_string_pretty(&report)?));
+        println!(
+            "   server's validation report:\n{}",
+            indent(&serde_json::to_string_pretty(&report)?)
+        );
         let Some(normalized) = report.into_normalized() else {
             return Ok(json!({"status": "rejected"}));
         };
         // A real server would book the flight from `normalized` here.
         let mut result = ExecutionResult::default();
         result.result.insert("status".into(), json!("confirmed"));
-        result.result.insert("flight_number".into(), json!("CA1234"));
-        result.result.insert("cabin".into(), normalized["cabin_class"].clone());
+        result
+            .result
+            .insert("flight_number".into(), json!("CA1234"));
+        let cabin = normalized.get("cabin_class").cloned().unwrap_or_default();
+        result.result.insert("cabin".into(), cabin);
         if normalized.contains_key("other") {
             // The `other` fragment shows a coverage gap; suggest a key for it.
             let seat = KeyDefinition::new(
@@ -62,15 +70,20 @@ impl Server {
                 "Seat preference. Acceptable values: window, aisle, none. Example: 'window seat please' -> 'window'.",
             )
             .with_default(json!("none"));
-            result.schema_update_suggestion =
-                Some(SchemaUpdateSuggestion { new_keys: Some(vec![seat]), ..Default::default() });
+            result.schema_update_suggestion = Some(SchemaUpdateSuggestion {
+                new_keys: Some(vec![seat]),
+                ..Default::default()
+            });
         }
         Ok(serde_json::to_value(result)?)
     }
 }
 
 fn indent(text: &str) -> String {
-    text.lines().map(|l| format!("      {l}")).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .map(|l| format!("      {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn flight_template() -> Result<SchemaTemplate, Box<dyn Error>> {
@@ -104,7 +117,11 @@ fn main() -> Result<(), Box<dyn Error>> {
     println!("3. client → server: {}", String::from_utf8_lossy(&request));
     let response = server.negotiate(&request)?;
     let template = SchemaTemplate::from_slice(&response)?;
-    println!("   server → client: template {} with {} keys:", template.schema_id, template.keys.len());
+    println!(
+        "   server → client: template {} with {} keys:",
+        template.schema_id,
+        template.keys.len()
+    );
     for key in &template.keys {
         let required = if key.required { "required" } else { "optional" };
         println!("      {:<16} {:<8} {required}", key.key_name, key.key_type);
@@ -120,11 +137,20 @@ fn main() -> Result<(), Box<dyn Error>> {
     let message = serde_json::to_vec(&payload)?;
     println!("4. client → server: {}", String::from_utf8_lossy(&message));
     let result = server.execute("flight_booking", &message)?;
-    println!("5. server → client, execution result with a schema update suggestion:\n{}", indent(&serde_json::to_string_pretty(&result)?));
+    println!(
+        "5. server → client, execution result with a schema update suggestion:\n{}",
+        indent(&serde_json::to_string_pretty(&result)?)
+    );
 
     let sloppy = br#"{"schema_id": "flight_booking_v1",
                       "payload": {"origin": "PEK", "passenger_count": "two", "seat": "12A", "other": ["aisle", 1]}}"#;
-    println!("6. a sloppy client sends: {}", String::from_utf8_lossy(sloppy).split_whitespace().collect::<Vec<_>>().join(" "));
+    println!(
+        "6. a sloppy client sends: {}",
+        String::from_utf8_lossy(sloppy)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
     let result = server.execute("flight_booking", sloppy)?;
     println!("   server → client: {result}");
     Ok(())

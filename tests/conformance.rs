@@ -6,6 +6,14 @@
 //! must agree. Template cases (`templates.json`): `{description, template,
 //! valid, errors, warnings?}`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test helpers: a panic is a failed test"
+)]
+
 use std::fs;
 use std::path::Path;
 

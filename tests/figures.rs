@@ -1,14 +1,27 @@
 //! The draft's Figures 2-10 parse into the typed model and serialize back to equal JSON.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test helpers: a panic is a failed test"
+)]
+
 use std::path::Path;
 
-use sdsi::{CompiledSchema, ExecutionResult, KeyDefinition, SchemaRequest, SchemaTemplate, StructuredPayload};
+use sdsi::{
+    CompiledSchema, ExecutionResult, KeyDefinition, SchemaRequest, SchemaTemplate,
+    StructuredPayload,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 fn figure(name: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/figures").join(format!("{name}.json"));
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/figures")
+        .join(format!("{name}.json"));
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
@@ -22,7 +35,11 @@ fn round_trip<T: DeserializeOwned + Serialize>(name: &str) -> T {
 
 #[test]
 fn templates_figures_2_7_10() {
-    for name in ["fig02_flight_template", "fig07_schema_response", "fig10_photo_template"] {
+    for name in [
+        "fig02_flight_template",
+        "fig07_schema_response",
+        "fig10_photo_template",
+    ] {
         let template: SchemaTemplate = round_trip(name);
         assert!(template.check().errors.is_empty(), "{name}");
         assert!(CompiledSchema::new(&template).is_ok(), "{name}");
@@ -65,7 +82,10 @@ fn schema_request_figure_6() {
 fn execution_result_figure_9() {
     let result: ExecutionResult = round_trip("fig09_execution_result");
     let suggestion = result.schema_update_suggestion.as_ref().unwrap();
-    assert_eq!(suggestion.new_keys()[0].key_name.as_str(), "seat_preference");
+    assert_eq!(
+        suggestion.new_keys()[0].key_name.as_str(),
+        "seat_preference"
+    );
     assert!(suggestion.modified_keys().is_empty());
     assert_eq!(result.result["booking_id"], "BK-20260430-001");
 }

@@ -1,9 +1,17 @@
 //! Property tests: serde round trips, bytes path ≡ Value path, no input panics.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test helpers: a panic is a failed test"
+)]
+
 use proptest::prelude::*;
 use sdsi::{
-    CompiledSchema, ExecutionResult, KeyDefinition, KeyName, KeyType, Limits, SchemaRequest, SchemaTemplate,
-    SchemaUpdateSuggestion, StructuredPayload, UnknownKeys, ValidateOptions,
+    CompiledSchema, ExecutionResult, KeyDefinition, KeyName, KeyType, Limits, SchemaRequest,
+    SchemaTemplate, SchemaUpdateSuggestion, StructuredPayload, UnknownKeys, ValidateOptions,
 };
 use serde_json::{Map, Value, json};
 
@@ -38,22 +46,36 @@ fn json_value() -> impl Strategy<Value = Value> {
 fn value_of(ty: KeyType) -> BoxedStrategy<Value> {
     match ty {
         KeyType::String => "[a-z]{0,6}".prop_map(Value::from).boxed(),
-        KeyType::Integer => prop_oneof![any::<i32>().prop_map(Value::from), Just(json!(3.0))].boxed(),
-        KeyType::Number => prop_oneof![any::<i32>().prop_map(Value::from), Just(json!(0.25))].boxed(),
+        KeyType::Integer => {
+            prop_oneof![any::<i32>().prop_map(Value::from), Just(json!(3.0))].boxed()
+        }
+        KeyType::Number => {
+            prop_oneof![any::<i32>().prop_map(Value::from), Just(json!(0.25))].boxed()
+        }
         KeyType::Boolean => any::<bool>().prop_map(Value::from).boxed(),
-        KeyType::Array => prop::collection::vec(json_value(), 0..3).prop_map(Value::Array).boxed(),
+        KeyType::Array => prop::collection::vec(json_value(), 0..3)
+            .prop_map(Value::Array)
+            .boxed(),
         KeyType::Object => Just(json!({"k": [1, {"j": null}]})).boxed(),
         KeyType::Null => Just(Value::Null).boxed(),
     }
 }
 
 fn extra_members() -> impl Strategy<Value = indexmap::IndexMap<String, Value>> {
-    prop::collection::vec(("x_[a-z]{1,5}", json_value()), 0..2).prop_map(|kv| kv.into_iter().collect())
+    prop::collection::vec(("x_[a-z]{1,5}", json_value()), 0..2)
+        .prop_map(|kv| kv.into_iter().collect())
 }
 
 fn key_definition() -> impl Strategy<Value = KeyDefinition> {
-    (key_name(), key_type(), any::<bool>(), "[ -~]{1,20}", 0..3u8, extra_members()).prop_flat_map(
-        |(name, ty, required, desc, default_kind, extra)| {
+    (
+        key_name(),
+        key_type(),
+        any::<bool>(),
+        "[ -~]{1,20}",
+        0..3u8,
+        extra_members(),
+    )
+        .prop_flat_map(|(name, ty, required, desc, default_kind, extra)| {
             let default = match default_kind {
                 0 => Just(None).boxed(),
                 1 => Just(Some(Value::Null)).boxed(),
@@ -65,25 +87,35 @@ fn key_definition() -> impl Strategy<Value = KeyDefinition> {
                 key.extra = extra.clone();
                 key
             })
-        },
-    )
+        })
 }
 
 /// A template that passes every check: unique names, a well-formed `other`.
 fn template() -> impl Strategy<Value = SchemaTemplate> {
-    (prop::collection::vec(key_definition(), 0..8), any::<bool>(), "[a-z_]{1,10}", extra_members()).prop_map(
-        |(keys, with_other, id, extra)| {
+    (
+        prop::collection::vec(key_definition(), 0..8),
+        any::<bool>(),
+        "[a-z_]{1,10}",
+        extra_members(),
+    )
+        .prop_map(|(keys, with_other, id, extra)| {
             let mut seen = std::collections::HashSet::new();
-            let mut keys: Vec<_> =
-                keys.into_iter().filter(|k| !k.key_name.is_other() && seen.insert(k.key_name.clone())).collect();
+            let mut keys: Vec<_> = keys
+                .into_iter()
+                .filter(|k| !k.key_name.is_other() && seen.insert(k.key_name.clone()))
+                .collect();
             if with_other {
-                keys.push(KeyDefinition::new(KeyName::new("other").unwrap(), KeyType::Array, false, "unmapped"));
+                keys.push(KeyDefinition::new(
+                    KeyName::new("other").unwrap(),
+                    KeyType::Array,
+                    false,
+                    "unmapped",
+                ));
             }
             let mut t = SchemaTemplate::new(id, "scenario", keys);
             t.extra = extra;
             t
-        },
-    )
+        })
 }
 
 /// A message near the template: each key omitted, well-typed, `null`, or any value;
@@ -95,7 +127,11 @@ fn message_for(template: &SchemaTemplate) -> BoxedStrategy<Value> {
         .iter()
         .map(|k| {
             let name = k.key_name.to_string();
-            let ty = if k.key_name.is_other() { KeyType::String } else { k.key_type };
+            let ty = if k.key_name.is_other() {
+                KeyType::String
+            } else {
+                k.key_type
+            };
             prop_oneof![
                 2 => Just(None),
                 4 => value_of(ty).prop_map(Some),
@@ -107,7 +143,10 @@ fn message_for(template: &SchemaTemplate) -> BoxedStrategy<Value> {
         })
         .collect();
     let extras = prop::collection::vec(
-        prop_oneof![("[a-z~/]{1,5}", json_value()), json_value().prop_map(|v| ("other".to_owned(), v))],
+        prop_oneof![
+            ("[a-z~/]{1,5}", json_value()),
+            json_value().prop_map(|v| ("other".to_owned(), v))
+        ],
         0..2,
     );
     (members, extras, 0..10u8)
@@ -126,13 +165,19 @@ fn message_for(template: &SchemaTemplate) -> BoxedStrategy<Value> {
 
 fn options() -> impl Strategy<Value = ValidateOptions> {
     (any::<bool>(), 0..6usize, 0..12usize).prop_map(|(warn, depth, keys)| {
-        let policy = if warn { UnknownKeys::Warn } else { UnknownKeys::Reject };
+        let policy = if warn {
+            UnknownKeys::Warn
+        } else {
+            UnknownKeys::Reject
+        };
         let limits = if depth == 5 {
             Limits::default()
         } else {
             Limits::default().with_max_depth(depth).with_max_keys(keys)
         };
-        ValidateOptions::default().unknown_keys(policy).limits(limits)
+        ValidateOptions::default()
+            .unknown_keys(policy)
+            .limits(limits)
     })
 }
 
@@ -141,8 +186,12 @@ fn options() -> impl Strategy<Value = ValidateOptions> {
 fn to_text(message: &Value, duplicate: Option<Value>) -> String {
     let text = serde_json::to_string(message).unwrap();
     let Some(decoy) = duplicate else { return text };
-    let Some(payload) = message.get("payload").and_then(Value::as_object) else { return text };
-    let Some((name, _)) = payload.iter().next() else { return text };
+    let Some(payload) = message.get("payload").and_then(Value::as_object) else {
+        return text;
+    };
+    let Some((name, _)) = payload.iter().next() else {
+        return text;
+    };
     let prefix = format!("{}:{},", serde_json::to_string(name).unwrap(), decoy);
     text.replacen("\"payload\":{", &format!("\"payload\":{{{prefix}"), 1)
 }
@@ -278,7 +327,11 @@ fn oversized_input_is_a_limit() {
 #[test]
 fn extreme_nesting_is_rejected_without_overflow() {
     let schema = CompiledSchema::new(&flight()).unwrap();
-    let deep = format!("{{\"schema_id\":\"flight_booking_v1\",\"payload\":{{\"origin\":\"x\",\"tags\":{}1{}}}}}", "[".repeat(100_000), "]".repeat(100_000));
+    let deep = format!(
+        "{{\"schema_id\":\"flight_booking_v1\",\"payload\":{{\"origin\":\"x\",\"tags\":{}1{}}}}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
     assert!(!schema.validate_str(&deep).is_valid());
     assert!(!schema.is_valid_str(&deep));
 }
