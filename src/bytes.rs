@@ -285,6 +285,7 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
         let schema = stream.schema;
         let max_depth = schema.options.limits.max_depth;
         let mut pass = Pass::new(schema, true);
+        let mut normalized = Map::new();
         let mut count = 0usize;
         while let Some(Name(name)) = map.next_key::<Name<'de>>()? {
             count += 1;
@@ -296,10 +297,9 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
             }
             if O::NORMALIZE {
                 let value: Value = map.next_value()?;
-                if let ControlFlow::Continue(true) =
-                    pass.member(&name, Member::Value(&value), &mut stream.out)
-                {
-                    pass.normalized.insert(name.into_owned(), value);
+                let keep = pass.member(&name, Member::Value(&value), &mut stream.out);
+                if keep == ControlFlow::Continue(true) && stream.out.is_clean() {
+                    normalized.insert(name.into_owned(), value);
                 }
             } else if let Some(index) = schema.lookup(&name) {
                 let track_strings = schema
@@ -321,7 +321,10 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
             return Ok(Payload::Missing);
         }
         let _ = pass.finish(&mut stream.out);
-        Ok(Payload::Object(std::mem::take(&mut pass.normalized)))
+        if O::NORMALIZE && stream.out.is_clean() {
+            schema.apply_defaults(&mut normalized);
+        }
+        Ok(Payload::Object(normalized))
     }
 }
 

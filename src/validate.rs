@@ -88,6 +88,8 @@ pub(crate) trait Outcome {
     fn error(&mut self, make: impl FnOnce() -> Issue) -> ControlFlow<()>;
     /// Records a warning.
     fn warning(&mut self, make: impl FnOnce() -> Issue);
+    /// Whether no error has been recorded yet (a normalized payload is still wanted).
+    fn is_clean(&self) -> bool;
 }
 
 /// Collects every issue.
@@ -105,6 +107,9 @@ impl Outcome for Collect {
     }
     fn warning(&mut self, make: impl FnOnce() -> Issue) {
         self.warnings.push(make());
+    }
+    fn is_clean(&self) -> bool {
+        self.errors.is_empty()
     }
 }
 
@@ -127,6 +132,9 @@ impl Outcome for Verdict {
         }
     }
     fn warning(&mut self, _make: impl FnOnce() -> Issue) {}
+    fn is_clean(&self) -> bool {
+        self.valid
+    }
 }
 
 /// A set of key indices, inline for the usual schema sizes.
@@ -183,7 +191,6 @@ pub(crate) struct Pass<'s> {
     /// Whether to remember unknown names, to notice their duplicates.
     track_unknown: bool,
     unknown_seen: Vec<Box<str>>,
-    pub(crate) normalized: Map<String, Value>,
 }
 
 /// What a member's value is, as far as the pass needs to know.
@@ -204,7 +211,6 @@ impl<'s> Pass<'s> {
             duplicate: false,
             track_unknown: streaming,
             unknown_seen: Vec::new(),
-            normalized: Map::new(),
         }
     }
 
@@ -300,7 +306,7 @@ impl<'s> Pass<'s> {
         }
     }
 
-    /// Reports missing required keys and applies defaults.
+    /// Reports missing required keys.
     pub(crate) fn finish<O: Outcome>(&mut self, out: &mut O) -> ControlFlow<()> {
         if self.required_seen < self.schema.required_count {
             for (index, key) in self.schema.keys.iter().enumerate() {
@@ -315,17 +321,30 @@ impl<'s> Pass<'s> {
                 }
             }
         }
-        if O::NORMALIZE {
-            for key in &self.schema.keys {
-                if let Some(default) = &key.default {
-                    if !self.normalized.contains_key(&*key.name) {
-                        self.normalized
-                            .insert(key.name.to_string(), default.clone());
-                    }
+        ControlFlow::Continue(())
+    }
+}
+
+impl Inner {
+    /// Whether a member of a valid payload stays in the normalized payload:
+    /// all do but `null` on an optional key, which means "not given".
+    pub(crate) fn keeps(&self, name: &str, value_is_null: bool) -> bool {
+        !value_is_null
+            || self
+                .lookup(name)
+                .and_then(|i| self.keys.get(i))
+                .is_none_or(|k| k.required)
+    }
+
+    /// Adds the defaults of keys the normalized payload lacks.
+    pub(crate) fn apply_defaults(&self, normalized: &mut Map<String, Value>) {
+        for key in &self.keys {
+            if let Some(default) = &key.default {
+                if !normalized.contains_key(&*key.name) {
+                    normalized.insert(key.name.to_string(), default.clone());
                 }
             }
         }
-        ControlFlow::Continue(())
     }
 }
 
@@ -472,19 +491,24 @@ fn run_value<O: Outcome>(
             }
             let mut pass = Pass::new(schema, false);
             for (name, value) in payload {
-                match pass.member(name, Member::Value(value), out) {
-                    ControlFlow::Break(()) => return None,
-                    ControlFlow::Continue(keep) => {
-                        if keep && O::NORMALIZE {
-                            pass.normalized.insert(name.clone(), value.clone());
-                        }
-                    }
+                if pass.member(name, Member::Value(value), out).is_break() {
+                    return None;
                 }
             }
             if pass.finish(out).is_break() {
                 return None;
             }
-            Some(pass.normalized)
+            if !(O::NORMALIZE && out.is_clean()) {
+                return None;
+            }
+            // Copied only now that the payload is known to be valid.
+            let mut normalized: Map<String, Value> = payload
+                .iter()
+                .filter(|(name, value)| schema.keeps(name, value.is_null()))
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect();
+            schema.apply_defaults(&mut normalized);
+            Some(normalized)
         }
         Some(_) => {
             let _ = payload_not_object(out);
