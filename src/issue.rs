@@ -55,6 +55,26 @@ pub enum IssueCode {
     InvalidOther,
     /// A configured limit (depth, member count, input size) was crossed.
     LimitExceeded,
+    /// Envelope: a mandatory field is absent.
+    MissingField,
+    /// Envelope: a field has the wrong JSON type.
+    WrongType,
+    /// Envelope: `id` is not a UUID, or not version 4 / RFC 4122 variant.
+    InvalidUuid,
+    /// Envelope: `timestamp` is not an RFC 3339 / ISO 8601 date-time.
+    InvalidTimestamp,
+    /// Envelope: `payload` is not a JSON object.
+    PayloadNotObject,
+    /// Envelope: `capabilities` holds something other than strings.
+    CapabilitiesNotStrings,
+    /// Envelope: `protocol_version` names a major version this crate does not speak.
+    UnsupportedVersion,
+    /// Envelope warning: `timestamp` is not in UTC.
+    NonUtcTimestamp,
+    /// Envelope warning: a payload key is not snake_case.
+    PayloadKeyNotSnakeCase,
+    /// Envelope warning: objects nest more than 2 levels inside `payload`.
+    PayloadTooDeep,
 }
 
 impl IssueCode {
@@ -80,6 +100,16 @@ impl IssueCode {
             IssueCode::UnknownKey => "unknown_key",
             IssueCode::InvalidOther => "invalid_other",
             IssueCode::LimitExceeded => "limit_exceeded",
+            IssueCode::MissingField => "missing_field",
+            IssueCode::WrongType => "wrong_type",
+            IssueCode::InvalidUuid => "invalid_uuid",
+            IssueCode::InvalidTimestamp => "invalid_timestamp",
+            IssueCode::PayloadNotObject => "payload_not_object",
+            IssueCode::CapabilitiesNotStrings => "capabilities_not_strings",
+            IssueCode::UnsupportedVersion => "unsupported_version",
+            IssueCode::NonUtcTimestamp => "non_utc_timestamp",
+            IssueCode::PayloadKeyNotSnakeCase => "payload_key_not_snake_case",
+            IssueCode::PayloadTooDeep => "payload_too_deep",
         }
     }
 }
@@ -166,6 +196,22 @@ pub struct Issue {
 }
 
 impl Issue {
+    /// An issue with a message of the caller's (tools built on the crate use
+    /// this for problems of their own; the crate's own issues come from validation).
+    pub fn new(code: IssueCode, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::owned(code, path.into(), message.into())
+    }
+
+    /// The same issue with `prefix` put before its path, e.g. to report a
+    /// structured payload's problems from the root of an envelope around it.
+    pub fn prefixed(&self, prefix: &str) -> Self {
+        let mut issue = self.clone();
+        if !prefix.is_empty() {
+            issue.path = format!("{prefix}{}", self.path).into();
+        }
+        issue
+    }
+
     pub(crate) fn fixed(code: IssueCode, path: impl Into<Arc<str>>, message: &'static str) -> Self {
         Self {
             code,
@@ -277,6 +323,18 @@ pub(crate) fn pointer(prefix: &str, segment: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prefixing_re_roots_the_path() {
+        let issue = Issue::new(
+            IssueCode::UnknownKey,
+            "/payload/x",
+            "key is not defined by the schema",
+        );
+        assert_eq!(issue.prefixed("/payload").path(), "/payload/payload/x");
+        assert_eq!(issue.prefixed("").path(), "/payload/x");
+        assert_eq!(issue.prefixed("/payload").message(), issue.message());
+    }
 
     #[test]
     fn pointer_escaping() {
