@@ -111,6 +111,8 @@ pub(crate) struct CompiledKey {
 
 #[derive(Debug)]
 pub(crate) struct Inner {
+    /// The effective template this schema was compiled from.
+    pub(crate) template: SchemaTemplate,
     pub(crate) schema_id: Box<str>,
     /// The template's keys in order, then `other` if the template omits it.
     pub(crate) keys: Vec<CompiledKey>,
@@ -190,6 +192,7 @@ impl CompiledSchema {
         let required_count = keys.iter().filter(|k| k.required).count();
         Ok(Self {
             inner: Arc::new(Inner {
+                template: template.clone(),
                 schema_id: template.schema_id.as_str().into(),
                 keys,
                 index,
@@ -202,6 +205,13 @@ impl CompiledSchema {
     /// The `schema_id` payloads must carry.
     pub fn schema_id(&self) -> &str {
         &self.inner.schema_id
+    }
+
+    /// The effective template: every key a payload may carry, in order, with
+    /// its semantic description (what exports and prompts are built from).
+    /// `other` is accepted even when this template does not declare it.
+    pub fn template(&self) -> &SchemaTemplate {
+        &self.inner.template
     }
 
     /// The options this schema was compiled with.
