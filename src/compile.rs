@@ -1,13 +1,14 @@
 //! `CompiledSchema`: a template turned into an immutable, shareable validator.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
+use crate::digest::canonical_digest;
 use crate::error::TemplateError;
 use crate::issue::pointer;
-use crate::key::{KeyType, OTHER_KEY};
+use crate::key::{KeyDefinition, KeyType, OTHER_KEY};
 use crate::template::SchemaTemplate;
 
 /// What to do with payload keys the schema does not define.
@@ -99,6 +100,17 @@ pub(crate) enum Check {
     Other,
 }
 
+/// Whether a key is accepted silently or with a warning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeyStatus {
+    Active,
+    /// Flagged `"deprecated": true`: accepted with `deprecated_key`.
+    Deprecated,
+    /// Out of the schema but inside its backward-compatibility window:
+    /// accepted with `withdrawn_key`.
+    Withdrawn,
+}
+
 #[derive(Debug)]
 pub(crate) struct CompiledKey {
     pub(crate) name: Box<str>,
@@ -107,6 +119,7 @@ pub(crate) struct CompiledKey {
     pub(crate) check: Check,
     pub(crate) required: bool,
     pub(crate) default: Option<Value>,
+    pub(crate) status: KeyStatus,
 }
 
 #[derive(Debug)]
@@ -119,6 +132,7 @@ pub(crate) struct Inner {
     pub(crate) index: FxHashMap<Box<str>, usize>,
     pub(crate) required_count: usize,
     pub(crate) options: ValidateOptions,
+    pub(crate) digest: OnceLock<String>,
 }
 
 /// A template compiled for validation: immutable, cheap to clone (an `Arc`),
@@ -154,25 +168,56 @@ impl CompiledSchema {
         template: &SchemaTemplate,
         options: ValidateOptions,
     ) -> Result<Self, TemplateError> {
+        Self::from_parts(template, &[], options)
+    }
+
+    /// Compiles an effective template plus the withdrawn keys still accepted
+    /// (with a warning) during their backward-compatibility window.
+    pub(crate) fn from_parts(
+        template: &SchemaTemplate,
+        withdrawn: &[KeyDefinition],
+        options: ValidateOptions,
+    ) -> Result<Self, TemplateError> {
         let check = template.check();
         if !check.errors.is_empty() {
             return Err(TemplateError::from(check));
         }
+        let compile_key = |k: &KeyDefinition, status: KeyStatus| CompiledKey {
+            name: k.key_name.as_str().into(),
+            path: pointer("/payload", k.key_name.as_str()).into(),
+            check: if k.key_name.is_other() {
+                Check::Other
+            } else {
+                Check::Type(k.key_type)
+            },
+            required: k.required,
+            default: k.effective_default().cloned(),
+            status,
+        };
         let mut keys: Vec<CompiledKey> = template
             .keys
             .iter()
-            .map(|k| CompiledKey {
-                name: k.key_name.as_str().into(),
-                path: pointer("/payload", k.key_name.as_str()).into(),
-                check: if k.key_name.is_other() {
-                    Check::Other
-                } else {
-                    Check::Type(k.key_type)
-                },
-                required: k.required,
-                default: k.effective_default().cloned(),
+            .map(|k| {
+                compile_key(
+                    k,
+                    if k.is_deprecated() {
+                        KeyStatus::Deprecated
+                    } else {
+                        KeyStatus::Active
+                    },
+                )
             })
             .collect();
+        keys.extend(
+            withdrawn
+                .iter()
+                .filter(|w| template.key(w.key_name.as_str()).is_none())
+                .map(|w| CompiledKey {
+                    required: false,
+                    default: None,
+                    ..compile_key(w, KeyStatus::Withdrawn)
+                }),
+        );
         // `other` is reserved in every template: a payload may carry it even
         // when the template does not declare it (§4.3).
         if template.key(OTHER_KEY).is_none() {
@@ -182,6 +227,7 @@ impl CompiledSchema {
                 check: Check::Other,
                 required: false,
                 default: None,
+                status: KeyStatus::Active,
             });
         }
         let index = keys
@@ -198,8 +244,18 @@ impl CompiledSchema {
                 index,
                 required_count,
                 options,
+                digest: OnceLock::new(),
             }),
         })
+    }
+
+    /// The content digest of the effective template (`sha256:` + hex over its
+    /// RFC 8785 canonical JSON): a version a polling endpoint can serve, equal
+    /// for equal schemas whatever their member order. Computed once, on first use.
+    pub fn digest(&self) -> &str {
+        self.inner
+            .digest
+            .get_or_init(|| canonical_digest(&self.inner.template))
     }
 
     /// The `schema_id` payloads must carry.

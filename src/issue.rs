@@ -75,6 +75,34 @@ pub enum IssueCode {
     PayloadKeyNotSnakeCase,
     /// Envelope warning: objects nest more than 2 levels inside `payload`.
     PayloadTooDeep,
+    /// A patch document is malformed (not JSON, a member missing or mistyped).
+    InvalidPatch,
+    /// A patch expires at or before its own timestamp.
+    InvalidPatchWindow,
+    /// A patch's `parent_schema_id` names another schema.
+    PatchParentMismatch,
+    /// A patch's `parent_digest` does not match the base schema's digest (tampered or mismatched base).
+    ParentDigestMismatch,
+    /// Two different patches share a `patch_id`.
+    DuplicatePatchId,
+    /// A patch would change the type of an existing key.
+    KeyRetype,
+    /// A modified key changes more than its semantic description.
+    ModificationNotAllowed,
+    /// A modified key does not exist in the schema.
+    UnknownModifiedKey,
+    /// A patch introduces a key named `other`.
+    OtherNotPatchable,
+    /// A patch introduces a required key, which would break existing clients.
+    NewKeyRequired,
+    /// A patch reuses the name of a withdrawn key with another type.
+    ReservedKeyName,
+    /// A patch adds or modifies a sensitive key and the authorizer refused it.
+    UnauthorizedSensitiveChange,
+    /// Warning: the payload uses a deprecated key.
+    DeprecatedKey,
+    /// Warning: the payload uses a withdrawn key, still accepted during the backward-compatibility window.
+    WithdrawnKey,
 }
 
 impl IssueCode {
@@ -110,6 +138,20 @@ impl IssueCode {
             IssueCode::NonUtcTimestamp => "non_utc_timestamp",
             IssueCode::PayloadKeyNotSnakeCase => "payload_key_not_snake_case",
             IssueCode::PayloadTooDeep => "payload_too_deep",
+            IssueCode::InvalidPatch => "invalid_patch",
+            IssueCode::InvalidPatchWindow => "invalid_patch_window",
+            IssueCode::PatchParentMismatch => "patch_parent_mismatch",
+            IssueCode::ParentDigestMismatch => "parent_digest_mismatch",
+            IssueCode::DuplicatePatchId => "duplicate_patch_id",
+            IssueCode::KeyRetype => "key_retype",
+            IssueCode::ModificationNotAllowed => "modification_not_allowed",
+            IssueCode::UnknownModifiedKey => "unknown_modified_key",
+            IssueCode::OtherNotPatchable => "other_not_patchable",
+            IssueCode::NewKeyRequired => "new_key_required",
+            IssueCode::ReservedKeyName => "reserved_key_name",
+            IssueCode::UnauthorizedSensitiveChange => "unauthorized_sensitive_change",
+            IssueCode::DeprecatedKey => "deprecated_key",
+            IssueCode::WithdrawnKey => "withdrawn_key",
         }
     }
 }

@@ -12,6 +12,12 @@ use crate::issue::JsonKind;
 /// The name of the key the draft reserves in every template (§4.3).
 pub const OTHER_KEY: &str = "other";
 
+/// The wire flag of a patch key on trial: `"experimental": true`.
+pub const EXPERIMENTAL_MEMBER: &str = "experimental";
+
+/// The wire flag of a deprecated key: `"deprecated": true`.
+pub const DEPRECATED_MEMBER: &str = "deprecated";
+
 /// A key name: snake_case, `^[a-z][a-z0-9]*(_[a-z0-9]+)*$`.
 ///
 /// Deserialization goes through the same check, so an invalid name cannot
@@ -274,6 +280,16 @@ impl KeyDefinition {
     pub fn with_default(mut self, value: Value) -> Self {
         self.default_value = Some(value);
         self
+    }
+
+    /// Whether the key carries `"experimental": true` (a patch key on trial, §6.2.3).
+    pub fn is_experimental(&self) -> bool {
+        self.extra.get(EXPERIMENTAL_MEMBER) == Some(&Value::Bool(true))
+    }
+
+    /// Whether the key carries `"deprecated": true` (accepted with a warning).
+    pub fn is_deprecated(&self) -> bool {
+        self.extra.get(DEPRECATED_MEMBER) == Some(&Value::Bool(true))
     }
 
     /// The default that applies: `None` when absent or an explicit `null`.

@@ -48,24 +48,41 @@
 
 mod bytes;
 mod compile;
+mod digest;
+mod effective;
 mod error;
 mod issue;
 mod key;
+mod lifecycle;
+mod metrics;
 mod negotiate;
+mod patch;
 mod payload;
+mod security;
 mod shape;
+mod store;
 mod template;
 mod validate;
 
 pub use compile::{CompiledSchema, Limits, UnknownKeys, ValidateOptions};
+pub use effective::{AllExperimental, CompileError, EffectiveSchema, KeyStates};
 pub use error::TemplateError;
 pub use issue::{Issue, IssueCode};
-pub use key::{InvalidKeyName, KeyDefinition, KeyName, KeyType, OTHER_KEY, UnknownKeyType};
+pub use key::{
+    DEPRECATED_MEMBER, EXPERIMENTAL_MEMBER, InvalidKeyName, KeyDefinition, KeyName, KeyType,
+    OTHER_KEY, UnknownKeyType,
+};
+pub use lifecycle::{
+    KeyMetrics, KeyRecord, KeyState, Lifecycle, LifecyclePolicy, Thresholds, Transition,
+};
 pub use negotiate::{
     ExecutionResult, GET_SCHEMA_TEMPLATE, SchemaRequest, SchemaRequestParams,
     SchemaUpdateSuggestion,
 };
+pub use patch::{PatchError, PatchScope, SchemaPatch};
 pub use payload::StructuredPayload;
+pub use security::{DenySensitive, PatchAuthorizer, SENSITIVE_MEMBER, Sensitivity};
+pub use store::{Evaluation, SchemaStore, Submission};
 pub use template::{SchemaTemplate, TemplateCheck};
 pub use validate::{Report, validate_payload};
 

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde::ser::SerializeStruct;
 use serde_json::{Map, Value};
 
-use crate::compile::{Check, CompiledSchema, Inner, UnknownKeys};
+use crate::compile::{Check, CompiledSchema, Inner, KeyStatus, UnknownKeys};
 use crate::issue::{Issue, IssueCode, pointer};
 use crate::shape::Shape;
 
@@ -281,6 +281,19 @@ impl<'s> Pass<'s> {
         if shape.depth > max_depth {
             out.error(|| Issue::limit(key.path.clone(), "nesting depth", max_depth as u64))?;
             return ControlFlow::Continue(false);
+        }
+        match key.status {
+            KeyStatus::Active => {}
+            KeyStatus::Deprecated => out.warning(|| {
+                Issue::fixed(IssueCode::DeprecatedKey, key.path.clone(), "key is deprecated and will be withdrawn")
+            }),
+            KeyStatus::Withdrawn => out.warning(|| {
+                Issue::fixed(
+                    IssueCode::WithdrawnKey,
+                    key.path.clone(),
+                    "key is withdrawn; it is accepted only until its backward-compatibility window ends",
+                )
+            }),
         }
         ControlFlow::Continue(true)
     }

@@ -1,0 +1,500 @@
+//! The key lifecycle (§6.2.3): states, the evaluation policy, per-key metrics
+//! and the forward-only evaluation driven by `now`.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use time::{Duration, OffsetDateTime};
+
+use crate::key::{KeyName, KeyType};
+use crate::metrics::{DayWindow, day_of};
+use crate::patch::{PatchScope, SchemaPatch};
+
+/// Where a patch key is in its life. States only move forward (the order of
+/// the variants): experimental → stable, or experimental (or stable) →
+/// deprecated → withdrawn → gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KeyState {
+    /// On trial, advertised with `"experimental": true`.
+    Experimental,
+    /// Part of the long-term schema.
+    Stable,
+    /// Still in the schema with `"deprecated": true` during the grace period.
+    Deprecated,
+    /// Removed from the schema; still accepted (with warning `withdrawn_key`)
+    /// during the backward-compatibility window.
+    Withdrawn,
+    /// Past every window: an `unknown_key`. Its name stays reserved for its type.
+    Gone,
+}
+
+/// Metric thresholds: usage frequency, semantic alignment accuracy and value
+/// type correctness, each a ratio in `0.0..=1.0`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Thresholds {
+    /// Share of the scenario's payloads that carry the key.
+    pub usage_frequency: f64,
+    /// Share of judged payloads whose value matched the user's intent.
+    pub semantic_alignment_accuracy: f64,
+    /// Share of payloads carrying the key whose value had the declared type.
+    pub value_type_correctness: f64,
+}
+
+/// The lifecycle's numbers, with the draft's defaults; every one can be changed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct LifecyclePolicy {
+    /// How long a new key stays experimental before it is judged. Default 7 days.
+    pub trial: Duration,
+    /// Promotion needs every metric at or above these. Default 15 %, 80 %, 90 %.
+    pub promote_at: Thresholds,
+    /// Deprecation follows any metric below these. Default 5 %, 60 %, 70 %.
+    pub deprecate_below: Thresholds,
+    /// How long a deprecated key stays in the schema. Default 14 days.
+    pub grace: Duration,
+    /// How long a withdrawn key is still accepted. Default 30 days.
+    pub backward_compatibility: Duration,
+    /// The window metrics are counted over, in whole UTC days. Default 30 days.
+    pub observation_window: Duration,
+    /// The convergence guard: most experimental keys at once, per scope. Default 10.
+    pub max_experimental: usize,
+}
+
+impl Default for LifecyclePolicy {
+    fn default() -> Self {
+        Self {
+            trial: Duration::days(7),
+            promote_at: Thresholds {
+                usage_frequency: 0.15,
+                semantic_alignment_accuracy: 0.80,
+                value_type_correctness: 0.90,
+            },
+            deprecate_below: Thresholds {
+                usage_frequency: 0.05,
+                semantic_alignment_accuracy: 0.60,
+                value_type_correctness: 0.70,
+            },
+            grace: Duration::days(14),
+            backward_compatibility: Duration::days(30),
+            observation_window: Duration::days(30),
+            max_experimental: 10,
+        }
+    }
+}
+
+impl LifecyclePolicy {
+    fn window_days(&self) -> usize {
+        self.observation_window.whole_days().clamp(1, 3660) as usize
+    }
+}
+
+/// A key's metrics over the observation window; `None` where nothing was
+/// observed yet (no payloads, no judgments).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct KeyMetrics {
+    /// Payloads carrying the key / payloads of the scenario (of the client,
+    /// for a personal key), since the key was introduced.
+    pub usage_frequency: Option<f64>,
+    /// Judged correct / judged, from [`Lifecycle::record_alignment`].
+    pub semantic_alignment_accuracy: Option<f64>,
+    /// Payloads whose value had the key's type / payloads carrying the key.
+    pub value_type_correctness: Option<f64>,
+    /// Clients that sent the key well-typed / clients it was delivered to.
+    pub client_adoption_rate: Option<f64>,
+}
+
+impl KeyMetrics {
+    fn promotes(&self, t: &Thresholds) -> bool {
+        let at_least = |m: Option<f64>, t: f64| m.is_some_and(|m| m >= t);
+        at_least(self.usage_frequency, t.usage_frequency)
+            && at_least(
+                self.semantic_alignment_accuracy,
+                t.semantic_alignment_accuracy,
+            )
+            && at_least(self.value_type_correctness, t.value_type_correctness)
+    }
+
+    fn deprecates(&self, t: &Thresholds) -> bool {
+        let below = |m: Option<f64>, t: f64| m.is_some_and(|m| m < t);
+        below(self.usage_frequency, t.usage_frequency)
+            || below(
+                self.semantic_alignment_accuracy,
+                t.semantic_alignment_accuracy,
+            )
+            || below(self.value_type_correctness, t.value_type_correctness)
+    }
+}
+
+/// Raw windowed counts behind [`KeyMetrics`].
+#[derive(Debug, Clone, PartialEq)]
+struct Counts {
+    present: DayWindow,
+    well_typed: DayWindow,
+    judged: DayWindow,
+    aligned: DayWindow,
+    delivered_to: HashSet<String>,
+    adopted_by: HashSet<String>,
+}
+
+impl Counts {
+    fn new(days: usize) -> Self {
+        Self {
+            present: DayWindow::new(days),
+            well_typed: DayWindow::new(days),
+            judged: DayWindow::new(days),
+            aligned: DayWindow::new(days),
+            delivered_to: HashSet::new(),
+            adopted_by: HashSet::new(),
+        }
+    }
+}
+
+/// One patch key's life.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyRecord {
+    /// Who the key is for.
+    pub scope: PatchScope,
+    /// The key.
+    pub key_name: KeyName,
+    /// Its type; a withdrawn key's name stays reserved for it.
+    pub key_type: KeyType,
+    /// The patch that introduced it.
+    pub patch_id: String,
+    /// Its state.
+    pub state: KeyState,
+    /// When the patch introduced it.
+    pub introduced_at: OffsetDateTime,
+    /// When it entered its current state.
+    pub state_since: OffsetDateTime,
+    counts: Counts,
+}
+
+/// A state change made by [`Lifecycle::evaluate`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Transition {
+    /// Who the key is for.
+    pub scope: PatchScope,
+    /// The key.
+    pub key_name: KeyName,
+    /// The patch that introduced it.
+    pub patch_id: String,
+    /// The state it left.
+    pub from: KeyState,
+    /// The state it entered.
+    pub to: KeyState,
+    /// When: `now` for a decision on metrics, the window's end for a timed move.
+    #[serde(with = "time::serde::rfc3339")]
+    pub at: OffsetDateTime,
+}
+
+/// The lifecycle of every patch key of one scenario: states, metrics, evaluation.
+///
+/// Pure: it never reads a clock. Feed it payloads ([`Lifecycle::record_payload`])
+/// and judgments ([`Lifecycle::record_alignment`]), and call
+/// [`Lifecycle::evaluate`] with `now` whenever convenient; the result depends
+/// only on what was recorded and on `now`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lifecycle {
+    policy: LifecyclePolicy,
+    records: Vec<KeyRecord>,
+    /// Global key name → the newest record for that key.
+    global: HashMap<Box<str>, usize>,
+    /// Client → personal key name → the newest record for that key.
+    personal: HashMap<String, HashMap<Box<str>, usize>>,
+    totals: DayWindow,
+    client_totals: HashMap<String, DayWindow>,
+}
+
+impl Lifecycle {
+    /// An empty lifecycle under `policy`.
+    pub fn new(policy: LifecyclePolicy) -> Self {
+        Self {
+            policy,
+            records: Vec::new(),
+            global: HashMap::new(),
+            personal: HashMap::new(),
+            totals: DayWindow::new(policy.window_days()),
+            client_totals: HashMap::new(),
+        }
+    }
+
+    /// The policy in force.
+    pub fn policy(&self) -> &LifecyclePolicy {
+        &self.policy
+    }
+
+    /// Every key record, in the order keys were introduced.
+    pub fn records(&self) -> &[KeyRecord] {
+        &self.records
+    }
+
+    /// Starts tracking the keys `patch` introduces, as experimental from the
+    /// patch's timestamp. Keys already tracked and not withdrawn are skipped
+    /// (a repeat is a refinement, not a new key). Returns how many were added.
+    pub fn track(&mut self, patch: &SchemaPatch) -> usize {
+        let days = self.policy.window_days();
+        let mut added = 0;
+        for key in &patch.new_keys {
+            let name = key.key_name.as_str();
+            let live = self
+                .record_index(&patch.scope, name)
+                .and_then(|i| self.records.get(i))
+                .is_some_and(|r| r.state < KeyState::Withdrawn);
+            if live {
+                continue;
+            }
+            let index = self.records.len();
+            match &patch.scope {
+                PatchScope::Global => self.global.insert(name.into(), index),
+                PatchScope::Client(client) => self
+                    .personal
+                    .entry(client.clone())
+                    .or_default()
+                    .insert(name.into(), index),
+            };
+            self.records.push(KeyRecord {
+                scope: patch.scope.clone(),
+                key_name: key.key_name.clone(),
+                key_type: key.key_type,
+                patch_id: patch.patch_id.clone(),
+                state: KeyState::Experimental,
+                introduced_at: patch.timestamp,
+                state_since: patch.timestamp,
+                counts: Counts::new(days),
+            });
+            if let PatchScope::Client(client) = &patch.scope {
+                self.client_totals
+                    .entry(client.clone())
+                    .or_insert_with(|| DayWindow::new(days));
+            }
+            added += 1;
+        }
+        added
+    }
+
+    fn record_index(&self, scope: &PatchScope, name: &str) -> Option<usize> {
+        match scope {
+            PatchScope::Global => self.global.get(name).copied(),
+            PatchScope::Client(client) => self.personal.get(client)?.get(name).copied(),
+        }
+    }
+
+    /// The state of the key `name` introduced by `patch_id` in `scope`;
+    /// `None` when that key is not tracked.
+    pub fn state(&self, scope: &PatchScope, name: &KeyName, patch_id: &str) -> Option<KeyState> {
+        self.records
+            .iter()
+            .rev()
+            .find(|r| r.scope == *scope && r.key_name == *name && r.patch_id == patch_id)
+            .map(|r| r.state)
+    }
+
+    /// The type a withdrawn key `name` keeps its name reserved for.
+    pub fn reserved_type(&self, scope: &PatchScope, name: &KeyName) -> Option<KeyType> {
+        self.records
+            .iter()
+            .find(|r| r.scope == *scope && r.key_name == *name && r.state >= KeyState::Withdrawn)
+            .map(|r| r.key_type)
+    }
+
+    /// How many keys are experimental in `scope`.
+    pub fn experimental_count(&self, scope: &PatchScope) -> usize {
+        self.records
+            .iter()
+            .filter(|r| r.scope == *scope && r.state == KeyState::Experimental)
+            .count()
+    }
+
+    /// Records one payload from `client`: O(members of the payload).
+    pub fn record_payload(
+        &mut self,
+        payload: &Map<String, Value>,
+        client: &str,
+        now: OffsetDateTime,
+    ) {
+        let day = day_of(now);
+        self.totals.add(day, 1);
+        if let Some(totals) = self.client_totals.get_mut(client) {
+            totals.add(day, 1);
+        }
+        if self.records.is_empty() {
+            return;
+        }
+        let personal = self.personal.get(client);
+        for (name, value) in payload {
+            let index = self
+                .global
+                .get(name.as_str())
+                .or_else(|| personal?.get(name.as_str()))
+                .copied();
+            let Some(record) = index.and_then(|i| self.records.get_mut(i)) else {
+                continue;
+            };
+            if value.is_null() {
+                continue; // `null` on an optional key means "not given"
+            }
+            record.counts.present.add(day, 1);
+            if record.key_type.matches(value) {
+                record.counts.well_typed.add(day, 1);
+                if !record.counts.adopted_by.contains(client) {
+                    record.counts.adopted_by.insert(client.to_owned());
+                }
+            }
+        }
+    }
+
+    /// Records a judgment of whether a payload's value for `name` matched the
+    /// user's intent (from an LLM judge or an audit sampler outside the crate).
+    /// Returns false when the key is not tracked.
+    pub fn record_alignment(
+        &mut self,
+        scope: &PatchScope,
+        name: &str,
+        aligned: bool,
+        now: OffsetDateTime,
+    ) -> bool {
+        let day = day_of(now);
+        let Some(record) = self
+            .record_index(scope, name)
+            .and_then(|i| self.records.get_mut(i))
+        else {
+            return false;
+        };
+        record.counts.judged.add(day, 1);
+        if aligned {
+            record.counts.aligned.add(day, 1);
+        }
+        true
+    }
+
+    /// Records that the key `name` was delivered to `client` (the denominator
+    /// of the adoption rate). Returns false when the key is not tracked.
+    pub fn record_delivery(&mut self, scope: &PatchScope, name: &str, client: &str) -> bool {
+        let Some(record) = self
+            .record_index(scope, name)
+            .and_then(|i| self.records.get_mut(i))
+        else {
+            return false;
+        };
+        record.counts.delivered_to.insert(client.to_owned());
+        true
+    }
+
+    /// The metrics of the key `name` in `scope` over the observation window
+    /// ending at `now` (and starting no earlier than the key's introduction).
+    pub fn metrics(
+        &self,
+        scope: &PatchScope,
+        name: &str,
+        now: OffsetDateTime,
+    ) -> Option<KeyMetrics> {
+        let record = self
+            .record_index(scope, name)
+            .and_then(|i| self.records.get(i))?;
+        Some(self.metrics_of(record, now))
+    }
+
+    fn metrics_of(&self, record: &KeyRecord, now: OffsetDateTime) -> KeyMetrics {
+        let to = day_of(now);
+        let from = day_of(record.introduced_at).max(to - self.policy.window_days() as i64 + 1);
+        let totals = match &record.scope {
+            PatchScope::Global => Some(&self.totals),
+            PatchScope::Client(client) => self.client_totals.get(client),
+        };
+        let c = &record.counts;
+        let ratio = |num: u64, den: u64| (den > 0).then(|| num as f64 / den as f64);
+        let present = c.present.sum(from, to);
+        KeyMetrics {
+            usage_frequency: ratio(present, totals.map_or(0, |t| t.sum(from, to))),
+            semantic_alignment_accuracy: ratio(c.aligned.sum(from, to), c.judged.sum(from, to)),
+            value_type_correctness: ratio(c.well_typed.sum(from, to), present),
+            client_adoption_rate: ratio(c.adopted_by.len() as u64, c.delivered_to.len() as u64),
+        }
+    }
+
+    /// Moves every key as far forward as `now` allows and returns the moves.
+    ///
+    /// - experimental, once the trial is over: promoted when every metric
+    ///   reaches `promote_at`; deprecated when any falls below
+    ///   `deprecate_below`, or when it has been experimental a whole
+    ///   observation window without qualifying (so the guard's queue moves);
+    /// - stable, a whole window after promotion: deprecated by the same rule;
+    /// - deprecated → withdrawn when the grace period ends;
+    /// - withdrawn → gone when the backward-compatibility window ends.
+    ///
+    /// Timed moves are stamped with the window's end, so one late call gives
+    /// the same history as many punctual ones.
+    pub fn evaluate(&mut self, now: OffsetDateTime) -> Vec<Transition> {
+        let mut moves = Vec::new();
+        for index in 0..self.records.len() {
+            loop {
+                let Some(record) = self.records.get(index) else {
+                    break;
+                };
+                let Some((to, at)) = self.next_move(record, now) else {
+                    break;
+                };
+                moves.push(Transition {
+                    scope: record.scope.clone(),
+                    key_name: record.key_name.clone(),
+                    patch_id: record.patch_id.clone(),
+                    from: record.state,
+                    to,
+                    at,
+                });
+                if let Some(record) = self.records.get_mut(index) {
+                    record.state = to;
+                    record.state_since = at;
+                }
+            }
+        }
+        moves
+    }
+
+    fn next_move(
+        &self,
+        record: &KeyRecord,
+        now: OffsetDateTime,
+    ) -> Option<(KeyState, OffsetDateTime)> {
+        let p = &self.policy;
+        // A window that ends past the representable range never ends.
+        let reached = |start: OffsetDateTime, length: Duration| {
+            start.checked_add(length).filter(|end| now >= *end)
+        };
+        match record.state {
+            KeyState::Experimental => {
+                reached(record.introduced_at, p.trial)?;
+                let m = self.metrics_of(record, now);
+                if m.promotes(&p.promote_at) {
+                    Some((KeyState::Stable, now))
+                } else if m.deprecates(&p.deprecate_below)
+                    || reached(record.introduced_at, p.observation_window).is_some()
+                {
+                    Some((KeyState::Deprecated, now))
+                } else {
+                    None
+                }
+            }
+            KeyState::Stable => {
+                reached(record.state_since, p.observation_window)?;
+                self.metrics_of(record, now)
+                    .deprecates(&p.deprecate_below)
+                    .then_some((KeyState::Deprecated, now))
+            }
+            KeyState::Deprecated => {
+                reached(record.state_since, p.grace).map(|end| (KeyState::Withdrawn, end))
+            }
+            KeyState::Withdrawn => reached(record.state_since, p.backward_compatibility)
+                .map(|end| (KeyState::Gone, end)),
+            KeyState::Gone => None,
+        }
+    }
+}
+
+impl Default for Lifecycle {
+    fn default() -> Self {
+        Self::new(LifecyclePolicy::default())
+    }
+}

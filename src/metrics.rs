@@ -1,0 +1,95 @@
+//! Windowed counters: per-day buckets in a ring, so a 30-day window costs 30
+//! counters whatever the traffic, and adding is O(1).
+
+use time::OffsetDateTime;
+
+const SECONDS_PER_DAY: i64 = 86_400;
+
+/// The UTC day number of `at` (days since 1970-01-01).
+pub(crate) fn day_of(at: OffsetDateTime) -> i64 {
+    at.unix_timestamp().div_euclid(SECONDS_PER_DAY)
+}
+
+/// Counts per UTC day over the last `days` days.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DayWindow {
+    counts: Vec<u64>,
+    /// The newest day with a bucket; buckets hold `latest - len + 1 ..= latest`.
+    latest: i64,
+}
+
+impl DayWindow {
+    pub(crate) fn new(days: usize) -> Self {
+        Self {
+            counts: vec![0; days.max(1)],
+            latest: i64::MIN,
+        }
+    }
+
+    fn len(&self) -> i64 {
+        self.counts.len() as i64
+    }
+
+    fn slot(&self, day: i64) -> usize {
+        day.rem_euclid(self.len()) as usize
+    }
+
+    /// Adds `n` to `day`'s count. A day older than the window is dropped; a
+    /// newer day moves the window forward, clearing the days it passes.
+    pub(crate) fn add(&mut self, day: i64, n: u64) {
+        if self.latest == i64::MIN || day > self.latest {
+            let stale = if self.latest == i64::MIN {
+                self.len()
+            } else {
+                (day - self.latest).min(self.len())
+            };
+            for step in 0..stale {
+                let slot = self.slot(day - step);
+                if let Some(c) = self.counts.get_mut(slot) {
+                    *c = 0;
+                }
+            }
+            self.latest = day;
+        } else if day <= self.latest - self.len() {
+            return;
+        }
+        let slot = self.slot(day);
+        if let Some(c) = self.counts.get_mut(slot) {
+            *c = c.saturating_add(n);
+        }
+    }
+
+    /// The total over days `from ..= to`, as far as the window still holds them.
+    pub(crate) fn sum(&self, from: i64, to: i64) -> u64 {
+        if self.latest == i64::MIN {
+            return 0;
+        }
+        let from = from.max(self.latest - self.len() + 1);
+        let to = to.min(self.latest);
+        (from..=to)
+            .filter_map(|day| self.counts.get(self.slot(day)))
+            .fold(0u64, |a, &c| a.saturating_add(c))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_slides_and_forgets() {
+        let mut w = DayWindow::new(3);
+        w.add(10, 1);
+        w.add(11, 2);
+        w.add(12, 4);
+        assert_eq!(w.sum(10, 12), 7);
+        w.add(13, 8); // day 10 leaves the window
+        assert_eq!(w.sum(0, 13), 14);
+        w.add(11, 16); // a late arrival inside the window still counts
+        assert_eq!(w.sum(11, 11), 18);
+        w.add(5, 100); // too old: dropped
+        assert_eq!(w.sum(0, 13), 30);
+        w.add(100, 1); // a long jump clears everything
+        assert_eq!(w.sum(0, 100), 1);
+    }
+}
