@@ -424,8 +424,10 @@ impl Lifecycle {
     /// - deprecated → withdrawn when the grace period ends;
     /// - withdrawn → gone when the backward-compatibility window ends.
     ///
-    /// Timed moves are stamped with the window's end, so one late call gives
-    /// the same history as many punctual ones.
+    /// Timed moves (grace, backward compatibility, the undecided deadline) are
+    /// stamped with the window's end, so one late call gives the same history
+    /// of timed moves as many punctual ones. Decisions on metrics are stamped
+    /// `now`, since the metrics are those of `now`'s window.
     pub fn evaluate(&mut self, now: OffsetDateTime) -> Vec<Transition> {
         let mut moves = Vec::new();
         for index in 0..self.records.len() {
@@ -469,12 +471,12 @@ impl Lifecycle {
                 let m = self.metrics_of(record, now);
                 if m.promotes(&p.promote_at) {
                     Some((KeyState::Stable, now))
-                } else if m.deprecates(&p.deprecate_below)
-                    || reached(record.introduced_at, p.observation_window).is_some()
-                {
+                } else if m.deprecates(&p.deprecate_below) {
                     Some((KeyState::Deprecated, now))
                 } else {
-                    None
+                    // Undecided for a whole window: deprecated, stamped when the window ended.
+                    reached(record.introduced_at, p.observation_window)
+                        .map(|end| (KeyState::Deprecated, end))
                 }
             }
             KeyState::Stable => {
