@@ -227,23 +227,10 @@ impl<'a> EffectiveSchema<'a> {
             .filter(|p| p.scope.applies_to(self.client) && p.timestamp <= now)
             .collect();
         applicable.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
+        check_unique_ids(&applicable)?;
+        applicable.dedup_by(|a, b| a.patch_id == b.patch_id);
         let mut base_digest = None;
-        let mut previous: Option<&SchemaPatch> = None;
         for patch in applicable {
-            if let Some(prev) = previous.filter(|prev| prev.patch_id == patch.patch_id) {
-                if prev == patch {
-                    continue; // the same patch twice applies once
-                }
-                return Err(refused(
-                    patch,
-                    vec![issue(
-                        IssueCode::DuplicatePatchId,
-                        "/patch_id",
-                        "another patch has this id",
-                    )],
-                ));
-            }
-            previous = Some(patch);
             self.apply(patch, now, &mut keys, &mut base_digest)?;
         }
         Ok(self.render(keys))
@@ -420,6 +407,25 @@ impl<'a> EffectiveSchema<'a> {
         }
         (template, withdrawn)
     }
+}
+
+/// Refuses two different patches with one id; identical copies are fine
+/// (the same patch twice applies once). Sorted input: copies are neighbours.
+fn check_unique_ids(sorted: &[&SchemaPatch]) -> Result<(), CompileError> {
+    let mut by_id: std::collections::HashMap<&str, &SchemaPatch> = std::collections::HashMap::new();
+    for patch in sorted {
+        match by_id.insert(&patch.patch_id, patch) {
+            Some(other) if other != *patch => {
+                let message = "another patch with different content has this id";
+                return Err(refused(
+                    patch,
+                    vec![issue(IssueCode::DuplicatePatchId, "/patch_id", message)],
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn issue(code: IssueCode, path: impl Into<String>, message: &str) -> Issue {

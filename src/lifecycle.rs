@@ -404,6 +404,15 @@ impl Lifecycle {
             PatchScope::Client(client) => self.client_totals.get(client),
         };
         let c = &record.counts;
+        // Count only days every window still holds, so that a window that
+        // has moved further (a clock that went back) cannot skew a ratio.
+        let from = [
+            totals.map_or(i64::MIN, DayWindow::oldest),
+            c.present.oldest(),
+            c.judged.oldest(),
+        ]
+        .into_iter()
+        .fold(from, i64::max);
         let ratio = |num: u64, den: u64| (den > 0).then(|| num as f64 / den as f64);
         let present = c.present.sum(from, to);
         KeyMetrics {

@@ -59,6 +59,15 @@ impl DayWindow {
         }
     }
 
+    /// The oldest day the window still holds (`i64::MIN` while empty).
+    pub(crate) fn oldest(&self) -> i64 {
+        if self.latest == i64::MIN {
+            i64::MIN
+        } else {
+            self.latest - self.len() + 1
+        }
+    }
+
     /// The total over days `from ..= to`, as far as the window still holds them.
     pub(crate) fn sum(&self, from: i64, to: i64) -> u64 {
         if self.latest == i64::MIN {
