@@ -440,13 +440,11 @@ impl Lifecycle {
     pub fn evaluate(&mut self, now: OffsetDateTime) -> Vec<Transition> {
         let mut moves = Vec::new();
         for index in 0..self.records.len() {
-            loop {
-                let Some(record) = self.records.get(index) else {
-                    break;
-                };
-                let Some((to, at)) = self.next_move(record, now) else {
-                    break;
-                };
+            while let Some((record, (to, at))) = self
+                .records
+                .get(index)
+                .and_then(|r| Some((r, self.next_move(r, now)?)))
+            {
                 moves.push(Transition {
                     scope: record.scope.clone(),
                     key_name: record.key_name.clone(),

@@ -12,6 +12,7 @@
 mod check_template;
 mod input;
 mod output;
+mod patched;
 mod template;
 mod validate;
 

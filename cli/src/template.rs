@@ -7,6 +7,8 @@ use crate::output::{Entry, entries};
 /// A template that compiled, with the warnings it carries.
 #[derive(Debug)]
 pub struct Usable {
+    /// The template as parsed.
+    pub template: SchemaTemplate,
     /// The compiled schema.
     pub schema: CompiledSchema,
     /// Advice that did not stop compilation (e.g. an empty semantic description).
@@ -63,5 +65,9 @@ pub fn load(bytes: &[u8], options: ValidateOptions) -> Result<Usable, Rejected> 
     let schema = CompiledSchema::with_options(&template, options).map_err(Rejected::Invalid)?;
     // `from_slice` keeps the warnings only when it fails: ask again.
     let warnings = template.check().warnings;
-    Ok(Usable { schema, warnings })
+    Ok(Usable {
+        template,
+        schema,
+        warnings,
+    })
 }

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use sdsi::{IssueCode, Report, ValidateOptions};
 
-use crate::input;
 use crate::output::{Entry, Format, Outcome, Status, ValidateOutput, entries};
 use crate::template::{self, Rejected};
+use crate::{input, patched};
 
 /// Arguments of `validate`.
 #[derive(Debug, clap::Args)]
@@ -18,6 +18,25 @@ pub struct Args {
     /// The message `{"schema_id", "payload"}` (JSON); `-` reads standard input.
     #[arg(value_name = "MESSAGE")]
     pub message: PathBuf,
+
+    /// A schema patch (JSON) to apply on top of the template; repeatable.
+    /// Patches apply in (timestamp, id) order, from their timestamp until
+    /// they expire; a refused patch exits 2 with its code in `errors`.
+    #[arg(long = "patch", value_name = "PATCH")]
+    pub patches: Vec<PathBuf>,
+
+    /// The client agent whose personal patches (scope `{"client": ID}`) apply.
+    #[arg(long, value_name = "ID")]
+    pub client: Option<String>,
+
+    /// The time to validate at (RFC 3339), which decides which patches are
+    /// active; the current time when absent.
+    #[arg(long, value_name = "RFC3339")]
+    pub at: Option<String>,
+
+    /// Apply patches that add or modify sensitive keys (§7); refused otherwise.
+    #[arg(long)]
+    pub allow_sensitive: bool,
 }
 
 /// Runs the command: exit 0 valid, 1 invalid, 2 when an input cannot be read
@@ -52,9 +71,23 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         Ok(usable) => usable,
         Err(rejected) => return rejected_template(&rejected, format),
     };
+    let schema = if args.patches.is_empty() && args.client.is_none() {
+        usable.schema
+    } else {
+        match patched::compile(args, &usable.template, options) {
+            Ok(schema) => schema,
+            Err(problems) => {
+                return unusable(
+                    problems.iter().map(Entry::Issue).collect(),
+                    Vec::new(),
+                    format,
+                );
+            }
+        }
+    };
     // A message over the size limit was read only up to the limit plus one
     // byte; `validate_slice` reports it as `limit_exceeded` (exit 1).
-    let report = usable.schema.validate_slice(&message_bytes);
+    let report = schema.validate_slice(&message_bytes);
     report_outcome(&report, format)
 }
 

@@ -1,0 +1,134 @@
+//! `sdsi validate --patch/--client/--at`.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test helpers: a panic is a failed test"
+)]
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `sdsi validate` on the flight template with `extra` arguments.
+fn validate(message: &str, extra: &[&str]) -> (i32, Value) {
+    let output = Command::new(env!("CARGO_BIN_EXE_sdsi"))
+        .args([
+            "validate",
+            "--schema",
+            &fixture("flight_template.json"),
+            &fixture(message),
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    (output.status.code().unwrap(), json)
+}
+
+fn codes(json: &Value) -> Vec<(String, String)> {
+    json["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["code"].as_str().unwrap().to_owned(),
+                e["path"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_patch_key_is_accepted_inside_the_patch_window_only() {
+    let patch = fixture("patch_seat.json");
+    let (code, json) = validate(
+        "message_with_seat.json",
+        &["--patch", &patch, "--at", "2026-05-10T00:00:00Z"],
+    );
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["normalized"]["seat_preference"], "window");
+
+    let (code, json) = validate(
+        "message_with_seat.json",
+        &["--patch", &patch, "--at", "2026-06-01T00:00:00Z"],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        codes(&json),
+        [(
+            "unknown_key".to_owned(),
+            "/payload/seat_preference".to_owned()
+        )]
+    );
+
+    let (code, _) = validate("message_with_seat.json", &[]);
+    assert_eq!(code, 1, "without the patch the key is unknown");
+}
+
+#[test]
+fn a_refused_patch_exits_2_with_its_code() {
+    let (code, json) = validate(
+        "valid_message.json",
+        &[
+            "--patch",
+            &fixture("patch_retype.json"),
+            "--at",
+            "2026-05-10T00:00:00Z",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert_eq!(
+        codes(&json),
+        [(
+            "key_retype".to_owned(),
+            "/modified_keys/0/key_type".to_owned()
+        )]
+    );
+    assert!(
+        json["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("patch_retype.json")
+    );
+    assert_eq!(json["normalized"], Value::Null);
+}
+
+#[test]
+fn client_patches_apply_to_their_client() {
+    let patch = fixture("patch_client.json");
+    let at = "2026-05-10T00:00:00Z";
+    let (code, json) = validate(
+        "message_with_legroom.json",
+        &["--patch", &patch, "--client", "agent-7", "--at", at],
+    );
+    assert_eq!(code, 0, "{json}");
+    let (code, _) = validate(
+        "message_with_legroom.json",
+        &["--patch", &patch, "--client", "agent-8", "--at", at],
+    );
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn bad_time_and_missing_patch_exit_2() {
+    let (code, json) = validate(
+        "valid_message.json",
+        &["--patch", &fixture("patch_seat.json"), "--at", "yesterday"],
+    );
+    assert_eq!(code, 2);
+    assert_eq!(codes(&json)[0].0, "invalid_timestamp");
+    let (code, json) = validate(
+        "valid_message.json",
+        &["--patch", &fixture("no_such_patch.json")],
+    );
+    assert_eq!(code, 2);
+    assert_eq!(codes(&json)[0].0, "invalid_patch");
+}
