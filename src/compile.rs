@@ -168,13 +168,13 @@ impl CompiledSchema {
         template: &SchemaTemplate,
         options: ValidateOptions,
     ) -> Result<Self, TemplateError> {
-        Self::from_parts(template, &[], options)
+        Self::from_parts(template.clone(), &[], options)
     }
 
     /// Compiles an effective template plus the withdrawn keys still accepted
     /// (with a warning) during their backward-compatibility window.
     pub(crate) fn from_parts(
-        template: &SchemaTemplate,
+        template: SchemaTemplate,
         withdrawn: &[KeyDefinition],
         options: ValidateOptions,
     ) -> Result<Self, TemplateError> {
@@ -238,13 +238,13 @@ impl CompiledSchema {
         let required_count = keys.iter().filter(|k| k.required).count();
         Ok(Self {
             inner: Arc::new(Inner {
-                template: template.clone(),
                 schema_id: template.schema_id.as_str().into(),
                 keys,
                 index,
                 required_count,
                 options,
                 digest: OnceLock::new(),
+                template,
             }),
         })
     }

@@ -192,7 +192,7 @@ impl<'a> EffectiveSchema<'a> {
     pub fn compile(&self, now: OffsetDateTime) -> Result<CompiledSchema, CompileError> {
         let (template, withdrawn) = self.merge(now)?;
         Ok(CompiledSchema::from_parts(
-            &template,
+            template,
             &withdrawn,
             self.options,
         )?)

@@ -1,7 +1,7 @@
 //! The key lifecycle (§6.2.3): states, the evaluation policy, per-key metrics
 //! and the forward-only evaluation driven by `now`.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -134,8 +134,8 @@ struct Counts {
     well_typed: DayWindow,
     judged: DayWindow,
     aligned: DayWindow,
-    delivered_to: HashSet<String>,
-    adopted_by: HashSet<String>,
+    delivered_to: FxHashSet<String>,
+    adopted_by: FxHashSet<String>,
 }
 
 impl Counts {
@@ -145,8 +145,8 @@ impl Counts {
             well_typed: DayWindow::new(days),
             judged: DayWindow::new(days),
             aligned: DayWindow::new(days),
-            delivered_to: HashSet::new(),
-            adopted_by: HashSet::new(),
+            delivered_to: FxHashSet::default(),
+            adopted_by: FxHashSet::default(),
         }
     }
 }
@@ -200,11 +200,11 @@ pub struct Lifecycle {
     policy: LifecyclePolicy,
     records: Vec<KeyRecord>,
     /// Global key name → the newest record for that key.
-    global: HashMap<Box<str>, usize>,
+    global: FxHashMap<Box<str>, usize>,
     /// Client → personal key name → the newest record for that key.
-    personal: HashMap<String, HashMap<Box<str>, usize>>,
+    personal: FxHashMap<String, FxHashMap<Box<str>, usize>>,
     totals: DayWindow,
-    client_totals: HashMap<String, DayWindow>,
+    client_totals: FxHashMap<String, DayWindow>,
 }
 
 impl Lifecycle {
@@ -213,10 +213,10 @@ impl Lifecycle {
         Self {
             policy,
             records: Vec::new(),
-            global: HashMap::new(),
-            personal: HashMap::new(),
+            global: FxHashMap::default(),
+            personal: FxHashMap::default(),
             totals: DayWindow::new(policy.window_days()),
-            client_totals: HashMap::new(),
+            client_totals: FxHashMap::default(),
         }
     }
 

@@ -1,6 +1,6 @@
 //! Schema templates (§4.1) and the checks that make one usable.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -148,7 +148,7 @@ pub(crate) fn key_from_value(value: &Value) -> Result<KeyDefinition, TemplateErr
         warnings: Vec::new(),
     };
     if let Some(key) = &key {
-        check_key_rules("", key, &mut check);
+        check_key_rules(KeyAt(None), key, &mut check);
     }
     match key {
         Some(key) if check.errors.is_empty() => Ok(key),
@@ -266,13 +266,13 @@ fn check_keys<'a>(
     keys: impl Iterator<Item = (usize, &'a KeyDefinition)>,
     check: &mut TemplateCheck,
 ) {
-    let mut first_index: HashMap<&str, usize> = HashMap::new();
+    let mut first_index: FxHashMap<&str, usize> = FxHashMap::default();
     for (index, key) in keys {
-        let path = format!("/keys/{index}");
+        let at = KeyAt(Some(index));
         if let Some(first) = first_index.get(key.key_name.as_str()) {
             check.errors.push(Issue::owned(
                 IssueCode::DuplicateKeyName,
-                pointer(&path, "key_name"),
+                at.member("key_name"),
                 format!(
                     "key name {:?} is already used by /keys/{first}",
                     key.key_name.as_str()
@@ -281,24 +281,38 @@ fn check_keys<'a>(
         } else {
             first_index.insert(key.key_name.as_str(), index);
         }
-        check_key_rules(&path, key, check);
+        check_key_rules(at, key, check);
+    }
+}
+
+/// Where a key definition sits: `/keys/<index>` in a template, or the root of
+/// a lone key document. Paths are built only when an issue needs one.
+#[derive(Clone, Copy)]
+struct KeyAt(Option<usize>);
+
+impl KeyAt {
+    fn member(self, member: &str) -> String {
+        match self.0 {
+            Some(index) => format!("/keys/{index}/{member}"),
+            None => format!("/{member}"),
+        }
     }
 }
 
 /// The rules of one key: `other`'s constraints, the default's type, a non-empty description.
-fn check_key_rules(path: &str, key: &KeyDefinition, check: &mut TemplateCheck) {
+fn check_key_rules(at: KeyAt, key: &KeyDefinition, check: &mut TemplateCheck) {
     let is_other = key.key_name.is_other();
     if is_other && key.required {
         check.errors.push(Issue::fixed(
             IssueCode::OtherMustBeOptional,
-            pointer(path, "required"),
+            at.member("required"),
             "the reserved key \"other\" must be optional (required: false)",
         ));
     }
     if is_other && !matches!(key.key_type, KeyType::String | KeyType::Array) {
         check.errors.push(Issue::owned(
             IssueCode::OtherBadType,
-            pointer(path, "key_type"),
+            at.member("key_type"),
             format!(
                 "the reserved key \"other\" must be a string or an array, not {}",
                 key.key_type
@@ -319,7 +333,7 @@ fn check_key_rules(path: &str, key: &KeyDefinition, check: &mut TemplateCheck) {
             };
             check.errors.push(Issue::owned(
                 IssueCode::DefaultTypeMismatch,
-                pointer(path, "default_value"),
+                at.member("default_value"),
                 format!("default value does not match the key's type: expected {expected}"),
             ));
         }
@@ -327,7 +341,7 @@ fn check_key_rules(path: &str, key: &KeyDefinition, check: &mut TemplateCheck) {
     if key.semantic_description.trim().is_empty() {
         check.warnings.push(Issue::fixed(
             IssueCode::EmptySemanticDescription,
-            pointer(path, "semantic_description"),
+            at.member("semantic_description"),
             "semantic description is empty: the client's model has nothing to map intent against",
         ));
     }
