@@ -46,11 +46,15 @@
 //! crate takes where the draft is silent (e.g. `null` on optional keys), and
 //! `docs/error-codes.md` for every [`IssueCode`].
 
+mod a2a;
+mod builder;
 mod bytes;
 mod compile;
 mod digest;
 mod effective;
+mod envelope;
 mod error;
+mod export;
 mod issue;
 mod key;
 mod lifecycle;
@@ -64,9 +68,21 @@ mod store;
 mod template;
 mod validate;
 
+pub use a2a::{
+    AgentExtension, AgentSkill, CompiledFields, FIELDS_SCHEMA_ID, FieldDefinition, FieldKind,
+    FieldsConversion, JSON_MEDIA_TYPE, SDSI_A2A_EXTENSION_URI, fields_from_template,
+    template_from_fields,
+};
+pub use builder::{BuildError, DEFAULT_CONFIDENCE_THRESHOLD, PayloadBuilder, Placement};
 pub use compile::{CompiledSchema, Limits, UnknownKeys, ValidateOptions};
 pub use effective::{AllExperimental, CompileError, EffectiveSchema, KeyStates};
+pub use envelope::{
+    BROADCAST, Envelope, EnvelopeError, EnvelopeReport, InvalidMessageId, InvalidTimestamp,
+    MAX_PAYLOAD_OBJECT_NESTING, MessageId, ProtocolMessage, ProtocolVersion, ReplyToBroadcast,
+    Timestamp, VersionError,
+};
 pub use error::TemplateError;
+pub use export::{Export, JSON_SCHEMA_DIALECT};
 pub use issue::{Issue, IssueCode};
 pub use key::{
     DEPRECATED_MEMBER, EXPERIMENTAL_MEMBER, InvalidKeyName, KeyDefinition, KeyName, KeyType,
@@ -90,3 +106,8 @@ pub use validate::{Report, validate_payload};
 #[cfg(doctest)]
 #[doc = include_str!("../docs/guide.md")]
 struct GuideDoctests;
+
+/// The patches guide's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/patches.md")]
+struct PatchesDoctests;
