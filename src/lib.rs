@@ -54,6 +54,7 @@ mod digest;
 mod effective;
 mod envelope;
 mod error;
+mod evolution;
 mod export;
 mod issue;
 mod key;
@@ -82,6 +83,11 @@ pub use envelope::{
     Timestamp, VersionError,
 };
 pub use error::TemplateError;
+pub use evolution::{
+    Branching, ClusterView, Embedder, Evolution, EvolutionConfig, EvolutionEngine, EvolutionEvent,
+    Exemplar, HashingEmbedder, Ingested, IntentInducer, MAX_FRAGMENT_CHARS, Pool, PoolConfig,
+    PoolError, PoolKey, RuleInducer, Sanitized, dot, sanitize,
+};
 pub use export::{Export, JSON_SCHEMA_DIALECT};
 pub use issue::{Issue, IssueCode};
 pub use key::{

@@ -19,7 +19,8 @@ use crate::security::PatchAuthorizer;
 use crate::template::SchemaTemplate;
 
 /// What became of a submitted patch.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
 pub enum Submission {
     /// The patch applies from its timestamp on; its new keys are experimental.
     Applied,

@@ -1,0 +1,248 @@
+//! One cluster's bookkeeping (its centroid lives in the pool's contiguous
+//! storage): heat, the dual gate's exact windowed counts in bounded memory,
+//! the per-client heat cap, and representative fragments.
+
+use serde::{Deserialize, Serialize};
+
+use super::heat::Heat;
+
+/// The pool's numbers a cluster needs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ClusterLimits {
+    pub(crate) increment: f64,
+    pub(crate) half_life: f64,
+    pub(crate) client_cap: f64,
+    pub(crate) window: f64,
+    pub(crate) min_clients: usize,
+    pub(crate) min_occurrences: usize,
+    pub(crate) max_exemplars: usize,
+    pub(crate) max_tracked_clients: usize,
+}
+
+/// A fragment kept as an example of what a cluster means.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Exemplar {
+    /// The sanitized fragment.
+    pub text: String,
+    /// How often it was seen (an upper bound once the exemplar list was full).
+    pub count: u64,
+    /// Whether it looked like prompt injection; flagged text never reaches a
+    /// generated description.
+    pub flagged: bool,
+}
+
+/// Heat one client added in one tumbling window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct ClientHeat {
+    client: String,
+    window: i64,
+    added: f64,
+}
+
+/// A cluster's state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ClusterState {
+    pub(crate) id: u64,
+    pub(crate) created_at: f64,
+    pub(crate) occurrences: u64,
+    pub(crate) heat: Heat,
+    /// The `min_occurrences` latest occurrence times, ascending.
+    recent_times: Vec<f64>,
+    /// The `min_clients` most recently seen distinct clients, with when.
+    recent_clients: Vec<(String, f64)>,
+    /// Heat per client per window, for the cap; bounded, oldest dropped.
+    client_heat: Vec<ClientHeat>,
+    pub(crate) exemplars: Vec<Exemplar>,
+    /// The key proposed from this cluster, once its trigger fired.
+    pub(crate) proposed: Option<String>,
+}
+
+/// Keeps the `keep` largest values of `values` (ascending, total order).
+fn keep_latest(values: &mut Vec<f64>, keep: usize) {
+    values.sort_by(f64::total_cmp);
+    let excess = values.len().saturating_sub(keep);
+    values.drain(..excess);
+}
+
+/// Keeps the `keep` most recent distinct clients, ties broken by name.
+fn keep_recent_clients(clients: &mut Vec<(String, f64)>, keep: usize) {
+    clients.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    clients.dedup_by(|later, earlier| later.0 == earlier.0);
+    clients.truncate(keep);
+}
+
+impl ClusterState {
+    pub(crate) fn new(id: u64, at: f64) -> Self {
+        Self {
+            id,
+            created_at: at,
+            occurrences: 0,
+            heat: Heat::default(),
+            recent_times: Vec::new(),
+            recent_clients: Vec::new(),
+            client_heat: Vec::new(),
+            exemplars: Vec::new(),
+            proposed: None,
+        }
+    }
+
+    /// Records one fragment from `client` at `at`.
+    pub(crate) fn observe(
+        &mut self,
+        text: &str,
+        flagged: bool,
+        client: &str,
+        at: f64,
+        limits: &ClusterLimits,
+    ) {
+        self.occurrences = self.occurrences.saturating_add(1);
+        let increment = self.capped_increment(client, at, limits);
+        self.heat.add(increment, at, limits.half_life);
+        self.recent_times.push(at);
+        keep_latest(&mut self.recent_times, limits.min_occurrences);
+        match self.recent_clients.iter_mut().find(|(c, _)| c == client) {
+            Some(entry) => entry.1 = entry.1.max(at),
+            None => self.recent_clients.push((client.to_owned(), at)),
+        }
+        keep_recent_clients(&mut self.recent_clients, limits.min_clients);
+        self.remember(text, flagged, 1, limits.max_exemplars);
+    }
+
+    /// The increment `client` may still add in the window holding `at`.
+    fn capped_increment(&mut self, client: &str, at: f64, limits: &ClusterLimits) -> f64 {
+        let window = (at / limits.window).floor() as i64;
+        let entry = match self
+            .client_heat
+            .iter()
+            .position(|e| e.client == client && e.window == window)
+        {
+            Some(i) => i,
+            None => {
+                if self.client_heat.len() >= limits.max_tracked_clients.max(1) {
+                    // Forget the oldest window's entry first.
+                    if let Some(oldest) = (0..self.client_heat.len())
+                        .min_by_key(|&i| self.client_heat.get(i).map_or(i64::MAX, |e| e.window))
+                    {
+                        self.client_heat.remove(oldest);
+                    }
+                }
+                self.client_heat.push(ClientHeat {
+                    client: client.to_owned(),
+                    window,
+                    added: 0.0,
+                });
+                self.client_heat.len() - 1
+            }
+        };
+        let Some(entry) = self.client_heat.get_mut(entry) else {
+            return 0.0;
+        };
+        let allowed = (limits.client_cap - entry.added).clamp(0.0, limits.increment);
+        entry.added += allowed;
+        allowed
+    }
+
+    /// Space-saving heavy hitters: a bounded list whose counts over-estimate
+    /// by at most the smallest count.
+    fn remember(&mut self, text: &str, flagged: bool, count: u64, max: usize) {
+        if let Some(e) = self.exemplars.iter_mut().find(|e| e.text == text) {
+            e.count = e.count.saturating_add(count);
+            return;
+        }
+        if self.exemplars.len() < max {
+            self.exemplars.push(Exemplar {
+                text: text.to_owned(),
+                count,
+                flagged,
+            });
+            return;
+        }
+        let weakest = self
+            .exemplars
+            .iter_mut()
+            .min_by(|a, b| a.count.cmp(&b.count).then_with(|| b.text.cmp(&a.text)));
+        if let Some(e) = weakest {
+            *e = Exemplar {
+                text: text.to_owned(),
+                count: e.count.saturating_add(count),
+                flagged,
+            };
+        }
+    }
+
+    /// Whether the dual gate is open at `at`: heat ≥ `threshold` and, within
+    /// the window, ≥ `min_clients` distinct clients or ≥ `min_occurrences` fragments.
+    pub(crate) fn gate_open(&self, at: f64, threshold: f64, limits: &ClusterLimits) -> bool {
+        let since = at - limits.window;
+        let clients = self
+            .recent_clients
+            .iter()
+            .filter(|(_, t)| *t > since && *t <= at)
+            .count();
+        let occurrences = self
+            .recent_times
+            .iter()
+            .filter(|t| **t > since && **t <= at)
+            .count();
+        self.heat.value(at, limits.half_life) >= threshold
+            && (clients >= limits.min_clients || occurrences >= limits.min_occurrences)
+    }
+
+    /// Distinct clients seen within the window ending at `at` (counted up to `min_clients`).
+    pub(crate) fn recent_client_count(&self, at: f64, window: f64) -> usize {
+        self.recent_clients
+            .iter()
+            .filter(|(_, t)| *t > at - window && *t <= at)
+            .count()
+    }
+
+    /// The recently seen clients, most recent first.
+    pub(crate) fn recent_clients(&self) -> impl Iterator<Item = &str> {
+        self.recent_clients.iter().map(|(c, _)| c.as_str())
+    }
+
+    /// Folds `other` (the same intent seen by another replica, or a drifted
+    /// neighbour) into this cluster. Symmetric: `a.absorb(b)` equals `b.absorb(a)`.
+    pub(crate) fn absorb(&mut self, other: ClusterState, limits: &ClusterLimits) {
+        self.id = self.id.min(other.id);
+        self.created_at = self.created_at.min(other.created_at);
+        self.occurrences = self.occurrences.saturating_add(other.occurrences);
+        self.heat = self.heat.combine(other.heat);
+        self.recent_times.extend(other.recent_times);
+        keep_latest(&mut self.recent_times, limits.min_occurrences);
+        self.recent_clients.extend(other.recent_clients);
+        keep_recent_clients(&mut self.recent_clients, limits.min_clients);
+        for entry in other.client_heat {
+            match self
+                .client_heat
+                .iter_mut()
+                .find(|e| e.client == entry.client && e.window == entry.window)
+            {
+                Some(mine) => mine.added += entry.added,
+                None => self.client_heat.push(entry),
+            }
+        }
+        self.client_heat.sort_by(|a, b| {
+            b.window
+                .cmp(&a.window)
+                .then_with(|| a.client.cmp(&b.client))
+        });
+        self.client_heat.truncate(limits.max_tracked_clients.max(1));
+        for e in other.exemplars {
+            match self.exemplars.iter_mut().find(|mine| mine.text == e.text) {
+                Some(mine) => {
+                    mine.count = mine.count.saturating_add(e.count);
+                    mine.flagged |= e.flagged;
+                }
+                None => self.exemplars.push(e),
+            }
+        }
+        self.exemplars
+            .sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.text.cmp(&b.text)));
+        self.exemplars.truncate(limits.max_exemplars);
+        self.proposed = match (self.proposed.take(), other.proposed) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+}

@@ -1,0 +1,112 @@
+//! Schema self-evolution (§6.2): the Differential Semantic Pool and the
+//! pipeline that turns recurring `other` fragments into schema patches.
+//!
+//! Every model is a trait with a dependency-free default:
+//! [`Embedder`] ([`HashingEmbedder`]), [`IntentInducer`] ([`RuleInducer`]),
+//! and the whole pipeline, [`EvolutionEngine`] ([`Evolution`]).
+
+mod cluster;
+mod embed;
+mod heat;
+mod induce;
+mod pipeline;
+mod pool;
+mod sanitize;
+
+pub use cluster::Exemplar;
+pub use embed::HashingEmbedder;
+pub use induce::RuleInducer;
+pub use pipeline::{Branching, Evolution, EvolutionConfig, EvolutionEvent, PoolKey};
+pub use pool::{ClusterView, Ingested, Pool, PoolConfig, PoolError, dot};
+pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize};
+
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use crate::key::KeyDefinition;
+use crate::store::SchemaStore;
+use crate::template::SchemaTemplate;
+
+/// Text → a unit vector of a fixed dimension.
+///
+/// The similarity threshold that suits an embedder is the embedder's to say:
+/// the draft's 0.85 is tuned for sentence-transformer models, and a hashing
+/// embedder needs a lower one. A pool takes it from
+/// [`Embedder::recommended_threshold`] unless told otherwise.
+///
+/// ```
+/// use sdsi::Embedder;
+/// /// A toy embedder: is the text about seats or not?
+/// struct Seats;
+/// impl Embedder for Seats {
+///     fn dimension(&self) -> usize { 2 }
+///     fn recommended_threshold(&self) -> f32 { 0.9 }
+///     fn embed_into(&self, text: &str, out: &mut [f32]) {
+///         let seat = text.contains("seat");
+///         out.copy_from_slice(if seat { &[1.0, 0.0] } else { &[0.0, 1.0] });
+///     }
+/// }
+/// assert_eq!(Seats.embed("window seat"), vec![1.0, 0.0]);
+/// ```
+pub trait Embedder: Send + Sync {
+    /// The vectors' dimension.
+    fn dimension(&self) -> usize;
+    /// The cosine similarity at or above which two texts mean the same here.
+    fn recommended_threshold(&self) -> f32;
+    /// Writes the unit vector of `text` into `out` (of length `dimension()`);
+    /// all zeros when the text has nothing to embed.
+    fn embed_into(&self, text: &str, out: &mut [f32]);
+    /// The unit vector of `text`.
+    fn embed(&self, text: &str) -> Vec<f32> {
+        let mut out = vec![0.0; self.dimension()];
+        self.embed_into(text, &mut out);
+        out
+    }
+}
+
+/// A mature cluster plus the schema it would extend → a candidate key.
+///
+/// The candidate's `semantic_description` must quote real fragments from the
+/// cluster (§6.2.2); use only exemplars that are not `flagged`.
+///
+/// ```
+/// use sdsi::{ClusterView, IntentInducer, KeyDefinition, KeyName, KeyType, SchemaTemplate};
+/// /// Always proposes the same key.
+/// struct Fixed;
+/// impl IntentInducer for Fixed {
+///     fn induce(&self, cluster: &ClusterView<'_>, _: &SchemaTemplate) -> Option<KeyDefinition> {
+///         let example = cluster.exemplars().iter().find(|e| !e.flagged)?;
+///         let name = KeyName::new("seat_preference").ok()?;
+///         Some(KeyDefinition::new(name, KeyType::String, false, format!("Example: '{}'", example.text)))
+///     }
+/// }
+/// ```
+pub trait IntentInducer: Send + Sync {
+    /// The key the cluster asks for, or `None` to propose nothing.
+    fn induce(&self, cluster: &ClusterView<'_>, schema: &SchemaTemplate) -> Option<KeyDefinition>;
+}
+
+/// The whole evolution pipeline, so a server can swap the engine.
+///
+/// ```
+/// use sdsi::{EvolutionEngine, EvolutionEvent, SchemaStore};
+/// use serde_json::Value;
+/// /// An engine that never evolves anything.
+/// struct Frozen;
+/// impl EvolutionEngine for Frozen {
+///     fn observe(&mut self, _: &mut SchemaStore, _: &Value, _: &str, _: time::OffsetDateTime) -> Vec<EvolutionEvent> {
+///         Vec::new()
+///     }
+/// }
+/// ```
+pub trait EvolutionEngine: Send + Sync {
+    /// Takes one received message `{"schema_id", "payload"}` from `client` at
+    /// `now`, and proposes patches to `store` when a need matures.
+    fn observe(
+        &mut self,
+        store: &mut SchemaStore,
+        message: &Value,
+        client: &str,
+        now: OffsetDateTime,
+    ) -> Vec<EvolutionEvent>;
+}

@@ -1,0 +1,353 @@
+//! The default evolution engine: `other` fragments → pool → trigger → inducer
+//! → conflict detection → packaged patch → the store's guard and lifecycle.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+use time::{Duration, OffsetDateTime};
+
+use super::pool::{Pool, PoolConfig};
+use super::sanitize::sanitize;
+use super::{Embedder, EvolutionEngine, HashingEmbedder, IntentInducer, RuleInducer};
+use crate::issue::Issue;
+use crate::key::{EXPERIMENTAL_MEMBER, KeyDefinition, OTHER_KEY};
+use crate::patch::{PatchScope, SchemaPatch};
+use crate::security::DenySensitive;
+use crate::store::{SchemaStore, Submission};
+
+/// Which pools a fragment feeds (§6.2.1: per scenario, optionally per client).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Branching {
+    /// One pool per scenario: global keys only.
+    #[default]
+    Global,
+    /// The scenario's pool and the sending client's own pool, whose mature
+    /// clusters become patches scoped to that client (§6.2.2, Personalized
+    /// Adaptation). A client's own pool has no per-client heat cap.
+    GlobalAndPerClient,
+}
+
+/// Names one pool: a scenario, and a client for a personal pool.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct PoolKey {
+    /// The scenario.
+    pub scenario: String,
+    /// The client, for a personal pool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
+}
+
+/// The engine's settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct EvolutionConfig {
+    /// The pools' settings; `dimension` and `threshold` are replaced by the
+    /// embedder's unless `threshold` below is set.
+    pub pool: PoolConfig,
+    /// A similarity threshold overriding the embedder's recommendation.
+    pub threshold: Option<f32>,
+    /// Which pools fragments feed.
+    pub branching: Branching,
+    /// How long a proposed patch applies. Default 30 days.
+    pub patch_lifetime: Duration,
+}
+
+impl Default for EvolutionConfig {
+    fn default() -> Self {
+        Self {
+            pool: PoolConfig::new(1, 0.5),
+            threshold: None,
+            branching: Branching::Global,
+            patch_lifetime: Duration::days(30),
+        }
+    }
+}
+
+impl EvolutionConfig {
+    /// Sets which pools fragments feed.
+    pub fn branching(mut self, branching: Branching) -> Self {
+        self.branching = branching;
+        self
+    }
+
+    /// Overrides the embedder's similarity threshold.
+    pub fn threshold(mut self, threshold: f32) -> Self {
+        self.threshold = Some(threshold);
+        self
+    }
+
+    /// Sets the pools' settings (`dimension` and `threshold` come from the embedder).
+    pub fn pool(mut self, pool: PoolConfig) -> Self {
+        self.pool = pool;
+        self
+    }
+
+    /// Sets how long a proposed patch applies.
+    pub fn patch_lifetime(mut self, lifetime: Duration) -> Self {
+        self.patch_lifetime = lifetime;
+        self
+    }
+}
+
+/// Something the engine did with a message.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum EvolutionEvent {
+    /// A cluster's dual gate opened.
+    Triggered {
+        /// The pool.
+        pool: PoolKey,
+        /// The cluster.
+        cluster: u64,
+        /// Its heat.
+        heat: f64,
+        /// Its fragments so far.
+        occurrences: u64,
+        /// Distinct clients within the gate window (counted up to the gate's minimum).
+        recent_clients: usize,
+        /// When.
+        #[serde(with = "time::serde::rfc3339")]
+        at: OffsetDateTime,
+    },
+    /// A patch was packaged and handed to the store.
+    Proposed {
+        /// The pool.
+        pool: PoolKey,
+        /// The cluster it came from.
+        cluster: u64,
+        /// The patch.
+        patch: Box<SchemaPatch>,
+        /// Applied, or queued behind the convergence guard.
+        submission: Submission,
+    },
+    /// The store refused the packaged patch.
+    Refused {
+        /// The pool.
+        pool: PoolKey,
+        /// The cluster it came from.
+        cluster: u64,
+        /// The refused patch's id.
+        patch_id: String,
+        /// Why.
+        errors: Vec<Issue>,
+    },
+}
+
+/// The default engine: a [`HashingEmbedder`] and a [`RuleInducer`] unless told otherwise.
+///
+/// Feed it every received message (valid or not); it records the lifecycle's
+/// metrics in the store, clusters the message's `other` fragments, and when a
+/// cluster's dual gate opens, induces a key, checks it against the schema the
+/// pool's clients see (a name collision becomes a description refinement),
+/// packages a patch and submits it to the store. Patches that touch sensitive
+/// keys are never proposed automatically.
+pub struct Evolution<E = HashingEmbedder, I = RuleInducer> {
+    embedder: E,
+    inducer: I,
+    config: EvolutionConfig,
+    pools: BTreeMap<PoolKey, Pool>,
+}
+
+impl Default for Evolution {
+    fn default() -> Self {
+        Self::new(
+            HashingEmbedder::default(),
+            RuleInducer,
+            EvolutionConfig::default(),
+        )
+    }
+}
+
+impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
+    /// An engine with the given models and settings.
+    pub fn new(embedder: E, inducer: I, config: EvolutionConfig) -> Self {
+        Self {
+            embedder,
+            inducer,
+            config,
+            pools: BTreeMap::new(),
+        }
+    }
+
+    /// The pools, by key.
+    pub fn pools(&self) -> impl Iterator<Item = (&PoolKey, &Pool)> {
+        self.pools.iter()
+    }
+
+    /// One pool.
+    pub fn pool(&self, key: &PoolKey) -> Option<&Pool> {
+        self.pools.get(key)
+    }
+
+    /// Puts a pool in place (restoring a snapshot, or after merging replicas).
+    pub fn insert_pool(&mut self, key: PoolKey, pool: Pool) -> Option<Pool> {
+        self.pools.insert(key, pool)
+    }
+
+    /// The configuration pools are created with.
+    pub fn pool_config(&self, personal: bool) -> PoolConfig {
+        let mut config = self.config.pool;
+        config.dimension = self.embedder.dimension();
+        config.threshold = self
+            .config
+            .threshold
+            .unwrap_or_else(|| self.embedder.recommended_threshold());
+        if personal {
+            // One client cannot "force" its own pool: the cap guards the global one.
+            config.client_heat_cap = f64::MAX;
+        }
+        config
+    }
+
+    fn propose(
+        &mut self,
+        store: &mut SchemaStore,
+        key: &PoolKey,
+        cluster: u64,
+        now: OffsetDateTime,
+        events: &mut Vec<EvolutionEvent>,
+    ) {
+        let Ok(template) = store.template_for(key.client.as_deref(), now) else {
+            return;
+        };
+        let Some(pool) = self.pools.get_mut(key) else {
+            return;
+        };
+        let candidate = pool
+            .cluster(cluster)
+            .and_then(|view| self.inducer.induce(&view, &template));
+        let Some(candidate) = candidate else {
+            // Nothing to propose: stop asking on every further fragment.
+            pool.mark_proposed(cluster, "");
+            return;
+        };
+        pool.mark_proposed(cluster, candidate.key_name.as_str());
+        if candidate.key_name.as_str() == OTHER_KEY {
+            return;
+        }
+        let mut patch = SchemaPatch::new(
+            format!("evo-{cluster:016x}-{}", now.unix_timestamp()),
+            template.schema_id.clone(),
+            now,
+            now.checked_add(self.config.patch_lifetime)
+                .unwrap_or(now + Duration::days(1)),
+        );
+        patch.parent_digest = Some(store.base().digest());
+        if let Some(client) = &key.client {
+            patch.scope = PatchScope::Client(client.clone());
+        }
+        match template.key(candidate.key_name.as_str()) {
+            // Conflict detection (§6.2.2): refine the existing key, never duplicate it.
+            Some(existing) => patch.modified_keys.push(refinement(existing, &candidate)),
+            None => {
+                let mut key_def = candidate;
+                key_def
+                    .extra
+                    .insert(EXPERIMENTAL_MEMBER.to_owned(), Value::Bool(true));
+                patch.new_keys.push(key_def);
+            }
+        }
+        let patch_id = patch.patch_id.clone();
+        match store.submit(patch.clone(), now, &DenySensitive) {
+            Ok(submission) => events.push(EvolutionEvent::Proposed {
+                pool: key.clone(),
+                cluster,
+                patch: Box::new(patch),
+                submission,
+            }),
+            Err(error) => events.push(EvolutionEvent::Refused {
+                pool: key.clone(),
+                cluster,
+                patch_id,
+                errors: error.errors().to_vec(),
+            }),
+        }
+    }
+}
+
+/// `existing` with the candidate's description appended: same type, same
+/// flags, so the merge accepts it as a refinement.
+fn refinement(existing: &KeyDefinition, candidate: &KeyDefinition) -> KeyDefinition {
+    let mut refined = existing.clone();
+    refined.semantic_description = format!(
+        "{} {}",
+        existing.semantic_description, candidate.semantic_description
+    );
+    refined
+}
+
+/// The `other` fragments of a message: a string, or the strings of an array.
+fn other_fragments(message: &Value) -> Vec<&str> {
+    match message.get("payload").and_then(|p| p.get(OTHER_KEY)) {
+        Some(Value::String(s)) => vec![s.as_str()],
+        Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
+    fn observe(
+        &mut self,
+        store: &mut SchemaStore,
+        message: &Value,
+        client: &str,
+        now: OffsetDateTime,
+    ) -> Vec<EvolutionEvent> {
+        store.record(message, client, now);
+        let scenario = store.base().scenario.clone();
+        let mut keys = vec![PoolKey {
+            scenario: scenario.clone(),
+            client: None,
+        }];
+        if self.config.branching == Branching::GlobalAndPerClient {
+            keys.push(PoolKey {
+                scenario,
+                client: Some(client.to_owned()),
+            });
+        }
+        let mut events = Vec::new();
+        let mut vector = vec![0.0; self.embedder.dimension()];
+        for fragment in other_fragments(message) {
+            let Some(clean) = sanitize(fragment) else {
+                continue;
+            };
+            self.embedder.embed_into(&clean.text, &mut vector);
+            for key in &keys {
+                let personal = key.client.is_some();
+                if !self.pools.contains_key(key) {
+                    let Ok(pool) = Pool::new(self.pool_config(personal)) else {
+                        continue;
+                    };
+                    self.pools.insert(key.clone(), pool);
+                }
+                let Some(pool) = self.pools.get_mut(key) else {
+                    continue;
+                };
+                // A zero vector (nothing to embed) or a broken embedder output is skipped.
+                let Ok(ingested) = pool.ingest(&vector, &clean.text, clean.flagged, client, now)
+                else {
+                    continue;
+                };
+                if !ingested.triggered {
+                    continue;
+                }
+                if let Some(view) = pool.cluster(ingested.cluster) {
+                    events.push(EvolutionEvent::Triggered {
+                        pool: key.clone(),
+                        cluster: ingested.cluster,
+                        heat: view.heat(now),
+                        occurrences: view.occurrences(),
+                        recent_clients: view.recent_clients(now),
+                        at: now,
+                    });
+                }
+                self.propose(store, key, ingested.cluster, now, &mut events);
+            }
+        }
+        events
+    }
+}

@@ -1,0 +1,649 @@
+//! The Differential Semantic Pool (§6.2.1): online clustering of `other`
+//! fragments, decaying heat, and the dual-gate trigger.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
+
+use super::cluster::{ClusterLimits, ClusterState, Exemplar};
+use super::heat::seconds;
+
+/// How a pool clusters, heats and triggers. The defaults are the draft's
+/// examples, except the similarity threshold, which belongs to the embedder.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PoolConfig {
+    /// Vector dimension; every vector must have it.
+    pub dimension: usize,
+    /// Cosine similarity at or above which a fragment joins a cluster (and two
+    /// clusters merge); take it from [`super::Embedder::recommended_threshold`].
+    pub threshold: f32,
+    /// Heat a fragment adds. Default 1.
+    pub increment: f64,
+    /// Half-life of heat, in seconds. Default 24 h.
+    pub half_life_secs: f64,
+    /// Heat at or above which the first gate opens. Default 50.
+    pub heat_threshold: f64,
+    /// Distinct clients within the window that open the second gate. Default 5.
+    pub min_clients: usize,
+    /// Fragments within the window that open the second gate. Default 10.
+    pub min_occurrences: usize,
+    /// The gate's window, in seconds. Default 7 days.
+    pub window_secs: f64,
+    /// Most heat one client may add to one cluster per window (tumbling), so
+    /// that a single agent cannot force an evolution. Default 15.
+    pub client_heat_cap: f64,
+    /// Most clusters kept; the coldest goes first. Default 10,000.
+    pub max_clusters: usize,
+    /// Fragments kept per cluster as examples. Default 8.
+    pub max_exemplars: usize,
+    /// Clients whose per-window heat is tracked per cluster. Default 64.
+    pub max_tracked_clients: usize,
+}
+
+impl PoolConfig {
+    /// The defaults for vectors of `dimension` joined at `threshold`.
+    pub fn new(dimension: usize, threshold: f32) -> Self {
+        Self {
+            dimension,
+            threshold,
+            increment: 1.0,
+            half_life_secs: 86_400.0,
+            heat_threshold: 50.0,
+            min_clients: 5,
+            min_occurrences: 10,
+            window_secs: 7.0 * 86_400.0,
+            client_heat_cap: 15.0,
+            max_clusters: 10_000,
+            max_exemplars: 8,
+            max_tracked_clients: 64,
+        }
+    }
+
+    fn check(&self) -> Result<(), PoolError> {
+        let positive = |v: f64| v > 0.0 && v.is_finite();
+        let problem = if self.dimension == 0 {
+            Some("dimension must be at least 1")
+        } else if !(self.threshold.is_finite() && (-1.0..=1.0).contains(&self.threshold)) {
+            Some("threshold must be a cosine similarity in -1..=1")
+        } else if !positive(self.half_life_secs) {
+            Some("half-life must be a positive, finite number of seconds")
+        } else if !positive(self.window_secs) {
+            Some("window must be a positive, finite number of seconds")
+        } else if !positive(self.increment)
+            || self.client_heat_cap.is_nan()
+            || self.client_heat_cap < 0.0
+            || !self.heat_threshold.is_finite()
+        {
+            Some(
+                "increment must be positive, the client cap not negative, the heat threshold finite",
+            )
+        } else if self.max_clusters == 0
+            || self.max_exemplars == 0
+            || self.min_clients == 0
+            || self.min_occurrences == 0
+        {
+            Some("counts (max clusters, exemplars, gate minimums) must be at least 1")
+        } else {
+            None
+        };
+        problem.map_or(Ok(()), |p| Err(PoolError::Config(p)))
+    }
+
+    fn limits(&self) -> ClusterLimits {
+        ClusterLimits {
+            increment: self.increment,
+            half_life: self.half_life_secs,
+            client_cap: self.client_heat_cap,
+            window: self.window_secs,
+            min_clients: self.min_clients,
+            min_occurrences: self.min_occurrences,
+            max_exemplars: self.max_exemplars,
+            max_tracked_clients: self.max_tracked_clients,
+        }
+    }
+}
+
+/// Why a pool refused an input.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PoolError {
+    /// The configuration is unusable.
+    #[error("invalid pool configuration: {0}")]
+    Config(&'static str),
+    /// A vector of the wrong length.
+    #[error("vector has dimension {found}, the pool expects {expected}")]
+    Dimension {
+        /// The pool's dimension.
+        expected: usize,
+        /// The vector's.
+        found: usize,
+    },
+    /// A vector with a NaN or infinite component.
+    #[error("vector has a NaN or infinite component")]
+    NonFinite,
+    /// A vector of length zero cannot point anywhere.
+    #[error("vector is zero")]
+    ZeroVector,
+    /// Two pools with different configurations cannot merge.
+    #[error("pools with different configurations cannot merge")]
+    ConfigMismatch,
+}
+
+/// What one ingest did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ingested {
+    /// The cluster the fragment is in now.
+    pub cluster: u64,
+    /// Whether the fragment founded it.
+    pub created: bool,
+    /// A cluster that drifted within the threshold and was merged into it.
+    pub merged: Option<u64>,
+    /// A cluster evicted (the coldest) to make room.
+    pub evicted: Option<u64>,
+    /// Whether the dual gate is open and no key was proposed from it yet.
+    pub triggered: bool,
+}
+
+/// A read-only view of one cluster.
+#[derive(Debug, Clone, Copy)]
+pub struct ClusterView<'p> {
+    state: &'p ClusterState,
+    centroid: &'p [f32],
+    config: &'p PoolConfig,
+}
+
+impl<'p> ClusterView<'p> {
+    /// The cluster's stable id.
+    pub fn id(&self) -> u64 {
+        self.state.id
+    }
+    /// Fragments it has received.
+    pub fn occurrences(&self) -> u64 {
+        self.state.occurrences
+    }
+    /// Its heat at `now`.
+    pub fn heat(&self, now: OffsetDateTime) -> f64 {
+        self.state
+            .heat
+            .value(seconds(now), self.config.half_life_secs)
+    }
+    /// Distinct clients within the gate window ending at `now`, counted up to
+    /// the gate's minimum (more need not be remembered).
+    pub fn recent_clients(&self, now: OffsetDateTime) -> usize {
+        self.state
+            .recent_client_count(seconds(now), self.config.window_secs)
+    }
+    /// The most recently seen clients, most recent first.
+    pub fn clients(&self) -> impl Iterator<Item = &'p str> {
+        self.state.recent_clients()
+    }
+    /// Representative fragments, with counts.
+    pub fn exemplars(&self) -> &'p [Exemplar] {
+        &self.state.exemplars
+    }
+    /// The unit centroid.
+    pub fn centroid(&self) -> &'p [f32] {
+        self.centroid
+    }
+    /// The key proposed from this cluster, if any.
+    pub fn proposed(&self) -> Option<&'p str> {
+        self.state.proposed.as_deref()
+    }
+}
+
+/// The pool: clusters of fragment vectors, their heat, and the trigger.
+///
+/// Centroids are the normalised running sums of their members' vectors and
+/// sit in one contiguous buffer, so finding the nearest cluster is one linear
+/// scan. All state is plain data: `serde` snapshots restore it exactly.
+///
+/// ```
+/// use sdsi::{Pool, PoolConfig};
+/// use time::macros::datetime;
+///
+/// let mut pool = Pool::new(PoolConfig::new(2, 0.9))?;
+/// let now = datetime!(2026-05-01 0:00 UTC);
+/// let a = pool.ingest(&[1.0, 0.0], "window seat", false, "agent-1", now)?;
+/// let b = pool.ingest(&[0.99, 0.05], "a seat by the window", false, "agent-2", now)?;
+/// let c = pool.ingest(&[0.0, 1.0], "vegetarian meal", false, "agent-1", now)?;
+/// assert_eq!(a.cluster, b.cluster);
+/// assert_ne!(a.cluster, c.cluster);
+/// # Ok::<(), sdsi::PoolError>(())
+/// ```
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "PoolSnapshot", into = "PoolSnapshot")]
+pub struct Pool {
+    config: PoolConfig,
+    /// Running sums, `dimension` floats per cluster.
+    sums: Vec<f32>,
+    /// Unit centroids, `dimension` floats per cluster, same order.
+    centroids: Vec<f32>,
+    clusters: Vec<ClusterState>,
+}
+
+/// The serialized form of a pool: its configuration and each cluster with its sum.
+#[derive(Serialize, Deserialize)]
+struct PoolSnapshot {
+    config: PoolConfig,
+    clusters: Vec<SnapshotCluster>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct SnapshotCluster {
+    sum: Vec<f32>,
+    #[serde(flatten)]
+    state: ClusterState,
+}
+
+impl From<Pool> for PoolSnapshot {
+    fn from(pool: Pool) -> Self {
+        let dim = pool.config.dimension;
+        let clusters = pool
+            .clusters
+            .into_iter()
+            .zip(pool.sums.chunks_exact(dim))
+            .map(|(state, sum)| SnapshotCluster {
+                sum: sum.to_vec(),
+                state,
+            })
+            .collect();
+        PoolSnapshot {
+            config: pool.config,
+            clusters,
+        }
+    }
+}
+
+impl TryFrom<PoolSnapshot> for Pool {
+    type Error = PoolError;
+    fn try_from(snapshot: PoolSnapshot) -> Result<Self, PoolError> {
+        let mut pool = Pool::new(snapshot.config)?;
+        for cluster in snapshot.clusters {
+            pool.push(cluster.state, &cluster.sum)?;
+        }
+        Ok(pool)
+    }
+}
+
+impl fmt::Debug for Pool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pool")
+            .field("config", &self.config)
+            .field("clusters", &self.clusters.len())
+            .finish()
+    }
+}
+
+/// `a · b` with eight independent accumulators, so the compiler can vectorise it.
+#[inline]
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0.0f32; 8];
+    let (a8, a_rest) = a.split_at(a.len() - a.len() % 8);
+    let (b8, b_rest) = b.split_at(b.len().min(a8.len()));
+    for (x, y) in a8.chunks_exact(8).zip(b8.chunks_exact(8)) {
+        for i in 0..8 {
+            // chunks_exact(8) guarantees both have 8 elements.
+            if let (Some(p), Some(q), Some(s)) = (x.get(i), y.get(i), acc.get_mut(i)) {
+                *s += p * q;
+            }
+        }
+    }
+    let tail: f32 = a_rest.iter().zip(b_rest).map(|(x, y)| x * y).sum();
+    acc.iter().sum::<f32>() + tail
+}
+
+/// `v / |v|`, or an error for zero, NaN or infinite input.
+fn normalized(v: &[f32]) -> Result<Vec<f32>, PoolError> {
+    if v.iter().any(|x| !x.is_finite()) {
+        return Err(PoolError::NonFinite);
+    }
+    let norm = dot(v, v).sqrt();
+    if norm.is_nan() || norm <= 0.0 || !norm.is_finite() {
+        return Err(PoolError::ZeroVector);
+    }
+    Ok(v.iter().map(|x| x / norm).collect())
+}
+
+/// A stable id for a cluster founded by `text` at `at`.
+fn cluster_id(text: &str, at: f64) -> u64 {
+    let digest = Sha256::new()
+        .chain_update(text.as_bytes())
+        .chain_update(at.to_le_bytes())
+        .finalize();
+    let mut bytes = [0u8; 8];
+    for (b, d) in bytes.iter_mut().zip(digest.iter()) {
+        *b = *d;
+    }
+    u64::from_le_bytes(bytes)
+}
+
+/// How many runner-up clusters an ingest checks for drift merges.
+const MERGE_CANDIDATES: usize = 4;
+
+/// A cluster's index and its similarity to the fragment.
+type Scored = (usize, f32);
+
+impl Pool {
+    /// An empty pool.
+    pub fn new(config: PoolConfig) -> Result<Self, PoolError> {
+        config.check()?;
+        Ok(Self {
+            config,
+            sums: Vec::new(),
+            centroids: Vec::new(),
+            clusters: Vec::new(),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &PoolConfig {
+        &self.config
+    }
+
+    /// How many clusters the pool holds.
+    pub fn len(&self) -> usize {
+        self.clusters.len()
+    }
+
+    /// Whether the pool holds no cluster.
+    pub fn is_empty(&self) -> bool {
+        self.clusters.is_empty()
+    }
+
+    fn view(&self, index: usize) -> Option<ClusterView<'_>> {
+        let dim = self.config.dimension;
+        Some(ClusterView {
+            state: self.clusters.get(index)?,
+            centroid: self.centroids.get(index * dim..(index + 1) * dim)?,
+            config: &self.config,
+        })
+    }
+
+    /// The cluster with id `id`.
+    pub fn cluster(&self, id: u64) -> Option<ClusterView<'_>> {
+        self.view(self.clusters.iter().position(|c| c.id == id)?)
+    }
+
+    /// Every cluster, in storage order.
+    pub fn clusters(&self) -> impl Iterator<Item = ClusterView<'_>> {
+        (0..self.clusters.len()).filter_map(|i| self.view(i))
+    }
+
+    /// Records that a key was proposed from cluster `id`, so it triggers no more.
+    pub fn mark_proposed(&mut self, id: u64, key_name: &str) -> bool {
+        match self.clusters.iter_mut().find(|c| c.id == id) {
+            Some(c) => {
+                c.proposed = Some(key_name.to_owned());
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Adds a cluster with running sum `sum` (used by restore and merge).
+    fn push(&mut self, state: ClusterState, sum: &[f32]) -> Result<(), PoolError> {
+        if sum.len() != self.config.dimension {
+            return Err(PoolError::Dimension {
+                expected: self.config.dimension,
+                found: sum.len(),
+            });
+        }
+        let centroid = normalized(sum)?;
+        self.sums.extend_from_slice(sum);
+        self.centroids.extend_from_slice(&centroid);
+        self.clusters.push(state);
+        Ok(())
+    }
+
+    fn remove(&mut self, index: usize) -> Option<(ClusterState, Vec<f32>)> {
+        let dim = self.config.dimension;
+        if index >= self.clusters.len() {
+            return None;
+        }
+        let state = self.clusters.swap_remove(index);
+        let last = self.clusters.len();
+        let sum = self.sums.get(index * dim..(index + 1) * dim)?.to_vec();
+        if index != last {
+            self.sums
+                .copy_within(last * dim..(last + 1) * dim, index * dim);
+            self.centroids
+                .copy_within(last * dim..(last + 1) * dim, index * dim);
+        }
+        self.sums.truncate(last * dim);
+        self.centroids.truncate(last * dim);
+        Some((state, sum))
+    }
+
+    /// Adds `sum` into cluster `index`'s running sum and renormalises its centroid.
+    fn add_to(&mut self, index: usize, v: &[f32]) {
+        let dim = self.config.dimension;
+        let range = index * dim..(index + 1) * dim;
+        if let Some(sum) = self.sums.get_mut(range.clone()) {
+            for (s, x) in sum.iter_mut().zip(v) {
+                *s += x;
+            }
+            if let (Ok(unit), Some(centroid)) = (normalized(sum), self.centroids.get_mut(range)) {
+                centroid.copy_from_slice(&unit);
+            }
+        }
+    }
+
+    /// The best cluster for `v` and the runners-up, by cosine similarity.
+    fn scan(&self, v: &[f32]) -> (Option<Scored>, [Scored; MERGE_CANDIDATES]) {
+        let mut best: Option<Scored> = None;
+        let mut runners = [(usize::MAX, f32::NEG_INFINITY); MERGE_CANDIDATES];
+        for (i, centroid) in self
+            .centroids
+            .chunks_exact(self.config.dimension)
+            .enumerate()
+        {
+            let s = dot(centroid, v);
+            if let Some(weakest) = runners.iter_mut().min_by(|a, b| a.1.total_cmp(&b.1)) {
+                if s > weakest.1 {
+                    *weakest = (i, s);
+                }
+            }
+            if best.is_none_or(|(_, b)| s > b) {
+                best = Some((i, s));
+            }
+        }
+        (best, runners)
+    }
+
+    /// Adds one fragment's vector: it joins the most similar cluster at or
+    /// above the threshold, or founds a new one. `flagged` marks a fragment the
+    /// sanitizer suspects of prompt injection. O(clusters × dimension).
+    pub fn ingest(
+        &mut self,
+        vector: &[f32],
+        text: &str,
+        flagged: bool,
+        client: &str,
+        now: OffsetDateTime,
+    ) -> Result<Ingested, PoolError> {
+        let dim = self.config.dimension;
+        if vector.len() != dim {
+            return Err(PoolError::Dimension {
+                expected: dim,
+                found: vector.len(),
+            });
+        }
+        let v = normalized(vector)?;
+        let at = seconds(now);
+        let limits = self.config.limits();
+        let (best, runners) = self.scan(&v);
+        let mut outcome = Ingested {
+            cluster: 0,
+            created: false,
+            merged: None,
+            evicted: None,
+            triggered: false,
+        };
+        let index = match best.filter(|(_, s)| *s >= self.config.threshold) {
+            Some((index, _)) => {
+                self.add_to(index, &v);
+                index
+            }
+            None => {
+                if self.clusters.len() >= self.config.max_clusters {
+                    outcome.evicted = self.evict_coldest(at);
+                }
+                self.push(ClusterState::new(cluster_id(text, at), at), &v)?;
+                outcome.created = true;
+                self.clusters.len() - 1
+            }
+        };
+        let mut index = index;
+        if !outcome.created {
+            if let Some((merged, kept)) = self.merge_drifted(index, &runners) {
+                outcome.merged = Some(merged);
+                index = kept;
+            }
+        }
+        let threshold = self.config.heat_threshold;
+        let Some(cluster) = self.clusters.get_mut(index) else {
+            return Ok(outcome);
+        };
+        cluster.observe(text, flagged, client, at, &limits);
+        outcome.cluster = cluster.id;
+        outcome.triggered = cluster.proposed.is_none() && cluster.gate_open(at, threshold, &limits);
+        Ok(outcome)
+    }
+
+    /// Merges into cluster `index` the first runner-up whose centroid is now
+    /// within the threshold of it; returns (the merged id, `index` after removal).
+    fn merge_drifted(&mut self, index: usize, runners: &[Scored]) -> Option<(u64, usize)> {
+        let dim = self.config.dimension;
+        let centroid = self.centroids.get(index * dim..(index + 1) * dim)?.to_vec();
+        let other = runners
+            .iter()
+            .filter(|(i, _)| *i != index && *i < self.clusters.len())
+            .map(|(i, _)| *i)
+            .find(|&i| {
+                self.centroids
+                    .get(i * dim..(i + 1) * dim)
+                    .is_some_and(|c| dot(c, &centroid) >= self.config.threshold)
+            })?;
+        let limits = self.config.limits();
+        let last = self.clusters.len() - 1;
+        let (state, sum) = self.remove(other)?;
+        let merged_id = state.id;
+        // swap_remove moved the last cluster into `other`'s slot.
+        let index = if index == last { other } else { index };
+        self.add_to(index, &sum);
+        self.clusters.get_mut(index)?.absorb(state, &limits);
+        Some((merged_id, index))
+    }
+
+    fn evict_coldest(&mut self, at: f64) -> Option<u64> {
+        let half_life = self.config.half_life_secs;
+        let coldest = self
+            .clusters
+            .iter()
+            .enumerate()
+            .min_by(|(_, a), (_, b)| {
+                a.heat
+                    .value(at, half_life)
+                    .total_cmp(&b.heat.value(at, half_life))
+                    .then(a.id.cmp(&b.id))
+            })
+            .map(|(i, _)| i)?;
+        self.remove(coldest).map(|(state, _)| state.id)
+    }
+
+    /// Combines another replica's pool into this one. Clusters that are each
+    /// other's nearest neighbour across the two pools and lie within the
+    /// threshold become one (sums, heat, counts and clients combine exactly);
+    /// the others are kept as they are. Commutative, up to storage order
+    /// (compare [`Pool::canonical`] forms); merging an empty pool changes nothing.
+    pub fn merge(&mut self, other: &Pool) -> Result<(), PoolError> {
+        if self.config != other.config {
+            return Err(PoolError::ConfigMismatch);
+        }
+        let dim = self.config.dimension;
+        let best_in = |from: &Pool, to: &Pool, i: usize| -> Option<usize> {
+            let c = from.centroids.get(i * dim..(i + 1) * dim)?;
+            let mut best: Option<(usize, f32, u64)> = None;
+            for (j, d) in to.centroids.chunks_exact(dim).enumerate() {
+                let s = dot(c, d);
+                let id = to.clusters.get(j).map_or(u64::MAX, |s| s.id);
+                // Ties go to the smaller id, so both directions agree.
+                if s >= self.config.threshold
+                    && best.is_none_or(|(_, b, bid)| s > b || (s == b && id < bid))
+                {
+                    best = Some((j, s, id));
+                }
+            }
+            best.map(|(j, _, _)| j)
+        };
+        let limits = self.config.limits();
+        let mut pairs = Vec::new();
+        for j in 0..other.clusters.len() {
+            if let Some(i) = best_in(other, self, j) {
+                if best_in(self, other, i) == Some(j) {
+                    pairs.push((i, j));
+                }
+            }
+        }
+        let mut matched = vec![false; other.clusters.len()];
+        for &(i, j) in &pairs {
+            let (Some(state), Some(sum)) = (
+                other.clusters.get(j),
+                other.sums.get(j * dim..(j + 1) * dim),
+            ) else {
+                continue;
+            };
+            self.add_to(i, sum);
+            if let Some(mine) = self.clusters.get_mut(i) {
+                mine.absorb(state.clone(), &limits);
+            }
+            if let Some(m) = matched.get_mut(j) {
+                *m = true;
+            }
+        }
+        for (j, state) in other.clusters.iter().enumerate() {
+            if matched.get(j) == Some(&false) {
+                if let Some(sum) = other.sums.get(j * dim..(j + 1) * dim) {
+                    self.push(state.clone(), sum)?;
+                }
+            }
+        }
+        let at = self
+            .clusters
+            .iter()
+            .map(|c| c.heat.latest())
+            .fold(f64::NEG_INFINITY, f64::max);
+        while self.clusters.len() > self.config.max_clusters {
+            self.evict_coldest(at);
+        }
+        Ok(())
+    }
+
+    /// The pool with its clusters in id order: the form to compare two pools by.
+    pub fn canonical(&self) -> Pool {
+        let dim = self.config.dimension;
+        let mut order: Vec<usize> = (0..self.clusters.len()).collect();
+        order.sort_by_key(|&i| self.clusters.get(i).map_or(u64::MAX, |c| c.id));
+        let mut out = Pool {
+            config: self.config,
+            sums: Vec::new(),
+            centroids: Vec::new(),
+            clusters: Vec::new(),
+        };
+        for i in order {
+            if let (Some(state), Some(sum), Some(c)) = (
+                self.clusters.get(i),
+                self.sums.get(i * dim..(i + 1) * dim),
+                self.centroids.get(i * dim..(i + 1) * dim),
+            ) {
+                out.clusters.push(state.clone());
+                out.sums.extend_from_slice(sum);
+                out.centroids.extend_from_slice(c);
+            }
+        }
+        out
+    }
+}
