@@ -10,6 +10,11 @@
 //! or on [`Cli`] with `global = true` when every command takes it.
 
 mod check_template;
+mod cluster;
+mod duration;
+mod envelope;
+mod evolve;
+mod export;
 mod input;
 mod output;
 mod patched;
@@ -46,6 +51,16 @@ enum Command {
     Validate(validate::Args),
     /// Check that a schema template is usable, and report its warnings.
     CheckTemplate(check_template::Args),
+    /// Check a Universal Schema envelope (and, with --schema, the structured payload inside).
+    Envelope(envelope::Args),
+    /// Export a schema template as JSON Schema, MCP, strict decoding, A2A or prompt text.
+    Export(export::Args),
+    /// Replay a traffic log through validation and schema evolution; print
+    /// every trigger and proposed patch (one JSON object per line).
+    Evolve(evolve::Args),
+    /// Cluster fragments (one per line) with the default embedder; print the
+    /// cluster each joins (one JSON object per line).
+    Cluster(cluster::Args),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +74,10 @@ fn main() -> ExitCode {
     let outcome = match &cli.command {
         Command::Validate(args) => validate::run(args, format),
         Command::CheckTemplate(args) => check_template::run(args, format),
+        Command::Envelope(args) => envelope::run(args, format),
+        Command::Export(args) => export::run(args, format),
+        Command::Evolve(args) => evolve::run(args, format),
+        Command::Cluster(args) => cluster::run(args, format),
     };
     outcome.emit()
 }

@@ -129,6 +129,14 @@ impl Outcome {
         Self { status, body }
     }
 
+    /// An outcome whose output was already streamed: `emit` prints nothing more.
+    pub fn streamed(status: Status) -> Self {
+        Self {
+            status,
+            body: Ok(String::new()),
+        }
+    }
+
     /// Prints the object on stdout and returns the exit code.
     ///
     /// Serializing cannot fail for these types (every map key is a string);
@@ -140,7 +148,12 @@ impl Outcome {
             Err(error) => (fallback(&error), Status::Unusable),
         };
         let mut stdout = io::stdout().lock();
-        match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
+        let written = if text.is_empty() {
+            Ok(())
+        } else {
+            writeln!(stdout, "{text}")
+        };
+        match written.and_then(|()| stdout.flush()) {
             Ok(()) => ExitCode::from(status.code()),
             Err(error) => {
                 let _ = writeln!(io::stderr(), "sdsi: cannot write output: {error}");

@@ -534,7 +534,11 @@ impl Pool {
         // swap_remove moved the last cluster into `other`'s slot.
         let index = if index == last { other } else { index };
         self.add_to(index, &sum);
-        self.clusters.get_mut(index)?.absorb(state, &limits);
+        let survivor = self.clusters.get_mut(index)?;
+        // The cluster the fragment joined keeps its id, so ids stay stable for callers.
+        let id = survivor.id;
+        survivor.absorb(state, &limits);
+        survivor.id = id;
         Some((merged_id, index))
     }
 
