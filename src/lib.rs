@@ -117,3 +117,8 @@ struct GuideDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/patches.md")]
 struct PatchesDoctests;
+
+/// The evolution guide's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/evolution.md")]
+struct EvolutionDoctests;
