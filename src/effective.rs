@@ -437,7 +437,7 @@ fn retype(path: &str, existing: &KeyDefinition, to: KeyType) -> Issue {
         IssueCode::KeyRetype,
         format!("{path}/key_type"),
         format!(
-            "key {:?} is a {}; a patch cannot make it a {to}",
+            "key {:?} has type {}; a patch cannot change it to {to}",
             existing.key_name.as_str(),
             existing.key_type
         ),

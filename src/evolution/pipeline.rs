@@ -102,6 +102,7 @@ pub enum EvolutionEvent {
         /// The pool.
         pool: PoolKey,
         /// The cluster.
+        #[serde(serialize_with = "hex_id")]
         cluster: u64,
         /// Its heat.
         heat: f64,
@@ -118,6 +119,7 @@ pub enum EvolutionEvent {
         /// The pool.
         pool: PoolKey,
         /// The cluster it came from.
+        #[serde(serialize_with = "hex_id")]
         cluster: u64,
         /// The patch.
         patch: Box<SchemaPatch>,
@@ -129,12 +131,19 @@ pub enum EvolutionEvent {
         /// The pool.
         pool: PoolKey,
         /// The cluster it came from.
+        #[serde(serialize_with = "hex_id")]
         cluster: u64,
         /// The refused patch's id.
         patch_id: String,
         /// Why.
         errors: Vec<Issue>,
     },
+}
+
+/// Cluster ids go on the wire as 16 hex digits (as in patch ids): JSON
+/// numbers above 2^53 lose precision in many languages.
+fn hex_id<S: serde::Serializer>(id: &u64, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&format!("{id:016x}"))
 }
 
 /// The default engine: a [`HashingEmbedder`] and a [`RuleInducer`] unless told otherwise.
