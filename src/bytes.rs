@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::ops::ControlFlow;
 
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::compile::{Check, CompiledSchema, Inner};
@@ -171,9 +171,60 @@ impl<'de> de::Deserialize<'de> for Name<'de> {
     }
 }
 
+/// A value passed over, but still read in full: unlike `IgnoredAny` (which
+/// serde_json skips checking syntax only), it goes through `deserialize_any`,
+/// so strings are checked for UTF-8 and lone surrogates, numbers for range,
+/// and nesting for depth — whatever `serde_json::Value` would refuse, this
+/// refuses too. Borrowed strings are not copied.
+struct Skip;
+
+impl<'de> de::Deserialize<'de> for Skip {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(SkipVisitor)
+    }
+}
+
+struct SkipVisitor;
+
+impl<'de> Visitor<'de> for SkipVisitor {
+    type Value = Skip;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
+        while map.next_key::<Skip>()?.is_some() {
+            map.next_value::<Skip>()?;
+        }
+        Ok(Skip)
+    }
+}
+
 /// Drains a sequence we do not look into.
 fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
-    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    while seq.next_element::<Skip>()?.is_some() {}
     Ok(())
 }
 
@@ -231,7 +282,7 @@ impl<'de, O: Outcome> Visitor<'de> for MessageSeed<'_, '_, O> {
         while let Some(Name(name)) = map.next_key::<Name<'de>>()? {
             match &*name {
                 _ if stream.fallback => {
-                    map.next_value::<IgnoredAny>()?;
+                    map.next_value::<Skip>()?;
                 }
                 "schema_id" => {
                     let value: Value = map.next_value()?;
@@ -242,14 +293,14 @@ impl<'de, O: Outcome> Visitor<'de> for MessageSeed<'_, '_, O> {
                 "payload" => {
                     if seen_payload {
                         stream.fallback = true;
-                        map.next_value::<IgnoredAny>()?;
+                        map.next_value::<Skip>()?;
                     } else {
                         seen_payload = true;
                         stream.payload = map.next_value_seed(PayloadSeed(stream))?;
                     }
                 }
                 _ => {
-                    map.next_value::<IgnoredAny>()?;
+                    map.next_value::<Skip>()?;
                 }
             }
         }
@@ -292,7 +343,7 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
             if stream.fallback || count > schema.options.limits.max_keys {
                 // Member counts and repeats are settled exactly by the `Value` path.
                 stream.fallback = true;
-                map.next_value::<IgnoredAny>()?;
+                map.next_value::<Skip>()?;
                 continue;
             }
             if O::NORMALIZE {
@@ -312,7 +363,7 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
                 })?;
                 let _ = pass.known(index, Member::Shape(shape), &mut stream.out);
             } else {
-                map.next_value::<IgnoredAny>()?;
+                map.next_value::<Skip>()?;
                 let _ = pass.unknown(&name, &mut stream.out);
             }
         }
@@ -390,7 +441,7 @@ impl<'de> Visitor<'de> for Probe {
             let element = if self.cap > 1 || self.track_strings {
                 seq.next_element_seed(child)?
             } else {
-                seq.next_element::<IgnoredAny>()?
+                seq.next_element::<Skip>()?
                     .map(|_| Shape::scalar(JsonKind::Null))
             };
             let Some(element) = element else { break };
@@ -417,11 +468,11 @@ impl<'de> Visitor<'de> for Probe {
             cap: self.cap.saturating_sub(1),
             track_strings: false,
         };
-        while map.next_key::<IgnoredAny>()?.is_some() {
+        while map.next_key::<Skip>()?.is_some() {
             let value = if self.cap > 1 {
                 map.next_value_seed(child)?
             } else {
-                map.next_value::<IgnoredAny>()
+                map.next_value::<Skip>()
                     .map(|_| Shape::scalar(JsonKind::Null))?
             };
             shape.depth = shape.depth.max(value.depth + 1);

@@ -361,3 +361,55 @@ fn public_types_are_send_and_sync() {
     check::<StructuredPayload>();
     check::<ExecutionResult>();
 }
+
+/// Found by fuzzing: values the bytes path passes over must still be JSON
+/// that `serde_json::Value` accepts (UTF-8, no lone surrogates, numbers in
+/// range, nesting within 128 levels), or the two paths disagree.
+#[test]
+fn skipped_values_are_checked_like_parsed_ones() {
+    let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    let extras: [&[u8]; 4] = [b"\"\xb6\"", br#""\ud800""#, b"1e400", deep.as_bytes()];
+    let strict = CompiledSchema::new(&flight()).unwrap();
+    let warn = CompiledSchema::with_options(
+        &flight(),
+        ValidateOptions::default().unknown_keys(UnknownKeys::Warn),
+    )
+    .unwrap();
+    for extra in extras {
+        for (place, prefix, suffix) in [
+            (
+                "a top-level member",
+                &br#"{"schema_id":"flight_booking_v1","payload":{"origin":"PEK"},"x":"#[..],
+                &b"}"[..],
+            ),
+            (
+                "an unknown payload key",
+                br#"{"schema_id":"flight_booking_v1","payload":{"origin":"PEK","x":"#,
+                b"}}",
+            ),
+            (
+                "a known key's value",
+                br#"{"schema_id":"flight_booking_v1","payload":{"origin":"PEK","tags":["#,
+                b"]}}",
+            ),
+        ] {
+            let message = [prefix, extra, suffix].concat();
+            assert!(serde_json::from_slice::<Value>(&message).is_err());
+            for schema in [&strict, &warn] {
+                let report = schema.validate_slice(&message);
+                assert_eq!(report.errors().len(), 1, "{place}: {report:?}");
+                assert_eq!(
+                    report.errors()[0].code().as_str(),
+                    "invalid_json",
+                    "{place}"
+                );
+                assert!(!schema.is_valid_slice(&message), "{place}");
+            }
+        }
+    }
+    let array = b"[{\"\":\"\xb6\"}]";
+    assert_eq!(
+        strict.validate_slice(array).errors()[0].code().as_str(),
+        "invalid_json"
+    );
+}

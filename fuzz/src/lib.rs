@@ -1,0 +1,349 @@
+//! The oracle shared by the sdsi fuzz targets.
+//!
+//! Every property is checked with [`check!`], which names a *class*. A failed
+//! check panics with `[class] message`, which libFuzzer records as a crash.
+//! Classes listed in the environment variable `SDSI_FUZZ_TOLERATE`
+//! (comma-separated, or `all`) are skipped instead, so that a long run can
+//! look past a known, already-reported issue. By default nothing is tolerated,
+//! so `fuzz/regressions/` inputs fail until the library is fixed.
+//!
+//! Classes:
+//!
+//! | class | property |
+//! |---|---|
+//! | `template-error-empty` | a rejected template reports at least one error |
+//! | `template-serde` | `serde_json::from_slice::<SchemaTemplate>` agrees with `SchemaTemplate::from_slice` |
+//! | `template-roundtrip` | parse → `serde_json::to_vec` → parse gives an equal template |
+//! | `key-roundtrip` | each `KeyDefinition` survives `to_value` → `from_value` |
+//! | `template-check` | a parsed template has no `check()` errors and compiles with any options |
+//! | `digest` | `CompiledSchema::digest` is `sha256:` + 64 hex and survives the template's round trip |
+//! | `bytes-accepts-invalid-json` | bytes that `serde_json::Value` rejects give exactly one `invalid_json` |
+//! | `oversized` | input over `max_bytes` gives exactly one `limit_exceeded` at `""` |
+//! | `verdict-vs-report` | `is_valid_slice(b) == validate_slice(b).is_valid()` |
+//! | `verdict-lenient-json` | the same, in the case where `is_valid_slice` is `true` and `validate_slice` is exactly `invalid_json` |
+//! | `bytes-vs-value` | `validate_slice(b) == validate(&v)` when `b` parses to `v` |
+//! | `value-verdict` | `is_valid(&v) == validate(&v).is_valid()` |
+//! | `str-vs-slice` | `validate_str` / `is_valid_str` equal the slice versions |
+//! | `report-shape` | valid ⇔ normalized is `Some`; errors and warnings sorted by path; limits carry a value |
+//! | `report-serialize` | the report serializes, with `"valid"` and the error count intact |
+//! | `normalized-idempotent` | re-validating `{schema_id, payload: normalized}` is valid and gives the same normalized payload (unless it only crosses a limit) |
+//! | `typed-payload` | a message that deserializes into `StructuredPayload` round-trips to the same `Value` |
+
+use std::sync::OnceLock;
+
+use sdsi::{
+    CompiledSchema, IssueCode, KeyDefinition, Limits, Report, SchemaTemplate, StructuredPayload,
+    UnknownKeys, ValidateOptions,
+};
+use serde_json::{Map, Value};
+
+/// Whether failures of `class` are to be skipped (see the crate docs).
+pub fn tolerated(class: &str) -> bool {
+    static LIST: OnceLock<Vec<String>> = OnceLock::new();
+    let list = LIST.get_or_init(|| {
+        std::env::var("SDSI_FUZZ_TOLERATE")
+            .unwrap_or_default()
+            .split(',')
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect()
+    });
+    list.iter().any(|c| c == class || c == "all")
+}
+
+/// `check!("class", condition, "message {}", args...)`: panics with
+/// `[class] message` unless the condition holds or the class is tolerated.
+#[macro_export]
+macro_rules! check {
+    ($class:literal, $cond:expr, $($fmt:tt)+) => {
+        if !$cond && !$crate::tolerated($class) {
+            panic!("[{}] {}", $class, format_args!($($fmt)+));
+        }
+    };
+}
+
+/// Options from one byte: bits 0-1 `max_depth` (0..=3), bits 2-4 `max_keys`
+/// (0..=7), bit 5 `UnknownKeys::Warn`, bits 6-7 `max_bytes` (default, 64,
+/// 256, 1024).
+pub fn options_from_byte(b: u8) -> ValidateOptions {
+    let limits = Limits::default()
+        .with_max_depth(usize::from(b & 0b11))
+        .with_max_keys(usize::from((b >> 2) & 0b111));
+    let limits = match b >> 6 {
+        0 => limits,
+        1 => limits.with_max_bytes(64),
+        2 => limits.with_max_bytes(256),
+        _ => limits.with_max_bytes(1024),
+    };
+    let policy = if b & 0b10_0000 != 0 {
+        UnknownKeys::Warn
+    } else {
+        UnknownKeys::Reject
+    };
+    ValidateOptions::default()
+        .unknown_keys(policy)
+        .limits(limits)
+}
+
+/// Parses `bytes` as a template and checks everything about the result;
+/// returns the template when it parsed.
+pub fn check_template(bytes: &[u8]) -> Option<SchemaTemplate> {
+    let parsed = SchemaTemplate::from_slice(bytes);
+    // The serde impl goes through the same code; it must agree.
+    let via_serde = serde_json::from_slice::<SchemaTemplate>(bytes);
+    check!(
+        "template-serde",
+        parsed.as_ref().ok() == via_serde.as_ref().ok(),
+        "from_slice: {parsed:?}\nserde: {via_serde:?}"
+    );
+    // Key definitions have their own Deserialize; it must not panic.
+    let _ = serde_json::from_slice::<KeyDefinition>(bytes);
+    let template = match parsed {
+        Ok(template) => template,
+        Err(error) => {
+            check!(
+                "template-error-empty",
+                !error.errors().is_empty(),
+                "rejected with no errors: {error:?}"
+            );
+            let _ = error.to_string();
+            return None;
+        }
+    };
+
+    // parse -> serialize -> parse
+    let text = match serde_json::to_vec(&template) {
+        Ok(text) => text,
+        Err(error) => {
+            check!("template-roundtrip", false, "serialize failed: {error}");
+            return Some(template);
+        }
+    };
+    let again = SchemaTemplate::from_slice(&text);
+    check!(
+        "template-roundtrip",
+        again.as_ref() == Ok(&template),
+        "parse -> serialize -> parse changed the template\nfirst: {template:?}\nserialized: {}\nsecond: {again:?}",
+        String::from_utf8_lossy(&text)
+    );
+    for key in &template.keys {
+        let back = serde_json::to_value(key).map(serde_json::from_value::<KeyDefinition>);
+        check!(
+            "key-roundtrip",
+            matches!(&back, Ok(Ok(k)) if k == key),
+            "key {key:?} came back as {back:?}"
+        );
+    }
+    let template_check = template.check();
+    check!(
+        "template-check",
+        template_check.errors.is_empty(),
+        "a parsed template fails check(): {template_check:?}"
+    );
+    Some(template)
+}
+
+/// Compiles `template` (which parsed, so it must compile).
+pub fn compile(template: &SchemaTemplate, options: ValidateOptions) -> Option<CompiledSchema> {
+    match CompiledSchema::with_options(template, options) {
+        Ok(schema) => {
+            check!(
+                "template-check",
+                schema.schema_id() == template.schema_id
+                    && *schema.options() == options
+                    && schema.template() == template,
+                "compiled schema lost its id, options or template"
+            );
+            let digest = schema.digest();
+            check!(
+                "digest",
+                digest.starts_with("sha256:") && digest.len() == 7 + 64,
+                "unexpected digest {digest:?}"
+            );
+            // Equal templates have equal digests, whatever their wire form.
+            if let Some(again) = serde_json::to_vec(template)
+                .ok()
+                .and_then(|text| SchemaTemplate::from_slice(&text).ok())
+                .and_then(|t| CompiledSchema::with_options(&t, options).ok())
+            {
+                check!(
+                    "digest",
+                    again.digest() == digest,
+                    "round-tripped template has digest {} instead of {digest}",
+                    again.digest()
+                );
+            }
+            Some(schema)
+        }
+        Err(error) => {
+            check!(
+                "template-check",
+                false,
+                "a parsed template does not compile: {error}"
+            );
+            None
+        }
+    }
+}
+
+/// The message parsed as a `serde_json::Value`, computed once per input.
+pub fn parse_message(msg: &[u8]) -> Result<Value, serde_json::Error> {
+    serde_json::from_slice::<Value>(msg)
+}
+
+/// Validates `msg` every way the API offers and checks that the answers agree.
+pub fn check_message(
+    schema: &CompiledSchema,
+    msg: &[u8],
+    value: &Result<Value, serde_json::Error>,
+) {
+    let limits = schema.options().limits;
+    let report = schema.validate_slice(msg);
+    let verdict = schema.is_valid_slice(msg);
+    check_report_shape(&report);
+    let only_invalid_json =
+        report.errors().len() == 1 && report.errors()[0].code() == IssueCode::InvalidJson;
+    if verdict && only_invalid_json {
+        // The verdict skipped (IgnoredAny) a value that the report parsed.
+        check!(
+            "verdict-lenient-json",
+            false,
+            "is_valid_slice = true, validate_slice = {report:?}"
+        );
+    } else {
+        check!(
+            "verdict-vs-report",
+            verdict == report.is_valid(),
+            "is_valid_slice = {verdict}, validate_slice = {report:?}"
+        );
+    }
+    if let Ok(text) = std::str::from_utf8(msg) {
+        check!(
+            "str-vs-slice",
+            schema.validate_str(text) == report && schema.is_valid_str(text) == verdict,
+            "validate_str/is_valid_str differ from the slice versions"
+        );
+    }
+
+    if msg.len() > limits.max_bytes {
+        check!(
+            "oversized",
+            report.errors().len() == 1
+                && report.errors()[0].code() == IssueCode::LimitExceeded
+                && report.errors()[0].path().is_empty()
+                && report.errors()[0].limit_value() == Some(limits.max_bytes as u64),
+            "input of {} bytes over max_bytes {}: {report:?}",
+            msg.len(),
+            limits.max_bytes
+        );
+        // The Value path has no byte limit: nothing to compare with.
+        return;
+    }
+
+    let value = match value {
+        Ok(value) => value,
+        Err(error) => {
+            check!(
+                "bytes-accepts-invalid-json",
+                report.errors().len() == 1
+                    && report.errors()[0].code() == IssueCode::InvalidJson
+                    && !verdict,
+                "serde_json::Value rejects the message ({error}) but validate_slice = {report:?}, is_valid_slice = {verdict}"
+            );
+            return;
+        }
+    };
+
+    let from_value = schema.validate(value);
+    check!(
+        "bytes-vs-value",
+        from_value == report,
+        "validate_slice and validate(&Value) differ\nbytes: {report:?}\nvalue: {from_value:?}"
+    );
+    check!(
+        "value-verdict",
+        schema.is_valid(value) == from_value.is_valid(),
+        "is_valid(&v) = {}, validate(&v) = {from_value:?}",
+        schema.is_valid(value)
+    );
+    if from_value != report {
+        check_report_shape(&from_value);
+    }
+
+    if let Some(normalized) = from_value.normalized() {
+        check_idempotent(schema, normalized);
+    }
+
+    if let Ok(typed) = serde_json::from_value::<StructuredPayload>(value.clone()) {
+        let back = typed.to_value();
+        check!(
+            "typed-payload",
+            back == *value,
+            "StructuredPayload round trip changed the message\nin: {value}\nout: {back}"
+        );
+    }
+}
+
+/// Report invariants that hold whatever the input.
+fn check_report_shape(report: &Report) {
+    check!(
+        "report-shape",
+        report.is_valid() == report.normalized().is_some(),
+        "valid = {} but normalized = {:?}",
+        report.is_valid(),
+        report.normalized()
+    );
+    let sorted = |issues: &[sdsi::Issue]| issues.windows(2).all(|w| w[0].path() <= w[1].path());
+    check!(
+        "report-shape",
+        sorted(report.errors()) && sorted(report.warnings()),
+        "issues not ordered by path: {report:?}"
+    );
+    for issue in report.errors().iter().chain(report.warnings()) {
+        check!(
+            "report-shape",
+            (issue.code() == IssueCode::LimitExceeded) == issue.limit_value().is_some(),
+            "limit value on the wrong issue: {issue:?}"
+        );
+        let _ = issue.to_string();
+    }
+    match serde_json::to_string(report) {
+        Ok(text) => {
+            let back: Result<Value, _> = serde_json::from_str(&text);
+            check!(
+                "report-serialize",
+                matches!(&back, Ok(v) if v["valid"] == Value::Bool(report.is_valid())
+                    && v["errors"].as_array().map(Vec::len) == Some(report.errors().len())),
+                "serialized report does not read back: {text}"
+            );
+        }
+        Err(error) => check!("report-serialize", false, "report does not serialize: {error}"),
+    }
+}
+
+/// Validating the normalized payload again gives a valid report with the
+/// same normalized payload.
+fn check_idempotent(schema: &CompiledSchema, normalized: &Map<String, Value>) {
+    let mut message = Map::new();
+    message.insert("schema_id".into(), Value::String(schema.schema_id().into()));
+    message.insert("payload".into(), Value::Object(normalized.clone()));
+    let message = Value::Object(message);
+    let again = schema.validate(&message);
+    // Limits bound the input, not the output: defaults can add members past
+    // `max_keys` and a default can nest deeper than `max_depth`. Those are
+    // reported as limit_exceeded and are accepted here (see docs/fuzzing.md).
+    if !again.is_valid()
+        && again
+            .errors()
+            .iter()
+            .all(|e| e.code() == IssueCode::LimitExceeded)
+    {
+        return;
+    }
+    check!(
+        "normalized-idempotent",
+        again.normalized() == Some(normalized),
+        "normalized payload does not validate to itself\nnormalized: {}\nreport: {again:?}",
+        Value::Object(normalized.clone())
+    );
+}
