@@ -1,14 +1,17 @@
 //! A walk through the protocol, both sides in one process:
-//! negotiation → client payload → server validation → report → execution result.
+//! negotiation → client payload → server validation → report → execution result,
+//! the payload and the result each in a Universal Schema envelope.
 //!
 //! Run with `cargo run --example tour`.
 
 use std::collections::HashMap;
 use std::error::Error;
+use std::time::SystemTime;
 
 use sdsi::{
-    CompiledSchema, ExecutionResult, KeyDefinition, KeyName, KeyType, SchemaRequest,
-    SchemaTemplate, SchemaUpdateSuggestion, StructuredPayload,
+    CompiledSchema, Envelope, ExecutionResult, KeyDefinition, KeyName, KeyType, MessageId,
+    ProtocolMessage, SchemaRequest, SchemaTemplate, SchemaUpdateSuggestion, StructuredPayload,
+    Timestamp,
 };
 use serde_json::json;
 
@@ -136,10 +139,44 @@ fn main() -> Result<(), Box<dyn Error>> {
         .with("other", "window seat");
     let message = serde_json::to_vec(&payload)?;
     println!("4. client → server: {}", String::from_utf8_lossy(&message));
+    // Between agents the message travels in a Universal Schema envelope; the
+    // server checks the envelope and the payload inside in one call. The
+    // crate has no clock or RNG: the time and the id's random bytes come in.
+    let envelope = Envelope::structured(
+        MessageId::from_random_bytes(*b"tour:request:001"),
+        Timestamp::try_from(SystemTime::now())?,
+        "travel_assistant",
+        "airline_agent",
+        &payload,
+    )
+    .with_capabilities(["flight.book"]);
+    let (_, schema) = server
+        .templates
+        .get("flight_booking")
+        .ok_or("unknown scenario")?;
+    let checked = schema.validate_envelope(&envelope.to_value());
+    println!(
+        "   in an envelope {} ({} → {}): valid {}, {} warning(s)",
+        envelope.id,
+        envelope.agent_id,
+        envelope.target_agent,
+        checked.is_valid(),
+        checked.warnings().len()
+    );
     let result = server.execute("flight_booking", &message)?;
     println!(
         "5. server → client, execution result with a schema update suggestion:\n{}",
         indent(&serde_json::to_string_pretty(&result)?)
+    );
+    let reply = envelope.reply(
+        MessageId::from_random_bytes(*b"tour:result:0002"),
+        Timestamp::try_from(SystemTime::now())?,
+        ProtocolMessage::ExecutionResult.as_str(),
+        result.as_object().cloned().unwrap_or_default(),
+    )?;
+    println!(
+        "   in an envelope {} ({} → {}, message_type {})",
+        reply.id, reply.agent_id, reply.target_agent, reply.message_type
     );
 
     let sloppy = br#"{"schema_id": "flight_booking_v1",

@@ -103,6 +103,12 @@ pub enum IssueCode {
     DeprecatedKey,
     /// Warning: the payload uses a withdrawn key, still accepted during the backward-compatibility window.
     WithdrawnKey,
+    /// Export warning: a key has no counterpart in the target format and was left out.
+    NotExpressible,
+    /// Bridge warning: an A2A field name is not snake_case; the template key uses a snake_case form of it.
+    FieldRenamed,
+    /// Bridge warning: a key or field was carried over with part of its meaning lost or approximated.
+    LossyMapping,
 }
 
 impl IssueCode {
@@ -152,6 +158,9 @@ impl IssueCode {
             IssueCode::UnauthorizedSensitiveChange => "unauthorized_sensitive_change",
             IssueCode::DeprecatedKey => "deprecated_key",
             IssueCode::WithdrawnKey => "withdrawn_key",
+            IssueCode::NotExpressible => "not_expressible",
+            IssueCode::FieldRenamed => "field_renamed",
+            IssueCode::LossyMapping => "lossy_mapping",
         }
     }
 }

@@ -299,7 +299,7 @@ impl KeyDefinition {
 }
 
 impl<'de> Deserialize<'de> for KeyDefinition {
-    /// Deserializes through [`crate::template::check_key_value`], so every
+    /// Deserializes through `crate::template::key_from_value`, so every
     /// member is checked the same way a whole template's keys are.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;

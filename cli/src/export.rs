@@ -1,0 +1,119 @@
+//! `sdsi export --format FORMAT TEMPLATE`: a schema template exported for
+//! another tool (JSON Schema, MCP, constrained decoding, A2A, a prompt).
+
+use std::path::PathBuf;
+
+use sdsi::{AgentExtension, Issue, ValidateOptions, fields_from_template};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::input;
+use crate::output::{Entry, Format, Outcome, Status, entries};
+use crate::template::{self, Rejected};
+
+/// What to export the template as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// JSON Schema 2020-12 of the message `{"schema_id", "payload"}`.
+    JsonSchema,
+    /// An MCP tool's `inputSchema` (the payload's JSON Schema).
+    McpInput,
+    /// An MCP elicitation's `requestedSchema` (flat, primitive properties).
+    McpElicitation,
+    /// A strict structured-output schema for constrained decoding.
+    Strict,
+    /// A2A input field definitions (issue #813).
+    A2aFields,
+    /// An A2A AgentCard extension entry carrying the template.
+    A2aExtension,
+    /// A compact prompt rendering for in-context learning (a JSON string).
+    Prompt,
+}
+
+/// Arguments of `export`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The format to export to.
+    #[arg(long, short = 'f', value_enum, value_name = "FORMAT")]
+    pub format: ExportFormat,
+
+    /// The schema template (JSON); `-` reads standard input.
+    #[arg(value_name = "TEMPLATE")]
+    pub template: PathBuf,
+}
+
+/// The object `sdsi export` prints.
+#[derive(Debug, Serialize)]
+struct ExportOutput<'a> {
+    valid: bool,
+    errors: Vec<Entry<'a>>,
+    warnings: Vec<Entry<'a>>,
+    export: Option<Value>,
+}
+
+/// Runs the command: exit 0 exported (warnings list what could not be
+/// expressed, and the template's own warnings), 1 well-formed JSON that
+/// breaks the template rules, 2 unreadable, too large or not JSON.
+pub fn run(args: &Args, format: Format) -> Outcome {
+    let options = ValidateOptions::default();
+    let bytes = match input::read_capped(&args.template, options.limits.max_bytes) {
+        Ok(bytes) => bytes,
+        Err(entry) => {
+            let output = ExportOutput {
+                valid: false,
+                errors: vec![entry],
+                warnings: Vec::new(),
+                export: None,
+            };
+            return Outcome::new(Status::Unusable, &output, format);
+        }
+    };
+    let usable = match template::load(&bytes, options) {
+        Ok(usable) => usable,
+        Err(rejected) => return rejected_outcome(&rejected, format),
+    };
+    let schema = &usable.schema;
+    let mut warnings: Vec<Issue> = usable.warnings.clone();
+    let export = match args.format {
+        ExportFormat::JsonSchema => schema.json_schema(),
+        ExportFormat::McpInput => schema.mcp_input_schema(),
+        ExportFormat::McpElicitation => {
+            let export = schema.mcp_elicitation_schema();
+            warnings.extend(export.warnings);
+            export.schema
+        }
+        ExportFormat::Strict => schema.strict_schema(),
+        ExportFormat::A2aFields => {
+            serde_json::to_value(fields_from_template(schema.template())).unwrap_or(Value::Null)
+        }
+        ExportFormat::A2aExtension => serde_json::to_value(AgentExtension::for_templates(
+            std::slice::from_ref(schema.template()),
+            false,
+        ))
+        .unwrap_or(Value::Null),
+        ExportFormat::Prompt => Value::String(schema.prompt()),
+    };
+    warnings.sort_by(|a, b| a.path().cmp(b.path()));
+    let output = ExportOutput {
+        valid: true,
+        errors: Vec::new(),
+        warnings: entries(&warnings),
+        export: Some(export),
+    };
+    Outcome::new(Status::Valid, &output, format)
+}
+
+fn rejected_outcome(rejected: &Rejected, format: Format) -> Outcome {
+    let status = if rejected.is_unparseable() {
+        Status::Unusable
+    } else {
+        Status::Invalid
+    };
+    let output = ExportOutput {
+        valid: false,
+        errors: rejected.errors(),
+        warnings: rejected.warnings(),
+        export: None,
+    };
+    Outcome::new(status, &output, format)
+}

@@ -1,0 +1,334 @@
+//! Runs the real `sdsi` binary's interop commands, `envelope` and `export`,
+//! over the fixtures in `tests/fixtures/` and checks the contract of
+//! `docs/cli.md`: one JSON object on stdout with exactly the documented
+//! members, in order, and exit status 0 / 1 / 2.
+
+#![allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "test helpers: a panic is a failed test"
+)]
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_sdsi");
+const ENVELOPE: [&str; 3] = ["valid", "errors", "warnings"];
+const ENVELOPE_SCHEMA: [&str; 4] = ["valid", "errors", "warnings", "normalized"];
+const EXPORT: [&str; 4] = ["valid", "errors", "warnings", "export"];
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `sdsi args...` with `stdin`; returns the exit code and stdout parsed
+/// as one JSON object whose members are exactly `members`, in that order.
+fn run(args: &[&str], stdin: &[u8], members: &[&str]) -> (i32, Value) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn sdsi");
+    let mut pipe = child.stdin.take().expect("stdin piped");
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("wait for sdsi");
+    writer.join().expect("stdin writer");
+    let stdout = String::from_utf8(output.stdout).expect("stdout is UTF-8");
+    assert_eq!(stdout.matches('\n').count(), 1, "one line: {stdout:?}");
+    let value: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    let names: Vec<&str> = value
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut sorted = members.to_vec();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted, "members of {stdout}");
+    let positions: Vec<usize> = members
+        .iter()
+        .map(|m| stdout.find(&format!("\"{m}\":")).expect("member printed"))
+        .collect();
+    assert!(positions.is_sorted(), "member order: {stdout}");
+    for list in ["errors", "warnings"] {
+        for issue in value[list].as_array().unwrap() {
+            for member in ["code", "path", "message"] {
+                assert!(issue[member].is_string(), "{issue} has {member}");
+            }
+        }
+    }
+    (output.status.code().expect("exited"), value)
+}
+
+fn codes(list: &Value) -> Vec<(String, String)> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["code"].as_str().unwrap().to_owned(),
+                i["path"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(c, p)| ((*c).to_owned(), (*p).to_owned()))
+        .collect()
+}
+
+#[test]
+fn envelope_valid_exits_0() {
+    let (code, out) = run(
+        &["envelope", &fixture("envelope_query.json")],
+        b"",
+        &ENVELOPE,
+    );
+    assert_eq!(code, 0);
+    assert_eq!(out, json!({"valid": true, "errors": [], "warnings": []}));
+}
+
+#[test]
+fn envelope_invalid_exits_1_with_every_problem() {
+    let (code, out) = run(
+        &["envelope", &fixture("envelope_invalid.json")],
+        b"",
+        &ENVELOPE,
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        codes(&out["errors"]),
+        pairs(&[
+            ("capabilities_not_strings", "/capabilities/1"),
+            ("invalid_uuid", "/id"),
+            ("unsupported_version", "/protocol_version"),
+            ("missing_field", "/target_agent"),
+        ])
+    );
+    assert_eq!(
+        codes(&out["warnings"]),
+        pairs(&[
+            ("payload_key_not_snake_case", "/payload/productName"),
+            ("non_utc_timestamp", "/timestamp"),
+        ])
+    );
+}
+
+#[test]
+fn envelope_with_schema_reports_both_layers() {
+    let schema = fixture("flight_template.json");
+    let (code, out) = run(
+        &[
+            "envelope",
+            "--schema",
+            &schema,
+            &fixture("envelope_flight.json"),
+        ],
+        b"",
+        &ENVELOPE_SCHEMA,
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        codes(&out["warnings"]),
+        pairs(&[("non_utc_timestamp", "/timestamp")])
+    );
+    assert_eq!(out["normalized"]["passenger_count"], 1);
+
+    let (code, out) = run(
+        &[
+            "envelope",
+            "-s",
+            &schema,
+            &fixture("envelope_flight_invalid.json"),
+        ],
+        b"",
+        &ENVELOPE_SCHEMA,
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        codes(&out["errors"]),
+        pairs(&[
+            ("wrong_type", "/capabilities"),
+            ("missing_required_key", "/payload/payload/departure_date"),
+            ("missing_required_key", "/payload/payload/destination"),
+            ("type_mismatch", "/payload/payload/passenger_count"),
+        ])
+    );
+    assert_eq!(out["normalized"], Value::Null);
+}
+
+#[test]
+fn envelope_from_stdin() {
+    let text = std::fs::read(fixture("envelope_query.json")).unwrap();
+    let (code, _) = run(&["envelope", "-"], &text, &ENVELOPE);
+    assert_eq!(code, 0);
+    let (code, out) = run(&["envelope", "--schema", "-", "-"], &text, &ENVELOPE_SCHEMA);
+    assert_eq!(code, 2);
+    assert_eq!(codes(&out["errors"]), pairs(&[("unreadable_input", "")]));
+}
+
+#[test]
+fn envelope_unusable_inputs_exit_2() {
+    let (code, out) = run(
+        &["envelope", &fixture("malformed_message.json")],
+        b"",
+        &ENVELOPE,
+    );
+    assert_eq!(code, 2);
+    assert_eq!(codes(&out["errors"]), pairs(&[("invalid_json", "")]));
+
+    let (code, out) = run(&["envelope", &fixture("missing.json")], b"", &ENVELOPE);
+    assert_eq!(code, 2);
+    assert_eq!(codes(&out["errors"]), pairs(&[("unreadable_input", "")]));
+
+    let (code, out) = run(
+        &[
+            "envelope",
+            "--schema",
+            &fixture("invalid_template.json"),
+            &fixture("envelope_flight.json"),
+        ],
+        b"",
+        &ENVELOPE_SCHEMA,
+    );
+    assert_eq!(code, 2);
+    assert_eq!(
+        codes(&out["errors"])[0],
+        ("missing_member".to_owned(), "/scenario".to_owned())
+    );
+    assert_eq!(out["normalized"], Value::Null);
+}
+
+#[test]
+fn envelope_over_the_size_limit_exits_1() {
+    let big = format!("{{\"pad\": \"{}\"}}", "x".repeat(4 << 20));
+    let (code, out) = run(&["envelope", "-"], big.as_bytes(), &ENVELOPE);
+    assert_eq!(code, 1);
+    assert_eq!(codes(&out["errors"]), pairs(&[("limit_exceeded", "")]));
+    assert_eq!(out["errors"][0]["limit"], 4 << 20);
+}
+
+#[test]
+fn export_every_format() {
+    let template = fixture("flight_template.json");
+    for format in [
+        "json-schema",
+        "mcp-input",
+        "mcp-elicitation",
+        "strict",
+        "a2a-fields",
+        "a2a-extension",
+        "prompt",
+    ] {
+        let (code, out) = run(&["export", "--format", format, &template], b"", &EXPORT);
+        assert_eq!(code, 0, "{format}");
+        assert_eq!(out["valid"], true, "{format}");
+        assert!(out["errors"].as_array().unwrap().is_empty(), "{format}");
+        let export = &out["export"];
+        match format {
+            "json-schema" => assert_eq!(
+                export["$schema"],
+                "https://json-schema.org/draft/2020-12/schema"
+            ),
+            "mcp-input" | "strict" => assert_eq!(export["additionalProperties"], false),
+            "mcp-elicitation" => {
+                assert_eq!(export["properties"]["passenger_count"]["type"], "integer")
+            }
+            "a2a-fields" => assert_eq!(export[0]["name"], "origin"),
+            "a2a-extension" => assert_eq!(
+                export["params"]["templates"][0]["schema_id"],
+                "flight_booking_v1"
+            ),
+            _ => assert!(
+                export
+                    .as_str()
+                    .unwrap()
+                    .starts_with("Fill in a structured payload")
+            ),
+        }
+    }
+}
+
+#[test]
+fn export_reports_what_cannot_be_expressed() {
+    let template = br#"{"schema_id": "photo_v1", "scenario": "photo_edit", "keys": [
+        {"key_name": "filter", "key_type": "string", "required": true, "semantic_description": "Filter."},
+        {"key_name": "crop", "key_type": "object", "required": true, "semantic_description": ""}]}"#;
+    let (code, out) = run(&["export", "-f", "mcp-elicitation", "-"], template, &EXPORT);
+    assert_eq!(code, 0);
+    assert_eq!(
+        codes(&out["warnings"]),
+        pairs(&[
+            ("not_expressible", "/keys/1"),
+            ("empty_semantic_description", "/keys/1/semantic_description"),
+        ])
+    );
+    assert_eq!(out["export"]["required"], json!(["filter"]));
+}
+
+#[test]
+fn export_of_a_bad_template() {
+    let (code, out) = run(
+        &[
+            "export",
+            "--format",
+            "strict",
+            &fixture("invalid_template.json"),
+        ],
+        b"",
+        &EXPORT,
+    );
+    assert_eq!(code, 1);
+    assert_eq!(out["export"], Value::Null);
+    assert_eq!(
+        codes(&out["errors"])[0],
+        ("missing_member".to_owned(), "/scenario".to_owned())
+    );
+
+    let (code, out) = run(
+        &[
+            "export",
+            "--format",
+            "strict",
+            &fixture("malformed_template.json"),
+        ],
+        b"",
+        &EXPORT,
+    );
+    assert_eq!(code, 2);
+    assert_eq!(codes(&out["errors"]), pairs(&[("invalid_json", "")]));
+
+    let (code, out) = run(
+        &["export", "--format", "strict", &fixture("missing.json")],
+        b"",
+        &EXPORT,
+    );
+    assert_eq!(code, 2);
+    assert_eq!(codes(&out["errors"]), pairs(&[("unreadable_input", "")]));
+}
+
+#[test]
+fn export_usage_errors_exit_2() {
+    let output = Command::new(BIN)
+        .args([
+            "export",
+            "--format",
+            "yaml",
+            &fixture("flight_template.json"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+}

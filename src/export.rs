@@ -1,0 +1,497 @@
+//! Exports of a compiled schema for the tools agents already use: JSON Schema
+//! 2020-12, MCP (a tool's `inputSchema`, an elicitation's `requestedSchema`),
+//! a strict structured-output schema for constrained decoding, and a compact
+//! prompt rendering for in-context learning (draft §6.1).
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::compile::{Check, CompiledKey, CompiledSchema, KeyStatus, UnknownKeys};
+use crate::issue::{Issue, IssueCode};
+use crate::key::{KeyDefinition, KeyType, OTHER_KEY};
+
+/// The JSON Schema dialect of [`CompiledSchema::json_schema`].
+pub const JSON_SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// The description given to `other` when the template does not declare it.
+const OTHER_DESCRIPTION: &str =
+    "Anything the other keys do not cover, in the user's words: a string or an array of strings";
+
+/// The description given to `other` in an elicitation when the template does
+/// not declare it (a person reads it, and answers with a string).
+const OTHER_ELICITATION: &str =
+    "Anything else about your request that the fields above do not cover";
+
+/// An export that may not carry every key: the exported JSON and a warning
+/// ([`IssueCode::NotExpressible`]) for each key left out, with a JSON Pointer
+/// into the template (`/keys/3`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Export {
+    /// The exported JSON.
+    pub schema: Value,
+    /// What could not be expressed.
+    pub warnings: Vec<Issue>,
+}
+
+impl CompiledSchema {
+    /// A JSON Schema 2020-12 of the whole message `{"schema_id", "payload"}`
+    /// that accepts exactly the messages [`CompiledSchema::validate`]
+    /// accepts, with one exception: JSON Schema cannot bound nesting depth,
+    /// so values nested deeper than [`crate::Limits::max_depth`] are accepted
+    /// by the schema and rejected by the validator.
+    ///
+    /// The payload is a closed object (open when the schema was compiled
+    /// with [`UnknownKeys::Warn`], then bounded by `maxProperties`); required
+    /// keys are `required` and non-null (unless their type is `null`);
+    /// optional keys accept their type or `null`; each key's semantic
+    /// description is its `description`, an optional key's default its
+    /// `default`; `other` is a string or an array of strings; deprecated and
+    /// withdrawn keys (still accepted) are marked `deprecated`. Members of
+    /// the message beside `schema_id` and `payload` are allowed.
+    ///
+    /// ```
+    /// use sdsi::{CompiledSchema, SchemaTemplate};
+    /// use serde_json::json;
+    ///
+    /// let template = SchemaTemplate::from_value(&json!({
+    ///     "schema_id": "coffee_v1", "scenario": "coffee_order",
+    ///     "keys": [{"key_name": "size", "key_type": "string", "required": true,
+    ///               "semantic_description": "Cup size: small, medium, large."}]
+    /// }))?;
+    /// let schema = CompiledSchema::new(&template)?.json_schema();
+    /// assert_eq!(schema["properties"]["schema_id"], json!({"const": "coffee_v1"}));
+    /// assert_eq!(schema["properties"]["payload"]["required"], json!(["size"]));
+    /// assert_eq!(schema["properties"]["payload"]["additionalProperties"], json!(false));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn json_schema(&self) -> Value {
+        let template = self.template();
+        json!({
+            "$schema": JSON_SCHEMA_DIALECT,
+            "title": template.schema_id,
+            "description": format!(
+                "A structured payload message for scenario {:?} (schema {:?})",
+                template.scenario, template.schema_id
+            ),
+            "type": "object",
+            "properties": {
+                "schema_id": {"const": template.schema_id},
+                "payload": self.mcp_input_schema(),
+            },
+            "required": ["schema_id", "payload"],
+        })
+    }
+
+    /// The payload object's JSON Schema: what an MCP tool's `inputSchema`
+    /// holds when the tool's arguments are the payload. It is the `payload`
+    /// member of [`CompiledSchema::json_schema`]; the server validates a call
+    /// as `{"schema_id": <this schema's id>, "payload": <arguments>}`.
+    pub fn mcp_input_schema(&self) -> Value {
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        for key in &self.inner.keys {
+            let definition = self.template().key(&key.name);
+            let mut property = acceptance_schema(key);
+            if let Some(description) = definition.and_then(described) {
+                property.insert("description".into(), description.into());
+            } else if key.check == Check::Other {
+                property.insert("description".into(), OTHER_DESCRIPTION.into());
+            }
+            if let (Some(default), false) = (&key.default, key.required) {
+                property.insert("default".into(), default.clone());
+            }
+            if key.status != KeyStatus::Active {
+                property.insert("deprecated".into(), true.into());
+            }
+            if key.required {
+                required.push(Value::from(&*key.name));
+            }
+            properties.insert(key.name.to_string(), Value::Object(property));
+        }
+        let count = properties.len();
+        let mut schema = Map::new();
+        schema.insert("type".into(), "object".into());
+        schema.insert("properties".into(), Value::Object(properties));
+        if !required.is_empty() {
+            schema.insert("required".into(), Value::Array(required));
+        }
+        let limits = self.options().limits;
+        match self.options().unknown_keys {
+            UnknownKeys::Warn => {
+                schema.insert("maxProperties".into(), limits.max_keys.into());
+            }
+            _ => {
+                schema.insert("additionalProperties".into(), false.into());
+                if count > limits.max_keys {
+                    schema.insert("maxProperties".into(), limits.max_keys.into());
+                }
+            }
+        }
+        Value::Object(schema)
+    }
+
+    /// An MCP elicitation `requestedSchema`: a flat object whose properties
+    /// are primitives (`string`, `number`, `integer`, `boolean`), each with a
+    /// title, the semantic description and, for an optional key, its default.
+    ///
+    /// Keys of type `array`, `object` or `null` cannot be asked for: each is
+    /// left out with a [`IssueCode::NotExpressible`] warning (saying so when
+    /// the key is required, since the user's answer alone then cannot make a
+    /// valid payload). `other` is offered as an optional string. Withdrawn
+    /// keys are not offered.
+    ///
+    /// ```
+    /// use sdsi::{CompiledSchema, SchemaTemplate};
+    /// use serde_json::json;
+    ///
+    /// let template = SchemaTemplate::from_value(&json!({
+    ///     "schema_id": "photo_v1", "scenario": "photo_edit",
+    ///     "keys": [
+    ///         {"key_name": "filter", "key_type": "string", "required": true, "semantic_description": "Filter name."},
+    ///         {"key_name": "crop", "key_type": "object", "required": false, "semantic_description": "Crop box."}
+    ///     ]
+    /// }))?;
+    /// let export = CompiledSchema::new(&template)?.mcp_elicitation_schema();
+    /// assert_eq!(export.schema["required"], json!(["filter"]));
+    /// assert_eq!(export.warnings[0].code().as_str(), "not_expressible");
+    /// assert_eq!(export.warnings[0].path(), "/keys/1");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn mcp_elicitation_schema(&self) -> Export {
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        let mut warnings = Vec::new();
+        for (index, key) in self.template().keys.iter().enumerate() {
+            let name = key.key_name.as_str();
+            if key.key_name.is_other() {
+                continue;
+            }
+            if !matches!(
+                key.key_type,
+                KeyType::String | KeyType::Number | KeyType::Integer | KeyType::Boolean
+            ) {
+                let consequence = if key.required {
+                    "; it is required, so the elicited content alone cannot make a valid payload"
+                } else {
+                    ""
+                };
+                warnings.push(Issue::owned(
+                    IssueCode::NotExpressible,
+                    format!("/keys/{index}"),
+                    format!(
+                        "key {name:?} of type {} cannot be asked for in an mcp elicitation (only string, number, integer and boolean){consequence}",
+                        key.key_type
+                    ),
+                ));
+                continue;
+            }
+            let mut property = Map::new();
+            property.insert("type".into(), key.key_type.as_str().into());
+            property.insert("title".into(), title(name).into());
+            if let Some(description) = described(key) {
+                property.insert("description".into(), description.into());
+            }
+            if let (Some(default), false) = (key.effective_default(), key.required) {
+                property.insert("default".into(), default.clone());
+            }
+            if key.required {
+                required.push(Value::from(name));
+            }
+            properties.insert(name.to_owned(), Value::Object(property));
+        }
+        let other = self.template().key(OTHER_KEY);
+        let mut property = Map::new();
+        property.insert("type".into(), "string".into());
+        property.insert("title".into(), title(OTHER_KEY).into());
+        property.insert(
+            "description".into(),
+            other
+                .and_then(described)
+                .unwrap_or(OTHER_ELICITATION)
+                .into(),
+        );
+        if let Some(Value::String(default)) = other.and_then(KeyDefinition::effective_default) {
+            property.insert("default".into(), default.clone().into());
+        }
+        properties.insert(OTHER_KEY.to_owned(), Value::Object(property));
+
+        let mut schema = Map::new();
+        schema.insert("type".into(), "object".into());
+        schema.insert("properties".into(), Value::Object(properties));
+        if !required.is_empty() {
+            schema.insert("required".into(), Value::Array(required));
+        }
+        Export {
+            schema: Value::Object(schema),
+            warnings,
+        }
+    }
+
+    /// A strict structured-output schema of the payload, for constrained
+    /// decoding (draft §6.1): every property is `required`, optional keys are
+    /// nullable (`null` means "not given" to the validator), the object is
+    /// closed, and there is no `default`. Every payload it accepts is valid
+    /// for this schema (within [`crate::Limits`]). Withdrawn keys are not
+    /// offered.
+    ///
+    /// Free-form `array` and `object` keys are written as `{"type": "array"}`
+    /// and `{"type": "object"}`; decoders whose strict mode demands declared
+    /// items or properties will refuse them.
+    pub fn strict_schema(&self) -> Value {
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        for key in self.producer_keys() {
+            let mut property = Map::new();
+            match &key.check {
+                Check::Other => {
+                    property.insert(
+                        "anyOf".into(),
+                        json!([
+                            {"type": "string"},
+                            {"type": "array", "items": {"type": "string"}},
+                            {"type": "null"}
+                        ]),
+                    );
+                }
+                Check::Type(KeyType::Null) => {
+                    property.insert("type".into(), "null".into());
+                }
+                Check::Type(ty) if key.required => {
+                    property.insert("type".into(), ty.as_str().into());
+                }
+                Check::Type(ty) => {
+                    property.insert("type".into(), json!([ty.as_str(), "null"]));
+                }
+            }
+            let description = self
+                .template()
+                .key(&key.name)
+                .and_then(described)
+                .or((key.check == Check::Other).then_some(OTHER_DESCRIPTION));
+            if let Some(description) = description {
+                property.insert("description".into(), description.into());
+            }
+            required.push(Value::from(&*key.name));
+            properties.insert(key.name.to_string(), Value::Object(property));
+        }
+        json!({
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": false,
+        })
+    }
+
+    /// A compact rendering of the template for an LLM's context (draft §6.1,
+    /// in-context learning): one line per key with its type, whether it is
+    /// required, its default and its semantic description, then the rules
+    /// (answer with the message, use only these keys, send what no key
+    /// covers to `other` rather than guess). Withdrawn keys are left out.
+    ///
+    /// ```
+    /// use sdsi::{CompiledSchema, SchemaTemplate};
+    /// use serde_json::json;
+    ///
+    /// let template = SchemaTemplate::from_value(&json!({
+    ///     "schema_id": "coffee_v1", "scenario": "coffee_order",
+    ///     "keys": [{"key_name": "size", "key_type": "string", "required": false, "default_value": "medium",
+    ///               "semantic_description": "Cup size: small, medium, large."}]
+    /// }))?;
+    /// let prompt = CompiledSchema::new(&template)?.prompt();
+    /// assert!(prompt.contains("- size (string, optional, default \"medium\"): Cup size: small, medium, large."));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn prompt(&self) -> String {
+        let template = self.template();
+        let id = Value::from(template.schema_id.as_str());
+        let mut out = format!(
+            "Fill in a structured payload for schema {id} (scenario: {}).\n\
+             Answer with JSON only: {{\"schema_id\": {id}, \"payload\": {{...}}}}.\n\
+             Keys:\n",
+            one_line(&template.scenario)
+        );
+        for key in self.producer_keys() {
+            let ty = match key.check {
+                Check::Other => "string or array of strings".to_owned(),
+                Check::Type(ty) => ty.to_string(),
+            };
+            let mut notes = vec![ty];
+            notes.push(if key.required { "required" } else { "optional" }.to_owned());
+            if let (Some(default), false) = (&key.default, key.required) {
+                notes.push(format!("default {default}"));
+            }
+            if key.status == KeyStatus::Deprecated {
+                notes.push("deprecated, avoid".to_owned());
+            }
+            let description = self
+                .template()
+                .key(&key.name)
+                .and_then(described)
+                .or((key.check == Check::Other).then_some(OTHER_DESCRIPTION))
+                .map(one_line)
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "- {} ({}): {description}\n",
+                key.name,
+                notes.join(", ")
+            ));
+        }
+        out.push_str(
+            "Rules: use only these keys, with values of the given types; omit optional keys \
+             the request does not mention; put any part of the request that no key covers \
+             into \"other\" instead of guessing a key.\n",
+        );
+        out
+    }
+
+    /// The keys a client may fill in: all but withdrawn ones, `other` included.
+    fn producer_keys(&self) -> impl Iterator<Item = &CompiledKey> {
+        self.inner
+            .keys
+            .iter()
+            .filter(|k| k.status != KeyStatus::Withdrawn)
+    }
+}
+
+/// The JSON Schema of what the validator accepts for `key`'s value.
+fn acceptance_schema(key: &CompiledKey) -> Map<String, Value> {
+    let mut schema = Map::new();
+    match key.check {
+        Check::Other => {
+            // `other` is always optional: null means "not given".
+            schema.insert("type".into(), json!(["string", "array", "null"]));
+            schema.insert("items".into(), json!({"type": "string"}));
+        }
+        Check::Type(KeyType::Null) => {
+            schema.insert("type".into(), "null".into());
+        }
+        Check::Type(ty) if key.required => {
+            schema.insert("type".into(), ty.as_str().into());
+        }
+        Check::Type(ty) => {
+            schema.insert("type".into(), json!([ty.as_str(), "null"]));
+        }
+    }
+    schema
+}
+
+/// The key's semantic description, unless blank.
+fn described(key: &KeyDefinition) -> Option<&str> {
+    let text = key.semantic_description.as_str();
+    (!text.trim().is_empty()).then_some(text)
+}
+
+/// `cabin_class` → `Cabin class`.
+fn title(name: &str) -> String {
+    let spaced = name.replace('_', " ");
+    let mut chars = spaced.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// `text` with every run of whitespace (newlines included) made one space.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The interop guide's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/interop.md")]
+struct InteropDoctests;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{SchemaTemplate, ValidateOptions};
+
+    fn flight() -> CompiledSchema {
+        let template = SchemaTemplate::from_value(&json!({
+            "schema_id": "flight_booking_v1", "scenario": "flight_booking",
+            "keys": [
+                {"key_name": "origin", "key_type": "string", "required": true, "semantic_description": "From.\nIATA code."},
+                {"key_name": "passenger_count", "key_type": "integer", "required": false, "default_value": 1,
+                 "semantic_description": "Passengers."},
+                {"key_name": "stops", "key_type": "array", "required": false, "semantic_description": " "},
+                {"key_name": "nothing", "key_type": "null", "required": true, "semantic_description": "Always null."}
+            ]
+        }))
+        .unwrap();
+        CompiledSchema::new(&template).unwrap()
+    }
+
+    #[test]
+    fn payload_schema_shape() {
+        let schema = flight().mcp_input_schema();
+        assert_eq!(
+            schema,
+            json!({
+                "type": "object",
+                "properties": {
+                    "origin": {"type": "string", "description": "From.\nIATA code."},
+                    "passenger_count": {"type": ["integer", "null"], "description": "Passengers.", "default": 1},
+                    "stops": {"type": ["array", "null"]},
+                    "nothing": {"type": "null", "description": "Always null."},
+                    "other": {"type": ["string", "array", "null"], "items": {"type": "string"}, "description": OTHER_DESCRIPTION}
+                },
+                "required": ["origin", "nothing"],
+                "additionalProperties": false
+            })
+        );
+    }
+
+    #[test]
+    fn unknown_keys_warn_opens_the_object() {
+        let schema = CompiledSchema::with_options(
+            flight().template(),
+            ValidateOptions::default().unknown_keys(UnknownKeys::Warn),
+        )
+        .unwrap()
+        .mcp_input_schema();
+        assert_eq!(schema.get("additionalProperties"), None);
+        assert_eq!(schema["maxProperties"], 1024);
+    }
+
+    #[test]
+    fn strict_and_elicitation() {
+        let schema = flight();
+        let strict = schema.strict_schema();
+        assert_eq!(
+            strict["required"],
+            json!(["origin", "passenger_count", "stops", "nothing", "other"])
+        );
+        assert_eq!(
+            strict["properties"]["passenger_count"],
+            json!({"type": ["integer", "null"], "description": "Passengers."})
+        );
+        let elicitation = schema.mcp_elicitation_schema();
+        let codes: Vec<_> = elicitation
+            .warnings
+            .iter()
+            .map(|w| (w.code().as_str(), w.path().to_owned()))
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                ("not_expressible", "/keys/2".to_owned()),
+                ("not_expressible", "/keys/3".to_owned())
+            ]
+        );
+        assert!(elicitation.warnings[1].message().contains("required"));
+        assert_eq!(
+            elicitation.schema["properties"]["passenger_count"],
+            json!({"type": "integer", "title": "Passenger count", "description": "Passengers.", "default": 1})
+        );
+    }
+
+    #[test]
+    fn prompt_is_one_line_per_key() {
+        let prompt = flight().prompt();
+        assert!(prompt.contains("- origin (string, required): From. IATA code.\n"));
+        assert!(prompt.contains("- passenger_count (integer, optional, default 1): Passengers.\n"));
+        assert!(prompt.contains("- stops (array, optional): \n"));
+        assert!(prompt.contains("- other (string or array of strings, optional): Anything"));
+        assert_eq!(prompt.lines().count(), 3 + 5 + 1);
+    }
+}

@@ -1,0 +1,415 @@
+//! Exports: the JSON Schema export accepts exactly what the validator accepts
+//! (`jsonschema` as the oracle, both directions), the strict and elicitation
+//! schemas only admit valid payloads, and the `PayloadBuilder` only builds
+//! valid ones.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test helpers: a panic is a failed test"
+)]
+
+use std::collections::HashSet;
+
+use proptest::prelude::*;
+use sdsi::{
+    BuildError, CompiledSchema, KeyDefinition, KeyName, KeyType, PayloadBuilder, Placement,
+    SchemaTemplate, UnknownKeys, ValidateOptions,
+};
+use serde_json::{Map, Value, json};
+
+fn key_name() -> impl Strategy<Value = KeyName> {
+    "[a-z][a-z0-9]{0,5}(_[a-z0-9]{1,3}){0,2}".prop_map(|s| KeyName::new(&s).unwrap())
+}
+
+fn key_type() -> impl Strategy<Value = KeyType> {
+    proptest::sample::select(KeyType::ALL.to_vec())
+}
+
+/// Any JSON value, small and nested, with the numbers that split
+/// integer from number (2.0, 1e300, -0.0).
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        (-1e6f64..1e6).prop_map(Value::from),
+        Just(json!(2.0)),
+        Just(json!(-0.0)),
+        Just(json!(1e300)),
+        Just(json!(0.5)),
+        "[a-z ]{0,6}".prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec(("[a-z_]{1,5}", inner), 0..4)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
+        ]
+    })
+}
+
+/// A value of type `ty`.
+fn value_of(ty: KeyType) -> BoxedStrategy<Value> {
+    match ty {
+        KeyType::String => "[a-z]{0,6}".prop_map(Value::from).boxed(),
+        KeyType::Integer => prop_oneof![
+            any::<i32>().prop_map(Value::from),
+            Just(json!(3.0)),
+            Just(json!(1e300))
+        ]
+        .boxed(),
+        KeyType::Number => prop_oneof![
+            any::<i32>().prop_map(Value::from),
+            Just(json!(0.25)),
+            (-1e9f64..1e9).prop_map(Value::from)
+        ]
+        .boxed(),
+        KeyType::Boolean => any::<bool>().prop_map(Value::from).boxed(),
+        KeyType::Array => prop::collection::vec(json_value(), 0..3)
+            .prop_map(Value::Array)
+            .boxed(),
+        KeyType::Object => prop::collection::vec(("[a-z]{1,4}", json_value()), 0..3)
+            .prop_map(|kv| Value::Object(kv.into_iter().collect()))
+            .boxed(),
+        KeyType::Null => Just(Value::Null).boxed(),
+    }
+}
+
+fn key_definition() -> impl Strategy<Value = KeyDefinition> {
+    (key_name(), key_type(), any::<bool>(), "[ -~]{0,16}", 0..3u8).prop_flat_map(
+        |(name, ty, required, desc, default_kind)| {
+            let default = match default_kind {
+                0 => Just(None).boxed(),
+                1 => Just(Some(Value::Null)).boxed(),
+                _ => value_of(ty).prop_map(Some).boxed(),
+            };
+            default.prop_map(move |default_value| {
+                let mut key = KeyDefinition::new(name.clone(), ty, required, desc.clone());
+                key.default_value = default_value;
+                key
+            })
+        },
+    )
+}
+
+/// A valid template; `other` declared as a string, an array, or not at all.
+fn template() -> impl Strategy<Value = SchemaTemplate> {
+    (
+        prop::collection::vec(key_definition(), 0..7),
+        0..3u8,
+        "[a-z_]{1,10}",
+    )
+        .prop_map(|(keys, other, id)| {
+            let mut seen = HashSet::new();
+            let mut keys: Vec<_> = keys
+                .into_iter()
+                .filter(|k| !k.key_name.is_other() && seen.insert(k.key_name.clone()))
+                .collect();
+            if other > 0 {
+                let ty = if other == 1 {
+                    KeyType::String
+                } else {
+                    KeyType::Array
+                };
+                keys.push(KeyDefinition::new(
+                    KeyName::new("other").unwrap(),
+                    ty,
+                    false,
+                    "unmapped",
+                ));
+            }
+            SchemaTemplate::new(id, "scenario", keys)
+        })
+}
+
+/// A message near the template: each key omitted, well typed, null or
+/// anything; sometimes unknown keys, a bad `other`, a wrong schema_id, a
+/// non-object payload.
+fn message_for(template: &SchemaTemplate) -> BoxedStrategy<Value> {
+    let id = template.schema_id.clone();
+    let members: Vec<BoxedStrategy<Option<(String, Value)>>> = template
+        .keys
+        .iter()
+        .map(|k| {
+            let name = k.key_name.to_string();
+            let ty = if k.key_name.is_other() {
+                KeyType::String
+            } else {
+                k.key_type
+            };
+            prop_oneof![
+                2 => Just(None),
+                5 => value_of(ty).prop_map(Some),
+                1 => Just(Some(Value::Null)),
+                2 => json_value().prop_map(Some),
+            ]
+            .prop_map(move |v| v.map(|v| (name.clone(), v)))
+            .boxed()
+        })
+        .collect();
+    let extras = prop::collection::vec(
+        prop_oneof![
+            ("[a-z]{1,4}", json_value()),
+            json_value().prop_map(|v| ("other".to_owned(), v)),
+            prop::collection::vec("[a-z]{0,3}", 0..3).prop_map(|v| ("other".to_owned(), json!(v))),
+        ],
+        0..2,
+    );
+    (members, extras, 0..12u8)
+        .prop_map(move |(members, extras, shape)| {
+            let payload: Map<String, Value> = members.into_iter().flatten().chain(extras).collect();
+            match shape {
+                0 => json!({"payload": payload}),
+                1 => json!({"schema_id": "elsewhere", "payload": payload}),
+                2 => json!({"schema_id": id.clone(), "payload": [payload]}),
+                3 => json!({"schema_id": id.clone()}),
+                4 => json!([{"schema_id": id.clone(), "payload": payload}]),
+                5 => json!({"schema_id": 7, "payload": payload}),
+                _ => json!({"schema_id": id.clone(), "payload": payload, "trace": 1}),
+            }
+        })
+        .boxed()
+}
+
+fn options() -> impl Strategy<Value = ValidateOptions> {
+    any::<bool>().prop_map(|warn| {
+        ValidateOptions::default().unknown_keys(if warn {
+            UnknownKeys::Warn
+        } else {
+            UnknownKeys::Reject
+        })
+    })
+}
+
+fn oracle(schema: &Value) -> jsonschema::Validator {
+    jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("{e}: {schema}"))
+}
+
+/// A payload for the strict schema: every producer key present, optional
+/// ones sometimes null.
+fn strict_payload(template: &SchemaTemplate) -> BoxedStrategy<Map<String, Value>> {
+    let mut members: Vec<BoxedStrategy<(String, Value)>> = template
+        .keys
+        .iter()
+        .map(|k| {
+            let name = k.key_name.to_string();
+            let value = if k.key_name.is_other() {
+                prop_oneof![
+                    "[a-z]{0,4}".prop_map(Value::from),
+                    prop::collection::vec("[a-z]{0,3}", 0..3).prop_map(|v| json!(v))
+                ]
+                .boxed()
+            } else {
+                value_of(k.key_type)
+            };
+            let value = if k.required {
+                value
+            } else {
+                prop_oneof![1 => Just(Value::Null), 3 => value].boxed()
+            };
+            value.prop_map(move |v| (name.clone(), v)).boxed()
+        })
+        .collect();
+    if template.key("other").is_none() {
+        members.push(
+            prop_oneof![Just(Value::Null), "[a-z]{0,4}".prop_map(Value::from)]
+                .prop_map(|v| ("other".to_owned(), v))
+                .boxed(),
+        );
+    }
+    members
+        .prop_map(|m| m.into_iter().collect::<Map<_, _>>())
+        .boxed()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 768, ..ProptestConfig::default() })]
+
+    /// The headline property: accepted by the JSON Schema export iff
+    /// accepted by the validator.
+    #[test]
+    fn json_schema_accepts_exactly_what_the_validator_accepts(
+        (template, messages) in template().prop_flat_map(|t| {
+            let m = prop::collection::vec(message_for(&t), 1..6);
+            (Just(t), m)
+        }),
+        opts in options(),
+    ) {
+        let schema = CompiledSchema::with_options(&template, opts).unwrap();
+        let exported = schema.json_schema();
+        let validator = oracle(&exported);
+        for message in &messages {
+            prop_assert_eq!(
+                validator.is_valid(message),
+                schema.is_valid(message),
+                "message {} against {}", message, exported
+            );
+        }
+        // The MCP tool input schema is the payload member of the same schema.
+        prop_assert_eq!(&exported["properties"]["payload"], &schema.mcp_input_schema());
+    }
+
+    /// The same, over the JSON-Schema-derived shape of valid messages only
+    /// (so the `true` side is exercised as much as the `false` one).
+    #[test]
+    fn json_schema_accepts_every_normalized_payload(
+        (template, payload) in template().prop_flat_map(|t| { let p = strict_payload(&t); (Just(t), p) }),
+    ) {
+        let schema = CompiledSchema::new(&template).unwrap();
+        let message = json!({"schema_id": template.schema_id, "payload": payload});
+        let validator = oracle(&schema.json_schema());
+        prop_assert!(schema.is_valid(&message));
+        prop_assert!(validator.is_valid(&message));
+        let normalized = schema.validate(&message).into_normalized().unwrap();
+        let again = json!({"schema_id": template.schema_id, "payload": normalized});
+        prop_assert!(validator.is_valid(&again));
+    }
+
+    /// Strict schema: what it accepts is valid; every key is required and
+    /// there is no default; a full strict-shaped payload is accepted by both.
+    #[test]
+    fn strict_schema_only_admits_valid_payloads(
+        (template, payload, others) in template().prop_flat_map(|t| {
+            let p = strict_payload(&t);
+            let m = prop::collection::vec(message_for(&t), 1..4);
+            (Just(t), p, m)
+        }),
+    ) {
+        let schema = CompiledSchema::new(&template).unwrap();
+        let strict = schema.strict_schema();
+        let validator = oracle(&strict);
+        prop_assert!(!strict.to_string().contains("\"default\""));
+        let names: Vec<&String> = strict["properties"].as_object().unwrap().keys().collect();
+        let required: Vec<&str> = strict["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        prop_assert_eq!(names.len(), required.len());
+        let wrap = |p: &Value| json!({"schema_id": template.schema_id, "payload": p});
+        let payload = Value::Object(payload);
+        prop_assert!(validator.is_valid(&payload), "{} against {}", payload, strict);
+        prop_assert!(schema.is_valid(&wrap(&payload)));
+        for message in &others {
+            if let Some(p) = message.get("payload") {
+                if validator.is_valid(p) {
+                    prop_assert!(schema.is_valid(&wrap(p)), "{}", p);
+                }
+            }
+        }
+    }
+
+    /// MCP elicitation: flat primitive properties only; a key is either
+    /// offered or reported; answers it accepts are valid payloads unless a
+    /// required key could not be asked for.
+    #[test]
+    fn elicitation_schema_is_flat_and_honest(
+        (template, payload) in template().prop_flat_map(|t| { let p = strict_payload(&t); (Just(t), p) }),
+    ) {
+        let schema = CompiledSchema::new(&template).unwrap();
+        let export = schema.mcp_elicitation_schema();
+        let properties = export.schema["properties"].as_object().unwrap();
+        for (name, property) in properties {
+            let ty = property["type"].as_str().unwrap();
+            prop_assert!(["string", "number", "integer", "boolean"].contains(&ty), "{}: {}", name, ty);
+            prop_assert!(property.as_object().unwrap().keys().all(|k| ["type", "title", "description", "default"].contains(&k.as_str())));
+        }
+        let mut blocked = false;
+        for (index, key) in template.keys.iter().enumerate() {
+            let offered = properties.contains_key(key.key_name.as_str());
+            let reported = export.warnings.iter().any(|w| w.path() == format!("/keys/{index}"));
+            prop_assert!(offered != reported || key.key_name.is_other(), "{}", key.key_name);
+            blocked |= reported && key.required;
+        }
+        // An answer: the payload restricted to the offered keys, nulls dropped,
+        // `other` as a string.
+        let answer: Map<String, Value> = payload
+            .into_iter()
+            .filter(|(k, v)| properties.contains_key(k) && !v.is_null() && (k != "other" || v.is_string()))
+            .collect();
+        let answer = Value::Object(answer);
+        if oracle(&export.schema).is_valid(&answer) && !blocked {
+            prop_assert!(schema.is_valid(&json!({"schema_id": template.schema_id, "payload": answer})), "{}", answer);
+        }
+    }
+
+    /// The builder never produces an invalid payload, whatever it is fed.
+    #[test]
+    fn builder_only_builds_valid_payloads(
+        (template, sets) in template().prop_flat_map(|t| {
+            let names: Vec<String> = t.keys.iter().map(|k| k.key_name.to_string())
+                .chain(["unknown".to_owned(), "other".to_owned()]).collect();
+            let sets = prop::collection::vec(
+                (proptest::sample::select(names), json_value(), 0.0f64..1.0), 0..10);
+            (Just(t), sets)
+        }),
+        threshold in 0.0f64..1.0,
+    ) {
+        let schema = CompiledSchema::new(&template).unwrap();
+        let mut builder = PayloadBuilder::new(&schema).with_threshold(threshold);
+        for (key, value, confidence) in sets {
+            match builder.set(&key, value, confidence) {
+                Ok(Placement::Key) => prop_assert!(confidence >= threshold),
+                Ok(_) => {}
+                Err(BuildError::InvalidOther) => prop_assert_eq!(key.as_str(), "other"),
+                Err(_) => prop_assert!(confidence >= threshold),
+            }
+        }
+        match builder.build() {
+            Ok(message) => prop_assert!(schema.validate(&message.to_value()).is_valid()),
+            Err(BuildError::Invalid(issues)) => prop_assert!(!issues.is_empty()),
+            Err(other) => prop_assert!(false, "unexpected {other:?}"),
+        }
+    }
+}
+
+fn flight() -> CompiledSchema {
+    let template: SchemaTemplate =
+        serde_json::from_str(include_str!("figures/fig02_flight_template.json")).unwrap();
+    CompiledSchema::new(&template).unwrap()
+}
+
+#[test]
+fn flight_json_schema_is_the_documented_one() {
+    let schema = flight().json_schema();
+    assert_eq!(schema["$schema"], sdsi::JSON_SCHEMA_DIALECT);
+    assert_eq!(schema["required"], json!(["schema_id", "payload"]));
+    let payload = &schema["properties"]["payload"];
+    assert_eq!(
+        payload["required"],
+        json!(["origin", "destination", "departure_date"])
+    );
+    assert_eq!(
+        payload["properties"]["cabin_class"]["type"],
+        json!(["string", "null"])
+    );
+    assert_eq!(payload["properties"]["cabin_class"]["default"], "economy");
+    assert_eq!(payload["properties"]["origin"].get("default"), None);
+    let validator = oracle(&schema);
+    let figure_4: Value =
+        serde_json::from_str(include_str!("figures/fig04_flight_payload.json")).unwrap();
+    assert!(validator.is_valid(&figure_4));
+}
+
+#[test]
+fn builder_with_the_flight_template() {
+    let schema = flight();
+    let mut builder = PayloadBuilder::new(&schema).with_threshold(0.8);
+    builder.set("origin", "PEK", 0.99).unwrap();
+    builder.set("destination", "SHA", 0.95).unwrap();
+    builder
+        .set_from("next Monday", "departure_date", "2026-05-04", 0.9)
+        .unwrap();
+    assert_eq!(
+        builder.set_from("something roomy", "cabin_class", "business", 0.55),
+        Ok(Placement::Other)
+    );
+    builder.push_other("window seat");
+    let message = builder.build().unwrap();
+    assert_eq!(
+        message.to_value(),
+        json!({"schema_id": "flight_booking_v1", "payload": {
+            "origin": "PEK", "destination": "SHA", "departure_date": "2026-05-04",
+            "other": ["something roomy", "window seat"]}})
+    );
+}
