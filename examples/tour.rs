@@ -1,60 +1,65 @@
-//! A walk through the protocol, both sides in one process:
-//! negotiation → client payload → server validation → report → execution result,
-//! the payload and the result each in a Universal Schema envelope.
+//! A walk through the whole protocol, both sides in one process, on a
+//! simulated clock (the crate never reads one):
+//!
+//! negotiation → structured payload in an envelope → validation → execution
+//! result → many clients' `other` fragments → a proposed key → the update
+//! suggestion → the client adopts the key → the key's trial ends in promotion.
 //!
 //! Run with `cargo run --example tour`.
 
-use std::collections::HashMap;
 use std::error::Error;
-use std::time::SystemTime;
 
 use sdsi::{
-    CompiledSchema, Envelope, ExecutionResult, KeyDefinition, KeyName, KeyType, MessageId,
-    ProtocolMessage, SchemaRequest, SchemaTemplate, SchemaUpdateSuggestion, StructuredPayload,
-    Timestamp,
+    Envelope, Evolution, EvolutionEngine, EvolutionEvent, ExecutionResult, LifecyclePolicy,
+    MessageId, PatchScope, ProtocolMessage, SchemaRequest, SchemaStore, SchemaTemplate,
+    StructuredPayload, Timestamp,
 };
-use serde_json::json;
+use serde_json::{Value, json};
+use time::macros::datetime;
+use time::{Duration, OffsetDateTime};
 
-/// The server agent: its published templates, compiled once at start-up.
+/// The server agent: one scenario's evolving schema and the evolution engine.
 struct Server {
-    templates: HashMap<String, (SchemaTemplate, CompiledSchema)>,
+    store: SchemaStore,
+    engine: Evolution,
 }
 
 impl Server {
-    fn new(templates: Vec<SchemaTemplate>) -> Result<Self, Box<dyn Error>> {
-        let mut by_scenario = HashMap::new();
-        for template in templates {
-            let compiled = CompiledSchema::new(&template)?;
-            by_scenario.insert(template.scenario.clone(), (template, compiled));
-        }
-        Ok(Self {
-            templates: by_scenario,
-        })
-    }
-
-    /// Step 3: answer `get_schema_template` with the scenario's template.
-    fn negotiate(&self, request: &[u8]) -> Result<Vec<u8>, Box<dyn Error>> {
+    /// Step 3: answer `get_schema_template` with what this client sees now.
+    fn negotiate(
+        &self,
+        request: &[u8],
+        client: &str,
+        now: OffsetDateTime,
+    ) -> Result<Vec<u8>, Box<dyn Error>> {
         let request: SchemaRequest = serde_json::from_slice(request)?;
-        if !request.is_get_schema_template() {
-            return Err(format!("unsupported method {}", request.method).into());
+        if !request.is_get_schema_template()
+            || request.params.scenario != self.store.base().scenario
+        {
+            return Err("unsupported request".into());
         }
-        let (template, _) = self
-            .templates
-            .get(&request.params.scenario)
-            .ok_or_else(|| format!("no template for scenario {}", request.params.scenario))?;
-        Ok(serde_json::to_vec(template)?)
+        Ok(serde_json::to_vec(
+            &self.store.template_for(Some(client), now)?,
+        )?)
     }
 
-    /// Steps 5-6: validate the raw bytes, then execute or refuse.
-    fn execute(&self, scenario: &str, message: &[u8]) -> Result<serde_json::Value, Box<dyn Error>> {
-        let (_, schema) = self.templates.get(scenario).ok_or("unknown scenario")?;
+    /// Steps 5-7: validate the raw bytes, let evolution observe the message,
+    /// execute, and attach what the client has not been told yet.
+    fn execute(
+        &mut self,
+        message: &[u8],
+        client: &str,
+        now: OffsetDateTime,
+    ) -> Result<Value, Box<dyn Error>> {
+        let schema = self.store.compile_for(Some(client), now)?;
         let report = schema.validate_slice(message);
-        println!(
-            "   server's validation report:\n{}",
-            indent(&serde_json::to_string_pretty(&report)?)
-        );
-        let Some(normalized) = report.into_normalized() else {
-            return Ok(json!({"status": "rejected"}));
+        if let Ok(value) = serde_json::from_slice::<Value>(message) {
+            for event in self.engine.observe(&mut self.store, &value, client, now) {
+                print_event(&event);
+            }
+        }
+        let Some(normalized) = report.normalized() else {
+            return Ok(json!({"status": "rejected", "errors": report.errors()}));
         };
         // A real server would book the flight from `normalized` here.
         let mut result = ExecutionResult::default();
@@ -62,23 +67,37 @@ impl Server {
         result
             .result
             .insert("flight_number".into(), json!("CA1234"));
-        let cabin = normalized.get("cabin_class").cloned().unwrap_or_default();
-        result.result.insert("cabin".into(), cabin);
-        if normalized.contains_key("other") {
-            // The `other` fragment shows a coverage gap; suggest a key for it.
-            let seat = KeyDefinition::new(
-                KeyName::new("seat_preference")?,
-                KeyType::String,
-                false,
-                "Seat preference. Acceptable values: window, aisle, none. Example: 'window seat please' -> 'window'.",
-            )
-            .with_default(json!("none"));
-            result.schema_update_suggestion = Some(SchemaUpdateSuggestion {
-                new_keys: Some(vec![seat]),
-                ..Default::default()
-            });
-        }
+        result.result.insert(
+            "cabin".into(),
+            normalized.get("cabin_class").cloned().unwrap_or_default(),
+        );
+        result.schema_update_suggestion = self.store.suggestion_for(client, now)?;
         Ok(serde_json::to_value(result)?)
+    }
+}
+
+fn print_event(event: &EvolutionEvent) {
+    match event {
+        EvolutionEvent::Triggered {
+            heat,
+            occurrences,
+            recent_clients,
+            ..
+        } => println!(
+            "   evolution: a cluster's dual gate opened (heat {heat:.1}, {occurrences} fragments, ≥{recent_clients} clients)"
+        ),
+        EvolutionEvent::Proposed {
+            patch, submission, ..
+        } => {
+            for key in &patch.new_keys {
+                println!(
+                    "   evolution: proposed key `{}` ({:?})",
+                    key.key_name, submission
+                );
+                println!("      \"{}\"", key.semantic_description);
+            }
+        }
+        other => println!("   evolution: {other:?}"),
     }
 }
 
@@ -110,16 +129,32 @@ fn flight_template() -> Result<SchemaTemplate, Box<dyn Error>> {
     }))?)
 }
 
+fn booking(extra: &[(&str, Value)]) -> Vec<u8> {
+    let mut payload = StructuredPayload::new("flight_booking_v1")
+        .with("origin", "PEK")
+        .with("destination", "SHA")
+        .with("departure_date", "2026-05-04")
+        .with("cabin_class", "business");
+    for (key, value) in extra {
+        payload = payload.with(*key, value.clone());
+    }
+    serde_json::to_vec(&payload).unwrap_or_default()
+}
+
 fn main() -> Result<(), Box<dyn Error>> {
-    let server = Server::new(vec![flight_template()?])?;
+    let t0 = datetime!(2026-05-01 8:00 UTC);
+    let mut server = Server {
+        store: SchemaStore::new(flight_template()?, LifecyclePolicy::default())?,
+        engine: Evolution::default(),
+    };
+    let me = "travel_assistant";
     let utterance = "Book me a flight from Beijing to Shanghai next Monday, business class, and I prefer a window seat.";
     println!("1. the user asks the client agent: {utterance:?}");
-
     println!("2. the client picks the airline agent and the scenario `flight_booking`");
+
     let request = serde_json::to_vec(&SchemaRequest::new("flight_booking", Some("en-US".into())))?;
     println!("3. client → server: {}", String::from_utf8_lossy(&request));
-    let response = server.negotiate(&request)?;
-    let template = SchemaTemplate::from_slice(&response)?;
+    let template = SchemaTemplate::from_slice(&server.negotiate(&request, me, t0)?)?;
     println!(
         "   server → client: template {} with {} keys:",
         template.schema_id,
@@ -130,65 +165,140 @@ fn main() -> Result<(), Box<dyn Error>> {
         println!("      {:<16} {:<8} {required}", key.key_name, key.key_type);
     }
 
-    // Step 4: the client's LLM maps the utterance onto the keys; a fixed mapping stands in for it.
-    let payload = StructuredPayload::new(&template.schema_id)
-        .with("origin", "PEK")
-        .with("destination", "SHA")
-        .with("departure_date", "2026-05-04")
-        .with("cabin_class", "business")
-        .with("other", "window seat");
-    let message = serde_json::to_vec(&payload)?;
+    // Step 4: the client's LLM maps the utterance onto the keys (a fixed
+    // mapping stands in for it); "window seat" fits no key, so it goes to `other`.
+    let message = booking(&[("other", json!("window seat"))]);
     println!("4. client → server: {}", String::from_utf8_lossy(&message));
-    // Between agents the message travels in a Universal Schema envelope; the
-    // server checks the envelope and the payload inside in one call. The
-    // crate has no clock or RNG: the time and the id's random bytes come in.
+    let payload: StructuredPayload = serde_json::from_slice(&message)?;
     let envelope = Envelope::structured(
         MessageId::from_random_bytes(*b"tour:request:001"),
-        Timestamp::try_from(SystemTime::now())?,
-        "travel_assistant",
+        Timestamp::try_from(t0)?,
+        me,
         "airline_agent",
         &payload,
     )
     .with_capabilities(["flight.book"]);
-    let (_, schema) = server
-        .templates
-        .get("flight_booking")
-        .ok_or("unknown scenario")?;
-    let checked = schema.validate_envelope(&envelope.to_value());
+    let checked = server
+        .store
+        .compile_for(Some(me), t0)?
+        .validate_envelope(&envelope.to_value());
     println!(
-        "   in an envelope {} ({} → {}): valid {}, {} warning(s)",
+        "   in a Universal Schema envelope {} ({} → {}): both layers valid: {}",
         envelope.id,
         envelope.agent_id,
         envelope.target_agent,
-        checked.is_valid(),
-        checked.warnings().len()
+        checked.is_valid()
     );
-    let result = server.execute("flight_booking", &message)?;
+
+    let result = server.execute(&message, me, t0)?;
     println!(
-        "5. server → client, execution result with a schema update suggestion:\n{}",
+        "5. server → client, execution result:\n{}",
         indent(&serde_json::to_string_pretty(&result)?)
     );
     let reply = envelope.reply(
         MessageId::from_random_bytes(*b"tour:result:0002"),
-        Timestamp::try_from(SystemTime::now())?,
+        Timestamp::try_from(t0 + Duration::seconds(1))?,
         ProtocolMessage::ExecutionResult.as_str(),
         result.as_object().cloned().unwrap_or_default(),
     )?;
     println!(
-        "   in an envelope {} ({} → {}, message_type {})",
+        "   in an envelope {} ({} → {}, {})",
         reply.id, reply.agent_id, reply.target_agent, reply.message_type
     );
 
-    let sloppy = br#"{"schema_id": "flight_booking_v1",
-                      "payload": {"origin": "PEK", "passenger_count": "two", "seat": "12A", "other": ["aisle", 1]}}"#;
+    let sloppy = br#"{"schema_id": "flight_booking_v1", "payload": {"origin": "PEK", "passenger_count": "two", "seat": "12A"}}"#;
     println!(
         "6. a sloppy client sends: {}",
         String::from_utf8_lossy(sloppy)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
     );
-    let result = server.execute("flight_booking", sloppy)?;
-    println!("   server → client: {result}");
+    println!(
+        "   server → client: {}",
+        server.execute(sloppy, "sloppy_agent", t0)?
+    );
+
+    println!("7. over the next day, eight other assistants put the same wish into `other`:");
+    let wishes = [
+        "window seat please",
+        "a seat by the window",
+        "I prefer a window seat",
+        "seat next to the window",
+    ];
+    let mut now = t0;
+    for i in 0..96 {
+        now = t0 + Duration::minutes(15 * (i + 1));
+        let client = format!("assistant-{}", i % 8);
+        server.execute(
+            &booking(&[("other", json!(wishes.get(i as usize % wishes.len())))]),
+            &client,
+            now,
+        )?;
+    }
+
+    println!("8. our client books again; the result now carries a schema update suggestion:");
+    let result = server.execute(&booking(&[("other", json!("window seat"))]), me, now)?;
+    let suggestion = result
+        .get("schema_update_suggestion")
+        .cloned()
+        .unwrap_or(Value::Null);
+    println!("{}", indent(&serde_json::to_string_pretty(&suggestion)?));
+    let key = suggestion
+        .pointer("/new_keys/0/key_name")
+        .and_then(Value::as_str)
+        .unwrap_or("window_seat")
+        .to_owned();
+
+    println!("9. the client maps the wish to `{key}` from now on; the server accepts it:");
+    let adopted = booking(&[(key.as_str(), json!("window"))]);
+    let report = server
+        .store
+        .compile_for(Some(me), now)?
+        .validate_slice(&adopted);
+    println!(
+        "   valid: {}, warnings: {}",
+        report.is_valid(),
+        report.warnings().len()
+    );
+
+    println!("10. a week of traffic uses the key; an audit sampler judges the mappings:");
+    let digest_before = server.store.digest_for(None, now)?;
+    for hour in 0..(7 * 24) {
+        let at = now + Duration::hours(hour);
+        for c in 0..4 {
+            let extra: &[(&str, Value)] = if c == 0 {
+                &[(key.as_str(), json!("window"))]
+            } else {
+                &[]
+            };
+            server.execute(&booking(extra), &format!("assistant-{c}"), at)?;
+        }
+        server
+            .store
+            .record_alignment(&PatchScope::Global, &key, hour % 10 != 0, at);
+    }
+    let end = now + Duration::days(7);
+    for t in server.store.evaluate(end).transitions {
+        println!(
+            "   lifecycle: `{}` {:?} → {:?} at {}",
+            t.key_name, t.from, t.to, t.at
+        );
+    }
+    if let Some(m) = server
+        .store
+        .lifecycle()
+        .metrics(&PatchScope::Global, &key, end)
+    {
+        println!(
+            "   metrics: usage {:.0} %, alignment {:.0} %, type correctness {:.0} %",
+            m.usage_frequency.unwrap_or(0.0) * 100.0,
+            m.semantic_alignment_accuracy.unwrap_or(0.0) * 100.0,
+            m.value_type_correctness.unwrap_or(0.0) * 100.0
+        );
+    }
+    let digest_after = server.store.digest_for(None, end)?;
+    println!(
+        "   schema version (digest) {} → {}",
+        &digest_before[..15],
+        &digest_after[..15]
+    );
     Ok(())
 }
