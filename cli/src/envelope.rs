@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use sdsi::{Envelope, EnvelopeReport, IssueCode, ValidateOptions};
+use sdsi::{Envelope, EnvelopeReport, ValidateOptions};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -93,17 +93,7 @@ pub fn run(args: &Args, format: Format) -> Outcome {
 }
 
 fn report_outcome(report: &EnvelopeReport, structured: bool, format: Format) -> Outcome {
-    let unparseable = report
-        .errors()
-        .iter()
-        .any(|issue| issue.code() == IssueCode::InvalidJson);
-    let status = if unparseable {
-        Status::Unusable
-    } else if report.is_valid() {
-        Status::Valid
-    } else {
-        Status::Invalid
-    };
+    let status = Status::of(report.errors());
     let output = EnvelopeOutput {
         valid: report.is_valid(),
         errors: entries(report.errors()),

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use sdsi::Issue;
+use sdsi::{Issue, IssueCode};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -19,6 +19,21 @@ pub enum Status {
 }
 
 impl Status {
+    /// The status of a validation with these errors: unusable when the input
+    /// was not JSON (`invalid_json`), else valid when there are none.
+    pub fn of(errors: &[Issue]) -> Self {
+        if errors
+            .iter()
+            .any(|issue| issue.code() == IssueCode::InvalidJson)
+        {
+            Status::Unusable
+        } else if errors.is_empty() {
+            Status::Valid
+        } else {
+            Status::Invalid
+        }
+    }
+
     /// The process exit code.
     fn code(self) -> u8 {
         match self {

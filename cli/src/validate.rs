@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use sdsi::{IssueCode, Report, ValidateOptions};
+use sdsi::{Report, ValidateOptions};
 
 use crate::output::{Entry, Format, Outcome, Status, ValidateOutput, entries};
 use crate::template::{self, Rejected};
@@ -92,17 +92,7 @@ pub fn run(args: &Args, format: Format) -> Outcome {
 }
 
 fn report_outcome(report: &Report, format: Format) -> Outcome {
-    let unparseable = report
-        .errors()
-        .iter()
-        .any(|issue| issue.code() == IssueCode::InvalidJson);
-    let status = if unparseable {
-        Status::Unusable
-    } else if report.is_valid() {
-        Status::Valid
-    } else {
-        Status::Invalid
-    };
+    let status = Status::of(report.errors());
     let output = ValidateOutput {
         valid: report.is_valid(),
         errors: entries(report.errors()),
