@@ -28,9 +28,11 @@ impl Shape {
     }
 
     /// The shape of `value`, looking no deeper than `max_depth + 1` levels.
-    pub(crate) fn of(value: &Value, max_depth: usize) -> Self {
+    /// `track_strings`: whether to look for the first non-string element of
+    /// an array (only `other` needs it; `None` otherwise).
+    pub(crate) fn of(value: &Value, max_depth: usize, track_strings: bool) -> Self {
         let first_non_string = match value {
-            Value::Array(items) => items.iter().position(|v| !v.is_string()),
+            Value::Array(items) if track_strings => items.iter().position(|v| !v.is_string()),
             _ => None,
         };
         Self {
@@ -74,19 +76,24 @@ mod tests {
     #[test]
     fn depth_is_capped() {
         let v = json!([[[[1]]]]);
-        assert_eq!(Shape::of(&v, 10).depth, 4);
-        assert_eq!(Shape::of(&v, 2).depth, 3);
-        assert_eq!(Shape::of(&json!(1), 0).depth, 0);
-        assert_eq!(Shape::of(&json!({}), 5).depth, 1);
-        assert_eq!(Shape::of(&json!({"a": [1, {"b": []}]}), 5).depth, 4);
+        assert_eq!(Shape::of(&v, 10, false).depth, 4);
+        assert_eq!(Shape::of(&v, 2, false).depth, 3);
+        assert_eq!(Shape::of(&json!(1), 0, false).depth, 0);
+        assert_eq!(Shape::of(&json!({}), 5, false).depth, 1);
+        assert_eq!(Shape::of(&json!({"a": [1, {"b": []}]}), 5, false).depth, 4);
+    }
+
+    #[test]
+    fn first_non_string_only_when_asked() {
+        assert_eq!(Shape::of(&json!(["a", 1]), 5, false).first_non_string, None);
     }
 
     #[test]
     fn first_non_string() {
         assert_eq!(
-            Shape::of(&json!(["a", 1, "b"]), 5).first_non_string,
+            Shape::of(&json!(["a", 1, "b"]), 5, true).first_non_string,
             Some(1)
         );
-        assert_eq!(Shape::of(&json!(["a"]), 5).first_non_string, None);
+        assert_eq!(Shape::of(&json!(["a"]), 5, true).first_non_string, None);
     }
 }

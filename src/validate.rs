@@ -243,7 +243,7 @@ impl<'s> Pass<'s> {
         };
         let max_depth = self.schema.options.limits.max_depth;
         let shape = match member {
-            Member::Value(value) => Shape::of(value, max_depth),
+            Member::Value(value) => Shape::of(value, max_depth, key.check == Check::Other),
             Member::Shape(shape) => shape,
         };
         if key.required {
