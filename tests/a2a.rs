@@ -10,15 +10,16 @@
     reason = "test helpers: a panic is a failed test"
 )]
 
-use std::collections::HashSet;
+mod common;
 
+use common::{Extras, json_value, template, value_of};
 use proptest::prelude::*;
 use sdsi::{
     AgentExtension, AgentSkill, CompiledFields, CompiledSchema, FieldDefinition, FieldKind,
-    KeyDefinition, KeyName, KeyType, SDSI_A2A_EXTENSION_URI, SchemaTemplate, StructuredPayload,
-    fields_from_template, template_from_fields,
+    KeyType, SDSI_A2A_EXTENSION_URI, SchemaTemplate, StructuredPayload, fields_from_template,
+    template_from_fields,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 fn pairs(issues: &[sdsi::Issue]) -> Vec<(&'static str, String)> {
     issues
@@ -276,90 +277,6 @@ fn data_part_bridge() {
 // Properties
 // ---------------------------------------------------------------------------
 
-fn key_type() -> impl Strategy<Value = KeyType> {
-    proptest::sample::select(KeyType::ALL.to_vec())
-}
-
-fn json_value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<i32>().prop_map(Value::from),
-        Just(json!(0.5)),
-        "[a-z ]{0,6}".prop_map(Value::from),
-    ];
-    leaf.prop_recursive(3, 16, 3, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
-            prop::collection::vec(("[a-z]{1,4}", inner), 0..3)
-                .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
-        ]
-    })
-}
-
-fn value_of(ty: KeyType) -> BoxedStrategy<Value> {
-    match ty {
-        KeyType::String => "[a-z]{0,6}".prop_map(Value::from).boxed(),
-        KeyType::Integer => any::<i32>().prop_map(Value::from).boxed(),
-        KeyType::Number => {
-            prop_oneof![any::<i32>().prop_map(Value::from), Just(json!(0.25))].boxed()
-        }
-        KeyType::Boolean => any::<bool>().prop_map(Value::from).boxed(),
-        KeyType::Array => prop::collection::vec(json_value(), 0..3)
-            .prop_map(Value::Array)
-            .boxed(),
-        KeyType::Object => Just(json!({"k": [1]})).boxed(),
-        KeyType::Null => Just(Value::Null).boxed(),
-    }
-}
-
-fn key_definition() -> impl Strategy<Value = KeyDefinition> {
-    (
-        "[a-z][a-z0-9]{0,5}(_[a-z0-9]{1,3}){0,2}",
-        key_type(),
-        any::<bool>(),
-        "[ -~]{0,16}",
-        0..3u8,
-    )
-        .prop_flat_map(|(name, ty, required, desc, default_kind)| {
-            let default = match default_kind {
-                0 => Just(None).boxed(),
-                1 => Just(Some(Value::Null)).boxed(),
-                _ => value_of(ty).prop_map(Some).boxed(),
-            };
-            default.prop_map(move |default_value| {
-                let mut key =
-                    KeyDefinition::new(KeyName::new(&name).unwrap(), ty, required, desc.clone());
-                key.default_value = default_value;
-                key.extra.insert("x_note".into(), json!(1));
-                key
-            })
-        })
-}
-
-fn template() -> impl Strategy<Value = SchemaTemplate> {
-    (prop::collection::vec(key_definition(), 0..7), 0..3u8).prop_map(|(keys, other)| {
-        let mut seen = HashSet::new();
-        let mut keys: Vec<_> = keys
-            .into_iter()
-            .filter(|k| !k.key_name.is_other() && seen.insert(k.key_name.clone()))
-            .collect();
-        if other > 0 {
-            let ty = if other == 1 {
-                KeyType::String
-            } else {
-                KeyType::Array
-            };
-            let mut key = KeyDefinition::new(KeyName::new("other").unwrap(), ty, false, "rest");
-            if other == 2 {
-                key.default_value = Some(json!(["none"]));
-            }
-            keys.push(key);
-        }
-        SchemaTemplate::new("t_v1", "t", keys)
-    })
-}
-
 fn field_definition() -> impl Strategy<Value = FieldDefinition> {
     (
         proptest::option::of("[a-zA-Z-]{1,8}"),
@@ -394,7 +311,7 @@ proptest! {
     /// the keys come back equal but for their extra members and an explicit
     /// null default, and the conversion reports no loss.
     #[test]
-    fn template_to_fields_and_back_is_lossless(template in template()) {
+    fn template_to_fields_and_back_is_lossless(template in template(Extras::Keys)) {
         let fields = fields_from_template(&template);
         let json = serde_json::to_value(&fields).unwrap();
         let fields: Vec<FieldDefinition> = serde_json::from_value(json).unwrap();
@@ -414,7 +331,7 @@ proptest! {
     /// payload against the template: same verdict, same issues re-rooted.
     #[test]
     fn data_validation_is_the_core_validator(
-        (template, data) in template().prop_flat_map(|t| {
+        (template, data) in template(Extras::Keys).prop_flat_map(|t| {
             let names: Vec<(String, KeyType)> = t.keys.iter().map(|k| (k.key_name.to_string(), k.key_type)).collect();
             let members: Vec<BoxedStrategy<Option<(String, Value)>>> = names.into_iter().map(|(name, ty)| {
                 prop_oneof![1 => Just(None), 3 => value_of(ty).prop_map(Some), 1 => json_value().prop_map(Some)]

@@ -11,179 +11,12 @@
     reason = "test helpers: a panic is a failed test"
 )]
 
-use std::collections::HashSet;
+mod common;
 
+use common::{Extras, json_value, message_for, template, unknown_key_policy, value_of};
 use proptest::prelude::*;
-use sdsi::{
-    BuildError, CompiledSchema, KeyDefinition, KeyName, KeyType, PayloadBuilder, Placement,
-    SchemaTemplate, UnknownKeys, ValidateOptions,
-};
+use sdsi::{BuildError, CompiledSchema, PayloadBuilder, Placement, SchemaTemplate};
 use serde_json::{Map, Value, json};
-
-fn key_name() -> impl Strategy<Value = KeyName> {
-    "[a-z][a-z0-9]{0,5}(_[a-z0-9]{1,3}){0,2}".prop_map(|s| KeyName::new(&s).unwrap())
-}
-
-fn key_type() -> impl Strategy<Value = KeyType> {
-    proptest::sample::select(KeyType::ALL.to_vec())
-}
-
-/// Any JSON value, small and nested, with the numbers that split
-/// integer from number (2.0, 1e300, -0.0).
-fn json_value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(Value::from),
-        any::<u64>().prop_map(Value::from),
-        (-1e6f64..1e6).prop_map(Value::from),
-        Just(json!(2.0)),
-        Just(json!(-0.0)),
-        Just(json!(1e300)),
-        Just(json!(0.5)),
-        "[a-z ]{0,6}".prop_map(Value::from),
-    ];
-    leaf.prop_recursive(4, 24, 4, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::vec(("[a-z_]{1,5}", inner), 0..4)
-                .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
-        ]
-    })
-}
-
-/// A value of type `ty`.
-fn value_of(ty: KeyType) -> BoxedStrategy<Value> {
-    match ty {
-        KeyType::String => "[a-z]{0,6}".prop_map(Value::from).boxed(),
-        KeyType::Integer => prop_oneof![
-            any::<i32>().prop_map(Value::from),
-            Just(json!(3.0)),
-            Just(json!(1e300))
-        ]
-        .boxed(),
-        KeyType::Number => prop_oneof![
-            any::<i32>().prop_map(Value::from),
-            Just(json!(0.25)),
-            (-1e9f64..1e9).prop_map(Value::from)
-        ]
-        .boxed(),
-        KeyType::Boolean => any::<bool>().prop_map(Value::from).boxed(),
-        KeyType::Array => prop::collection::vec(json_value(), 0..3)
-            .prop_map(Value::Array)
-            .boxed(),
-        KeyType::Object => prop::collection::vec(("[a-z]{1,4}", json_value()), 0..3)
-            .prop_map(|kv| Value::Object(kv.into_iter().collect()))
-            .boxed(),
-        KeyType::Null => Just(Value::Null).boxed(),
-    }
-}
-
-fn key_definition() -> impl Strategy<Value = KeyDefinition> {
-    (key_name(), key_type(), any::<bool>(), "[ -~]{0,16}", 0..3u8).prop_flat_map(
-        |(name, ty, required, desc, default_kind)| {
-            let default = match default_kind {
-                0 => Just(None).boxed(),
-                1 => Just(Some(Value::Null)).boxed(),
-                _ => value_of(ty).prop_map(Some).boxed(),
-            };
-            default.prop_map(move |default_value| {
-                let mut key = KeyDefinition::new(name.clone(), ty, required, desc.clone());
-                key.default_value = default_value;
-                key
-            })
-        },
-    )
-}
-
-/// A valid template; `other` declared as a string, an array, or not at all.
-fn template() -> impl Strategy<Value = SchemaTemplate> {
-    (
-        prop::collection::vec(key_definition(), 0..7),
-        0..3u8,
-        "[a-z_]{1,10}",
-    )
-        .prop_map(|(keys, other, id)| {
-            let mut seen = HashSet::new();
-            let mut keys: Vec<_> = keys
-                .into_iter()
-                .filter(|k| !k.key_name.is_other() && seen.insert(k.key_name.clone()))
-                .collect();
-            if other > 0 {
-                let ty = if other == 1 {
-                    KeyType::String
-                } else {
-                    KeyType::Array
-                };
-                keys.push(KeyDefinition::new(
-                    KeyName::new("other").unwrap(),
-                    ty,
-                    false,
-                    "unmapped",
-                ));
-            }
-            SchemaTemplate::new(id, "scenario", keys)
-        })
-}
-
-/// A message near the template: each key omitted, well typed, null or
-/// anything; sometimes unknown keys, a bad `other`, a wrong schema_id, a
-/// non-object payload.
-fn message_for(template: &SchemaTemplate) -> BoxedStrategy<Value> {
-    let id = template.schema_id.clone();
-    let members: Vec<BoxedStrategy<Option<(String, Value)>>> = template
-        .keys
-        .iter()
-        .map(|k| {
-            let name = k.key_name.to_string();
-            let ty = if k.key_name.is_other() {
-                KeyType::String
-            } else {
-                k.key_type
-            };
-            prop_oneof![
-                2 => Just(None),
-                5 => value_of(ty).prop_map(Some),
-                1 => Just(Some(Value::Null)),
-                2 => json_value().prop_map(Some),
-            ]
-            .prop_map(move |v| v.map(|v| (name.clone(), v)))
-            .boxed()
-        })
-        .collect();
-    let extras = prop::collection::vec(
-        prop_oneof![
-            ("[a-z]{1,4}", json_value()),
-            json_value().prop_map(|v| ("other".to_owned(), v)),
-            prop::collection::vec("[a-z]{0,3}", 0..3).prop_map(|v| ("other".to_owned(), json!(v))),
-        ],
-        0..2,
-    );
-    (members, extras, 0..12u8)
-        .prop_map(move |(members, extras, shape)| {
-            let payload: Map<String, Value> = members.into_iter().flatten().chain(extras).collect();
-            match shape {
-                0 => json!({"payload": payload}),
-                1 => json!({"schema_id": "elsewhere", "payload": payload}),
-                2 => json!({"schema_id": id.clone(), "payload": [payload]}),
-                3 => json!({"schema_id": id.clone()}),
-                4 => json!([{"schema_id": id.clone(), "payload": payload}]),
-                5 => json!({"schema_id": 7, "payload": payload}),
-                _ => json!({"schema_id": id.clone(), "payload": payload, "trace": 1}),
-            }
-        })
-        .boxed()
-}
-
-fn options() -> impl Strategy<Value = ValidateOptions> {
-    any::<bool>().prop_map(|warn| {
-        ValidateOptions::default().unknown_keys(if warn {
-            UnknownKeys::Warn
-        } else {
-            UnknownKeys::Reject
-        })
-    })
-}
 
 fn oracle(schema: &Value) -> jsonschema::Validator {
     jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("{e}: {schema}"))
@@ -233,11 +66,11 @@ proptest! {
     /// accepted by the validator.
     #[test]
     fn json_schema_accepts_exactly_what_the_validator_accepts(
-        (template, messages) in template().prop_flat_map(|t| {
+        (template, messages) in template(Extras::None).prop_flat_map(|t| {
             let m = prop::collection::vec(message_for(&t), 1..6);
             (Just(t), m)
         }),
-        opts in options(),
+        opts in unknown_key_policy(),
     ) {
         let schema = CompiledSchema::with_options(&template, opts).unwrap();
         let exported = schema.json_schema();
@@ -257,7 +90,7 @@ proptest! {
     /// (so the `true` side is exercised as much as the `false` one).
     #[test]
     fn json_schema_accepts_every_normalized_payload(
-        (template, payload) in template().prop_flat_map(|t| { let p = strict_payload(&t); (Just(t), p) }),
+        (template, payload) in template(Extras::None).prop_flat_map(|t| { let p = strict_payload(&t); (Just(t), p) }),
     ) {
         let schema = CompiledSchema::new(&template).unwrap();
         let message = json!({"schema_id": template.schema_id, "payload": payload});
@@ -273,7 +106,7 @@ proptest! {
     /// there is no default; a full strict-shaped payload is accepted by both.
     #[test]
     fn strict_schema_only_admits_valid_payloads(
-        (template, payload, others) in template().prop_flat_map(|t| {
+        (template, payload, others) in template(Extras::None).prop_flat_map(|t| {
             let p = strict_payload(&t);
             let m = prop::collection::vec(message_for(&t), 1..4);
             (Just(t), p, m)
@@ -304,7 +137,7 @@ proptest! {
     /// required key could not be asked for.
     #[test]
     fn elicitation_schema_is_flat_and_honest(
-        (template, payload) in template().prop_flat_map(|t| { let p = strict_payload(&t); (Just(t), p) }),
+        (template, payload) in template(Extras::None).prop_flat_map(|t| { let p = strict_payload(&t); (Just(t), p) }),
     ) {
         let schema = CompiledSchema::new(&template).unwrap();
         let export = schema.mcp_elicitation_schema();
@@ -336,7 +169,7 @@ proptest! {
     /// The builder never produces an invalid payload, whatever it is fed.
     #[test]
     fn builder_only_builds_valid_payloads(
-        (template, sets) in template().prop_flat_map(|t| {
+        (template, sets) in template(Extras::None).prop_flat_map(|t| {
             let names: Vec<String> = t.keys.iter().map(|k| k.key_name.to_string())
                 .chain(["unknown".to_owned(), "other".to_owned()]).collect();
             let sets = prop::collection::vec(

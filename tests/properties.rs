@@ -8,178 +8,18 @@
     reason = "test helpers: a panic is a failed test"
 )]
 
-use proptest::prelude::*;
-use sdsi::{
-    CompiledSchema, ExecutionResult, KeyDefinition, KeyName, KeyType, Limits, SchemaRequest,
-    SchemaTemplate, SchemaUpdateSuggestion, StructuredPayload, UnknownKeys, ValidateOptions,
+mod common;
+
+use common::{
+    Extras, extra_members, json_value, key_definition, message_for, options_with_limits, template,
 };
-use serde_json::{Map, Value, json};
-
-fn key_name() -> impl Strategy<Value = KeyName> {
-    "[a-z][a-z0-9]{0,6}(_[a-z0-9]{1,4}){0,2}".prop_map(|s| KeyName::new(&s).unwrap())
-}
-
-fn key_type() -> impl Strategy<Value = KeyType> {
-    proptest::sample::select(KeyType::ALL.to_vec())
-}
-
-/// Any JSON value, small and nested.
-fn json_value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(Value::from),
-        (-1e6f64..1e6).prop_map(Value::from),
-        Just(json!(2.0)),
-        "[a-z ]{0,8}".prop_map(Value::from),
-    ];
-    leaf.prop_recursive(4, 24, 4, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::vec(("[a-z_]{1,6}", inner), 0..4)
-                .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
-        ]
-    })
-}
-
-/// A value of type `ty`.
-fn value_of(ty: KeyType) -> BoxedStrategy<Value> {
-    match ty {
-        KeyType::String => "[a-z]{0,6}".prop_map(Value::from).boxed(),
-        KeyType::Integer => {
-            prop_oneof![any::<i32>().prop_map(Value::from), Just(json!(3.0))].boxed()
-        }
-        KeyType::Number => {
-            prop_oneof![any::<i32>().prop_map(Value::from), Just(json!(0.25))].boxed()
-        }
-        KeyType::Boolean => any::<bool>().prop_map(Value::from).boxed(),
-        KeyType::Array => prop::collection::vec(json_value(), 0..3)
-            .prop_map(Value::Array)
-            .boxed(),
-        KeyType::Object => Just(json!({"k": [1, {"j": null}]})).boxed(),
-        KeyType::Null => Just(Value::Null).boxed(),
-    }
-}
-
-fn extra_members() -> impl Strategy<Value = indexmap::IndexMap<String, Value>> {
-    prop::collection::vec(("x_[a-z]{1,5}", json_value()), 0..2)
-        .prop_map(|kv| kv.into_iter().collect())
-}
-
-fn key_definition() -> impl Strategy<Value = KeyDefinition> {
-    (
-        key_name(),
-        key_type(),
-        any::<bool>(),
-        "[ -~]{1,20}",
-        0..3u8,
-        extra_members(),
-    )
-        .prop_flat_map(|(name, ty, required, desc, default_kind, extra)| {
-            let default = match default_kind {
-                0 => Just(None).boxed(),
-                1 => Just(Some(Value::Null)).boxed(),
-                _ => value_of(ty).prop_map(Some).boxed(),
-            };
-            default.prop_map(move |default_value| {
-                let mut key = KeyDefinition::new(name.clone(), ty, required, desc.clone());
-                key.default_value = default_value;
-                key.extra = extra.clone();
-                key
-            })
-        })
-}
-
-/// A template that passes every check: unique names, a well-formed `other`.
-fn template() -> impl Strategy<Value = SchemaTemplate> {
-    (
-        prop::collection::vec(key_definition(), 0..8),
-        any::<bool>(),
-        "[a-z_]{1,10}",
-        extra_members(),
-    )
-        .prop_map(|(keys, with_other, id, extra)| {
-            let mut seen = std::collections::HashSet::new();
-            let mut keys: Vec<_> = keys
-                .into_iter()
-                .filter(|k| !k.key_name.is_other() && seen.insert(k.key_name.clone()))
-                .collect();
-            if with_other {
-                keys.push(KeyDefinition::new(
-                    KeyName::new("other").unwrap(),
-                    KeyType::Array,
-                    false,
-                    "unmapped",
-                ));
-            }
-            let mut t = SchemaTemplate::new(id, "scenario", keys);
-            t.extra = extra;
-            t
-        })
-}
-
-/// A message near the template: each key omitted, well-typed, `null`, or any value;
-/// sometimes unknown keys, a bad `other`, a wrong schema_id, or a non-object payload.
-fn message_for(template: &SchemaTemplate) -> BoxedStrategy<Value> {
-    let id = template.schema_id.clone();
-    let members: Vec<BoxedStrategy<Option<(String, Value)>>> = template
-        .keys
-        .iter()
-        .map(|k| {
-            let name = k.key_name.to_string();
-            let ty = if k.key_name.is_other() {
-                KeyType::String
-            } else {
-                k.key_type
-            };
-            prop_oneof![
-                2 => Just(None),
-                4 => value_of(ty).prop_map(Some),
-                1 => Just(Some(Value::Null)),
-                1 => json_value().prop_map(Some),
-            ]
-            .prop_map(move |v| v.map(|v| (name.clone(), v)))
-            .boxed()
-        })
-        .collect();
-    let extras = prop::collection::vec(
-        prop_oneof![
-            ("[a-z~/]{1,5}", json_value()),
-            json_value().prop_map(|v| ("other".to_owned(), v))
-        ],
-        0..2,
-    );
-    (members, extras, 0..10u8)
-        .prop_map(move |(members, extras, shape)| {
-            let payload: Map<String, Value> = members.into_iter().flatten().chain(extras).collect();
-            match shape {
-                0 => json!({"payload": payload}),
-                1 => json!({"schema_id": "elsewhere", "payload": payload}),
-                2 => json!({"schema_id": id.clone(), "payload": [payload]}),
-                3 => json!({"schema_id": id.clone()}),
-                _ => json!({"schema_id": id.clone(), "payload": payload, "trace": 1}),
-            }
-        })
-        .boxed()
-}
-
-fn options() -> impl Strategy<Value = ValidateOptions> {
-    (any::<bool>(), 0..6usize, 0..12usize).prop_map(|(warn, depth, keys)| {
-        let policy = if warn {
-            UnknownKeys::Warn
-        } else {
-            UnknownKeys::Reject
-        };
-        let limits = if depth == 5 {
-            Limits::default()
-        } else {
-            Limits::default().with_max_depth(depth).with_max_keys(keys)
-        };
-        ValidateOptions::default()
-            .unknown_keys(policy)
-            .limits(limits)
-    })
-}
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use sdsi::{
+    CompiledSchema, ExecutionResult, KeyDefinition, Limits, SchemaRequest, SchemaTemplate,
+    SchemaUpdateSuggestion, StructuredPayload, UnknownKeys, ValidateOptions,
+};
+use serde_json::{Value, json};
 
 /// Serializes `message` and, when asked, repeats one payload member (first
 /// occurrence replaced by `decoy`) so the bytes path meets duplicate members.
@@ -194,6 +34,33 @@ fn to_text(message: &Value, duplicate: Option<Value>) -> String {
     };
     let prefix = format!("{}:{},", serde_json::to_string(name).unwrap(), decoy);
     text.replacen("\"payload\":{", &format!("\"payload\":{{{prefix}"), 1)
+}
+
+/// The bytes path (`validate_str`, `is_valid_str`) agrees with the `Value`
+/// path on `message` as text, with `decoy` as a duplicate payload member;
+/// a normalized payload validates to itself under default limits.
+fn check_bytes_path(
+    template: &SchemaTemplate,
+    message: &Value,
+    opts: ValidateOptions,
+    decoy: Option<Value>,
+) -> Result<(), TestCaseError> {
+    let schema = CompiledSchema::with_options(template, opts).unwrap();
+    let text = to_text(message, decoy);
+    // The reference: what serde_json makes of the text (last duplicate wins).
+    let parsed: Value = serde_json::from_str(&text).unwrap();
+    let report = schema.validate(&parsed);
+    prop_assert_eq!(&schema.validate_str(&text), &report);
+    prop_assert_eq!(schema.is_valid_str(&text), report.is_valid());
+    prop_assert_eq!(schema.is_valid(&parsed), report.is_valid());
+    if let (Some(normalized), true) = (report.normalized(), opts.limits == Limits::default()) {
+        // Normalizing is idempotent: the normalized payload validates to itself.
+        // (Only under default limits: defaults can push a payload past tight ones.)
+        let again =
+            schema.validate(&json!({"schema_id": template.schema_id, "payload": normalized}));
+        prop_assert_eq!(again.normalized(), Some(normalized));
+    }
+    Ok(())
 }
 
 fn round_trip<T>(value: &T)
@@ -211,28 +78,15 @@ proptest! {
 
     #[test]
     fn bytes_path_equals_value_path(
-        (template, message) in template().prop_flat_map(|t| { let m = message_for(&t); (Just(t), m) }),
-        opts in options(),
+        (template, message) in template(Extras::All).prop_flat_map(|t| { let m = message_for(&t); (Just(t), m) }),
+        opts in options_with_limits(),
         decoy in proptest::option::of(json_value()),
     ) {
-        let schema = CompiledSchema::with_options(&template, opts).unwrap();
-        let text = to_text(&message, decoy);
-        // The reference: what serde_json makes of the text (last duplicate wins).
-        let parsed: Value = serde_json::from_str(&text).unwrap();
-        let report = schema.validate(&parsed);
-        prop_assert_eq!(&schema.validate_str(&text), &report);
-        prop_assert_eq!(schema.is_valid_str(&text), report.is_valid());
-        prop_assert_eq!(schema.is_valid(&parsed), report.is_valid());
-        if let (Some(normalized), true) = (report.normalized(), opts.limits == Limits::default()) {
-            // Normalizing is idempotent: the normalized payload validates to itself.
-            // (Only under default limits: defaults can push a payload past tight ones.)
-            let again = schema.validate(&json!({"schema_id": template.schema_id, "payload": normalized}));
-            prop_assert_eq!(again.normalized(), Some(normalized));
-        }
+        check_bytes_path(&template, &message, opts, decoy)?;
     }
 
     #[test]
-    fn generated_templates_compile_and_round_trip(template in template()) {
+    fn generated_templates_compile_and_round_trip(template in template(Extras::All)) {
         prop_assert!(template.check().errors.is_empty());
         prop_assert!(CompiledSchema::new(&template).is_ok());
         round_trip(&template);
@@ -242,12 +96,12 @@ proptest! {
 
     #[test]
     fn model_types_round_trip(
-        key in key_definition(),
+        key in key_definition(Extras::All),
         id in "[a-z_]{1,8}",
         payload in prop::collection::vec(("[a-z_]{1,6}", json_value()), 0..4),
         extra in extra_members(),
         lang in proptest::option::of("[a-z]{2}-[A-Z]{2}"),
-        keys in prop::collection::vec(key_definition(), 0..3),
+        keys in prop::collection::vec(key_definition(Extras::All), 0..3),
     ) {
         round_trip(&key);
         round_trip(&key.key_name);
@@ -273,7 +127,7 @@ proptest! {
     }
 
     #[test]
-    fn arbitrary_json_never_panics(template in json_value(), message in json_value(), opts in options()) {
+    fn arbitrary_json_never_panics(template in json_value(), message in json_value(), opts in options_with_limits()) {
         let _ = SchemaTemplate::from_value(&template);
         let schema = CompiledSchema::with_options(&flight(), opts).unwrap();
         let report = schema.validate(&message);
@@ -303,6 +157,42 @@ fn flight() -> SchemaTemplate {
         ]
     }))
     .unwrap()
+}
+
+/// The case saved in `properties.proptest-regressions`, kept by value: its
+/// seed now draws other values from the shared generators. Object defaults
+/// nested past a tight depth limit, a duplicate member, unknown keys warned.
+#[test]
+fn bytes_path_regression_nested_defaults_under_tight_limits() {
+    let template: SchemaTemplate = serde_json::from_value(json!({
+        "schema_id": "____au", "scenario": "scenario",
+        "keys": [
+            {"key_name": "b73f", "key_type": "object", "required": false,
+             "default_value": {"k": [1, {"j": null}]},
+             "semantic_description": "%K|*&&hsX_b\\P$eA9", "x_on": ["  r dc ", 2.0]},
+            {"key_name": "e5_z1lt_9h", "key_type": "object", "required": true,
+             "default_value": null, "semantic_description": "R*TVv\\'h$X+=)j6<*%",
+             "x_qsqyr": [{}]},
+            {"key_name": "s13hq_x", "key_type": "array", "required": false,
+             "default_value": [[null, {}]], "semantic_description": "dYC0v", "x_shb": []},
+            {"key_name": "q9z5", "key_type": "array", "required": false,
+             "default_value": [{"b": [true], "u_uus": ["nmft ", null, 2.0]}, {"_oh__": " l tow  "}],
+             "semantic_description": "n/:/"}
+        ],
+        "x_h": [null, 2.0]
+    }))
+    .unwrap();
+    assert_eq!(template.keys[0].extra["x_on"], json!(["  r dc ", 2.0]));
+    assert_eq!(template.extra["x_h"], json!([null, 2.0]));
+    let message = json!({
+        "payload": {"e5_z1lt_9h": {"k": [1, {"j": null}]}, "~": null},
+        "schema_id": "____au", "trace": 1
+    });
+    let opts = ValidateOptions::default()
+        .unknown_keys(UnknownKeys::Warn)
+        .limits(Limits::default().with_max_depth(3).with_max_keys(4));
+    let decoy = json!([[], [null, 474_622.666_178_251_8]]);
+    check_bytes_path(&template, &message, opts, Some(decoy)).unwrap();
 }
 
 #[test]
