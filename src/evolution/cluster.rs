@@ -64,10 +64,13 @@ fn keep_latest(values: &mut Vec<f64>, keep: usize) {
     values.drain(..excess);
 }
 
-/// Keeps the `keep` most recent distinct clients, ties broken by name.
+/// Keeps the `keep` most recent distinct clients (each at its latest time),
+/// ties broken by name.
 fn keep_recent_clients(clients: &mut Vec<(String, f64)>, keep: usize) {
-    clients.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    // Group each client's entries, latest first, and keep only that one.
+    clients.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.total_cmp(&a.1)));
     clients.dedup_by(|later, earlier| later.0 == earlier.0);
+    clients.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     clients.truncate(keep);
 }
 
@@ -207,7 +210,7 @@ impl ClusterState {
         self.id = self.id.min(other.id);
         self.created_at = self.created_at.min(other.created_at);
         self.occurrences = self.occurrences.saturating_add(other.occurrences);
-        self.heat = self.heat.combine(other.heat);
+        self.heat = self.heat.combine(other.heat, limits.half_life);
         self.recent_times.extend(other.recent_times);
         keep_latest(&mut self.recent_times, limits.min_occurrences);
         self.recent_clients.extend(other.recent_clients);

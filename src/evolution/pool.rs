@@ -68,8 +68,10 @@ impl PoolConfig {
             Some("dimension must be at least 1")
         } else if !(self.threshold.is_finite() && (-1.0..=1.0).contains(&self.threshold)) {
             Some("threshold must be a cosine similarity in -1..=1")
-        } else if !positive(self.half_life_secs) {
-            Some("half-life must be a positive, finite number of seconds")
+        } else if !positive(self.half_life_secs) || self.half_life_secs < MIN_HALF_LIFE_SECS {
+            // Heat is kept against the Unix epoch as t / half-life: a shorter
+            // half-life would overflow it for ordinary timestamps.
+            Some("half-life must be a finite number of seconds, at least 0.001")
         } else if !positive(self.window_secs) {
             Some("window must be a positive, finite number of seconds")
         } else if !positive(self.increment)
@@ -295,16 +297,29 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     acc.iter().sum::<f32>() + tail
 }
 
-/// `v / |v|`, or an error for zero, NaN or infinite input.
+/// `v / |v|`, or an error for zero, NaN or infinite input. Scaled by the
+/// largest component first, so that neither `[1e20]` nor `[1e-30]` over- or
+/// underflows the squared norm.
 fn normalized(v: &[f32]) -> Result<Vec<f32>, PoolError> {
     if v.iter().any(|x| !x.is_finite()) {
         return Err(PoolError::NonFinite);
     }
-    let norm = dot(v, v).sqrt();
-    if norm.is_nan() || norm <= 0.0 || !norm.is_finite() {
+    let largest = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+    if largest <= 0.0 {
         return Err(PoolError::ZeroVector);
     }
-    Ok(v.iter().map(|x| x / norm).collect())
+    let scaled: Vec<f32> = v.iter().map(|x| x / largest).collect();
+    let norm = dot(&scaled, &scaled).sqrt();
+    if !(norm.is_finite() && norm > 0.0) {
+        return Err(PoolError::ZeroVector);
+    }
+    Ok(scaled.into_iter().map(|x| x / norm).collect())
+}
+
+/// Whether `a + b` still points somewhere (the two do not cancel out).
+fn sum_has_direction(a: &[f32], b: &[f32]) -> bool {
+    let sum: Vec<f32> = a.iter().zip(b).map(|(x, y)| x + y).collect();
+    normalized(&sum).is_ok()
 }
 
 /// A stable id for a cluster founded by `text` at `at`.
@@ -319,6 +334,9 @@ fn cluster_id(text: &str, at: f64) -> u64 {
     }
     u64::from_le_bytes(bytes)
 }
+
+/// The shortest half-life a pool accepts, in seconds.
+pub const MIN_HALF_LIFE_SECS: f64 = 1e-3;
 
 /// How many runner-up clusters an ingest checks for drift merges.
 const MERGE_CANDIDATES: usize = 4;
@@ -381,6 +399,66 @@ impl Pool {
             }
             None => false,
         }
+    }
+
+    /// Whether cluster `i`'s sum plus `other`'s cluster `j`'s sum still points
+    /// somewhere (with a threshold at or below 0, opposite clusters could cancel).
+    fn combines(&self, i: usize, other: &Pool, j: usize) -> bool {
+        let dim = self.config.dimension;
+        match (
+            self.sums.get(i * dim..(i + 1) * dim),
+            other.sums.get(j * dim..(j + 1) * dim),
+        ) {
+            (Some(a), Some(b)) => sum_has_direction(a, b),
+            _ => false,
+        }
+    }
+
+    /// Keeps ids unique when a cluster coming from another pool has the id of
+    /// one of ours (both replicas founded a cluster from the same text at the
+    /// same instant, and the two did not pair). The one that sorts first by
+    /// content keeps the id and the other moves on, whichever pool is merging
+    /// into which, so merge stays commutative.
+    fn settle_id_clash(&mut self, incoming: &mut ClusterState, incoming_sum: &[f32]) {
+        let dim = self.config.dimension;
+        let Some(k) = self.clusters.iter().position(|c| c.id == incoming.id) else {
+            return;
+        };
+        let key = |state: &ClusterState, sum: &[f32]| {
+            (
+                sum.to_vec(),
+                serde_json::to_string(state).unwrap_or_default(),
+            )
+        };
+        let incoming_first = match (self.clusters.get(k), self.sums.get(k * dim..(k + 1) * dim)) {
+            (Some(mine), Some(my_sum)) => {
+                let (a, b) = (key(incoming, incoming_sum), key(mine, my_sum));
+                let by_sum =
+                    a.0.iter()
+                        .zip(&b.0)
+                        .map(|(x, y)| x.total_cmp(y))
+                        .find(|o| o.is_ne());
+                by_sum.unwrap_or_else(|| a.1.cmp(&b.1)).is_lt()
+            }
+            _ => false,
+        };
+        let moved = self.unused_id(incoming.id);
+        if incoming_first {
+            if let Some(mine) = self.clusters.get_mut(k) {
+                mine.id = moved;
+            }
+        } else {
+            incoming.id = moved;
+        }
+    }
+
+    /// `id`, or the next id after it that no cluster of the pool has: two
+    /// clusters founded by the same text at the same instant stay apart.
+    fn unused_id(&self, mut id: u64) -> u64 {
+        while self.clusters.iter().any(|c| c.id == id) {
+            id = id.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        }
+        id
     }
 
     /// Adds a cluster with running sum `sum` (used by restore and merge).
@@ -482,7 +560,14 @@ impl Pool {
             evicted: None,
             triggered: false,
         };
-        let index = match best.filter(|(_, s)| *s >= self.config.threshold) {
+        let joinable = |&(i, s): &Scored| {
+            s >= self.config.threshold
+                && self
+                    .sums
+                    .get(i * dim..(i + 1) * dim)
+                    .is_some_and(|sum| sum_has_direction(sum, &v))
+        };
+        let index = match best.filter(joinable) {
             Some((index, _)) => {
                 self.add_to(index, &v);
                 index
@@ -491,7 +576,8 @@ impl Pool {
                 if self.clusters.len() >= self.config.max_clusters {
                     outcome.evicted = self.evict_coldest(at);
                 }
-                self.push(ClusterState::new(cluster_id(text, at), at), &v)?;
+                let id = self.unused_id(cluster_id(text, at));
+                self.push(ClusterState::new(id, at), &v)?;
                 outcome.created = true;
                 self.clusters.len() - 1
             }
@@ -526,6 +612,7 @@ impl Pool {
                 self.centroids
                     .get(i * dim..(i + 1) * dim)
                     .is_some_and(|c| dot(c, &centroid) >= self.config.threshold)
+                    && self.combines(index, self, i)
             })?;
         let limits = self.config.limits();
         let last = self.clusters.len() - 1;
@@ -587,7 +674,7 @@ impl Pool {
         let mut pairs = Vec::new();
         for j in 0..other.clusters.len() {
             if let Some(i) = best_in(other, self, j) {
-                if best_in(self, other, i) == Some(j) {
+                if best_in(self, other, i) == Some(j) && self.combines(i, other, j) {
                     pairs.push((i, j));
                 }
             }
@@ -611,7 +698,9 @@ impl Pool {
         for (j, state) in other.clusters.iter().enumerate() {
             if matched.get(j) == Some(&false) {
                 if let Some(sum) = other.sums.get(j * dim..(j + 1) * dim) {
-                    self.push(state.clone(), sum)?;
+                    let mut state = state.clone();
+                    self.settle_id_clash(&mut state, sum);
+                    self.push(state, sum)?;
                 }
             }
         }

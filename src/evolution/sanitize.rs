@@ -61,6 +61,11 @@ pub fn sanitize(fragment: &str) -> Option<Sanitized> {
         let needed = word.chars().count() + usize::from(chars > 0);
         if chars + needed > MAX_FRAGMENT_CHARS {
             truncated = true;
+            if chars == 0 {
+                // One word longer than the cap (a URL, or a script written
+                // without spaces): cut it rather than lose the fragment.
+                text.extend(word.chars().take(MAX_FRAGMENT_CHARS));
+            }
             break;
         }
         if chars > 0 {
@@ -97,6 +102,14 @@ mod tests {
         assert!(s.truncated);
         assert!(s.text.chars().count() <= MAX_FRAGMENT_CHARS);
         assert!(s.text.ends_with("seat"));
+    }
+
+    #[test]
+    fn a_long_first_word_is_cut_not_dropped() {
+        let cjk = "我想要一个靠窗的座位".repeat(60);
+        let s = sanitize(&cjk).unwrap();
+        assert!(s.truncated);
+        assert_eq!(s.text.chars().count(), MAX_FRAGMENT_CHARS);
     }
 
     #[test]
