@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::ops::ControlFlow;
 
+use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
@@ -118,9 +119,21 @@ impl<'s, O: Outcome> Stream<'s, O> {
     }
 
     fn run(&mut self, bytes: &[u8]) -> Result<(), serde_json::Error> {
-        let mut de = serde_json::Deserializer::from_slice(bytes);
-        MessageSeed(self).deserialize(&mut de)?;
-        de.end()
+        match std::str::from_utf8(bytes) {
+            // UTF-8 checked once, here: the text parser does not check every
+            // string again (a fifth of the verdict path's work otherwise).
+            Ok(text) => {
+                let mut de = serde_json::Deserializer::from_str(text);
+                MessageSeed(self).deserialize(&mut de)?;
+                de.end()
+            }
+            // Not UTF-8: the slice parser finds the bad byte and says where.
+            Err(_) => {
+                let mut de = serde_json::Deserializer::from_slice(bytes);
+                MessageSeed(self).deserialize(&mut de)?;
+                de.end()
+            }
+        }
     }
 
     /// Reports what only the end of the message can tell; returns the normalized payload.
@@ -222,6 +235,54 @@ impl<'de> Visitor<'de> for SkipVisitor {
     }
 }
 
+/// The message's `schema_id`: `None` when it is the expected one (compared
+/// without copying it), else the value found, for the issue.
+struct SchemaIdSeed<'a>(&'a str);
+
+impl<'de> DeserializeSeed<'de> for SchemaIdSeed<'_> {
+    type Value = Option<Value>;
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Option<Value>, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for SchemaIdSeed<'_> {
+    type Value = Option<Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a schema id")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok((v != self.0).then(|| Value::from(v)))
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Some(Value::from(v)))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Some(Value::from(v)))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Some(Value::from(v)))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Some(Value::from(v)))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Some(Value::Null))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        let value = Value::deserialize(de::value::SeqAccessDeserializer::new(seq))?;
+        Ok(Some(value))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        let value = Value::deserialize(de::value::MapAccessDeserializer::new(map))?;
+        Ok(Some(value))
+    }
+}
+
 /// Drains a sequence we do not look into.
 fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
     while seq.next_element::<Skip>()?.is_some() {}
@@ -285,10 +346,12 @@ impl<'de, O: Outcome> Visitor<'de> for MessageSeed<'_, '_, O> {
                     map.next_value::<Skip>()?;
                 }
                 "schema_id" => {
-                    let value: Value = map.next_value()?;
+                    let found = map.next_value_seed(SchemaIdSeed(&stream.schema.schema_id))?;
                     stream.fallback |= stream.seen_schema_id;
                     stream.seen_schema_id = true;
-                    let _ = check_schema_id(stream.schema, Some(&value), &mut stream.out);
+                    if let Some(value) = found {
+                        let _ = check_schema_id(stream.schema, Some(&value), &mut stream.out);
+                    }
                 }
                 "payload" => {
                     if seen_payload {
@@ -346,13 +409,15 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
                 map.next_value::<Skip>()?;
                 continue;
             }
-            if O::NORMALIZE {
+            // Values are parsed only while a normalized payload is still
+            // wanted; after the first error, their shapes are enough.
+            if O::NORMALIZE && stream.out.is_clean() {
                 let value: Value = map.next_value()?;
                 let keep = pass.member(&name, Member::Value(&value), &mut stream.out);
                 if keep == ControlFlow::Continue(true) && stream.out.is_clean() {
                     normalized.insert(name.into_owned(), value);
                 }
-            } else if let Some(index) = schema.lookup(&name) {
+            } else if let Some(index) = pass.find(&name) {
                 let track_strings = schema
                     .keys
                     .get(index)

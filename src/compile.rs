@@ -130,6 +130,9 @@ pub(crate) struct Inner {
     /// The template's keys in order, then `other` if the template omits it.
     pub(crate) keys: Vec<CompiledKey>,
     pub(crate) index: FxHashMap<Box<str>, usize>,
+    /// (name, index) in byte order of the names: serde_json's default map
+    /// iterates members in that order, so lookups can walk instead of hash.
+    pub(crate) sorted: Vec<(Box<str>, usize)>,
     pub(crate) required_count: usize,
     pub(crate) options: ValidateOptions,
     pub(crate) digest: OnceLock<String>,
@@ -235,12 +238,19 @@ impl CompiledSchema {
             .enumerate()
             .map(|(i, k)| (k.name.clone(), i))
             .collect();
+        let mut sorted: Vec<(Box<str>, usize)> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.name.clone(), i))
+            .collect();
+        sorted.sort_unstable();
         let required_count = keys.iter().filter(|k| k.required).count();
         Ok(Self {
             inner: Arc::new(Inner {
                 schema_id: template.schema_id.as_str().into(),
                 keys,
                 index,
+                sorted,
                 required_count,
                 options,
                 digest: OnceLock::new(),
@@ -280,5 +290,24 @@ impl Inner {
     #[inline]
     pub(crate) fn lookup(&self, name: &str) -> Option<usize> {
         self.index.get(name).copied()
+    }
+
+    /// Looks `name` up by walking the sorted names from `cursor`, which is
+    /// left past it: over members that arrive in byte order (serde_json's
+    /// default map) each lookup is a string comparison or two. A miss (an
+    /// unknown key, or members out of order) falls back to the hash.
+    #[inline]
+    pub(crate) fn lookup_from(&self, cursor: &mut usize, name: &str) -> Option<usize> {
+        while let Some((key, index)) = self.sorted.get(*cursor) {
+            match (**key).cmp(name) {
+                std::cmp::Ordering::Less => *cursor += 1,
+                std::cmp::Ordering::Equal => {
+                    *cursor += 1;
+                    return Some(*index);
+                }
+                std::cmp::Ordering::Greater => break,
+            }
+        }
+        self.lookup(name)
     }
 }

@@ -30,7 +30,11 @@ impl Shape {
     /// The shape of `value`, looking no deeper than `max_depth + 1` levels.
     /// `track_strings`: whether to look for the first non-string element of
     /// an array (only `other` needs it; `None` otherwise).
+    #[inline]
     pub(crate) fn of(value: &Value, max_depth: usize, track_strings: bool) -> Self {
+        if !matches!(value, Value::Array(_) | Value::Object(_)) {
+            return Self::scalar(JsonKind::of(value));
+        }
         let first_non_string = match value {
             Value::Array(items) if track_strings => items.iter().position(|v| !v.is_string()),
             _ => None,

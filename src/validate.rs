@@ -191,6 +191,8 @@ pub(crate) struct Pass<'s> {
     /// Whether to remember unknown names, to notice their duplicates.
     track_unknown: bool,
     unknown_seen: Vec<Box<str>>,
+    /// Where the sorted-name walk of [`Pass::find`] has got to.
+    cursor: usize,
 }
 
 /// What a member's value is, as far as the pass needs to know.
@@ -211,6 +213,7 @@ impl<'s> Pass<'s> {
             duplicate: false,
             track_unknown: streaming,
             unknown_seen: Vec::new(),
+            cursor: 0,
         }
     }
 
@@ -222,10 +225,16 @@ impl<'s> Pass<'s> {
         member: Member<'_>,
         out: &mut O,
     ) -> ControlFlow<(), bool> {
-        match self.schema.lookup(name) {
+        match self.find(name) {
             Some(index) => self.known(index, member, out),
             None => self.unknown(name, out),
         }
+    }
+
+    /// The index of the key `name`, if the schema has one.
+    #[inline]
+    pub(crate) fn find(&mut self, name: &str) -> Option<usize> {
+        self.schema.lookup_from(&mut self.cursor, name)
     }
 
     /// Checks the member of the schema's key number `index`.
