@@ -108,12 +108,15 @@ fn cluster_groups_paraphrases_with_stable_ids() {
     assert_eq!(cluster(4), 1);
     assert_eq!(cluster(5), 0);
     assert_eq!(lines[6]["summary"]["clusters"], 2);
-    // At a threshold of 1 only identical embeddings share a cluster.
+    // At a threshold of 1 only identical embeddings share a cluster: never
+    // fewer clusters than at the recommended threshold.
     let (_, strict) = sdsi(&["cluster", "--threshold", "1", &fixture("fragments.txt")]);
     let clusters = strict.last().unwrap()["summary"]["clusters"]
         .as_u64()
         .unwrap();
-    assert!(clusters >= 4, "{strict:?}");
+    assert!(clusters >= 2, "{strict:?}");
+    let founded = strict.iter().filter(|l| l["new"] == true).count() as u64;
+    assert_eq!(founded, clusters, "each cluster is founded by exactly one line");
     let (code, _) = sdsi(&["cluster", "--threshold", "2", &fixture("fragments.txt")]);
     assert_eq!(code, 2, "a threshold outside -1..=1 is refused");
 }
