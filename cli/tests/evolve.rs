@@ -116,7 +116,10 @@ fn cluster_groups_paraphrases_with_stable_ids() {
         .unwrap();
     assert!(clusters >= 2, "{strict:?}");
     let founded = strict.iter().filter(|l| l["new"] == true).count() as u64;
-    assert_eq!(founded, clusters, "each cluster is founded by exactly one line");
+    assert_eq!(
+        founded, clusters,
+        "each cluster is founded by exactly one line"
+    );
     let (code, _) = sdsi(&["cluster", "--threshold", "2", &fixture("fragments.txt")]);
     assert_eq!(code, 2, "a threshold outside -1..=1 is refused");
 }
