@@ -338,8 +338,9 @@ fn cluster_id(text: &str, at: f64) -> u64 {
 /// The shortest half-life a pool accepts, in seconds.
 pub const MIN_HALF_LIFE_SECS: f64 = 1e-3;
 
-/// How many runner-up clusters an ingest checks for drift merges.
-const MERGE_CANDIDATES: usize = 4;
+/// How many of the scan's best clusters an ingest keeps: the one joined and
+/// four runners-up checked for drift merges.
+const MERGE_CANDIDATES: usize = 5;
 
 /// A cluster's index and its similarity to the fragment.
 type Scored = (usize, f32);
