@@ -297,29 +297,48 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     acc.iter().sum::<f32>() + tail
 }
 
-/// `v / |v|`, or an error for zero, NaN or infinite input. Scaled by the
-/// largest component first, so that neither `[1e20]` nor `[1e-30]` over- or
-/// underflows the squared norm.
-fn normalized(v: &[f32]) -> Result<Vec<f32>, PoolError> {
+/// Writes `v / |v|` into `out`, or fails for zero, NaN or infinite input.
+/// Scales by the largest component only when the squared norm would over-
+/// or underflow (`[1e20]`, `[1e-30]`), so the usual case is one pass.
+fn unit_into(v: &[f32], out: &mut [f32]) -> Result<(), PoolError> {
     if v.iter().any(|x| !x.is_finite()) {
         return Err(PoolError::NonFinite);
+    }
+    let squared = dot(v, v);
+    if squared.is_normal() {
+        let norm = squared.sqrt();
+        out.iter_mut().zip(v).for_each(|(o, x)| *o = x / norm);
+        return Ok(());
     }
     let largest = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
     if largest <= 0.0 {
         return Err(PoolError::ZeroVector);
     }
-    let scaled: Vec<f32> = v.iter().map(|x| x / largest).collect();
-    let norm = dot(&scaled, &scaled).sqrt();
+    let norm = v
+        .iter()
+        .map(|x| (x / largest) * (x / largest))
+        .sum::<f32>()
+        .sqrt();
     if !(norm.is_finite() && norm > 0.0) {
         return Err(PoolError::ZeroVector);
     }
-    Ok(scaled.into_iter().map(|x| x / norm).collect())
+    out.iter_mut()
+        .zip(v)
+        .for_each(|(o, x)| *o = x / largest / norm);
+    Ok(())
 }
 
-/// Whether `a + b` still points somewhere (the two do not cancel out).
+/// `v / |v|` as a new vector.
+fn normalized(v: &[f32]) -> Result<Vec<f32>, PoolError> {
+    let mut out = vec![0.0; v.len()];
+    unit_into(v, &mut out)?;
+    Ok(out)
+}
+
+/// Whether `a + b` still points somewhere, from dot products alone.
 fn sum_has_direction(a: &[f32], b: &[f32]) -> bool {
-    let sum: Vec<f32> = a.iter().zip(b).map(|(x, y)| x + y).collect();
-    normalized(&sum).is_ok()
+    let squared = dot(a, a) + 2.0 * dot(a, b) + dot(b, b);
+    squared.is_finite() && squared > f32::EPSILON * (dot(a, a) + dot(b, b))
 }
 
 /// A stable id for a cluster founded by `text` at `at`.
@@ -405,6 +424,9 @@ impl Pool {
     /// Whether cluster `i`'s sum plus `other`'s cluster `j`'s sum still points
     /// somewhere (with a threshold at or below 0, opposite clusters could cancel).
     fn combines(&self, i: usize, other: &Pool, j: usize) -> bool {
+        if self.config.threshold > 0.0 {
+            return true; // centroids within a positive threshold cannot cancel
+        }
         let dim = self.config.dimension;
         match (
             self.sums.get(i * dim..(i + 1) * dim),
@@ -496,17 +518,20 @@ impl Pool {
         Some((state, sum))
     }
 
-    /// Adds `sum` into cluster `index`'s running sum and renormalises its centroid.
+    /// Adds `v` into cluster `index`'s running sum and renormalises its centroid in place.
     fn add_to(&mut self, index: usize, v: &[f32]) {
         let dim = self.config.dimension;
         let range = index * dim..(index + 1) * dim;
-        if let Some(sum) = self.sums.get_mut(range.clone()) {
+        if let (Some(sum), Some(centroid)) = (
+            self.sums.get_mut(range.clone()),
+            self.centroids.get_mut(range),
+        ) {
             for (s, x) in sum.iter_mut().zip(v) {
                 *s += x;
             }
-            if let (Ok(unit), Some(centroid)) = (normalized(sum), self.centroids.get_mut(range)) {
-                centroid.copy_from_slice(&unit);
-            }
+            // A sum that cancelled (possible only at a threshold <= 0, and
+            // refused before joining) keeps its previous centroid.
+            let _ = unit_into(sum, centroid);
         }
     }
 
@@ -514,16 +539,19 @@ impl Pool {
     fn scan(&self, v: &[f32]) -> (Option<Scored>, [Scored; MERGE_CANDIDATES]) {
         let mut best: Option<Scored> = None;
         let mut runners = [(usize::MAX, f32::NEG_INFINITY); MERGE_CANDIDATES];
+        let mut weakest = f32::NEG_INFINITY;
         for (i, centroid) in self
             .centroids
             .chunks_exact(self.config.dimension)
             .enumerate()
         {
             let s = dot(centroid, v);
-            if let Some(weakest) = runners.iter_mut().min_by(|a, b| a.1.total_cmp(&b.1)) {
-                if s > weakest.1 {
-                    *weakest = (i, s);
+            // One comparison per centroid; the kept set changes rarely.
+            if s > weakest {
+                if let Some(slot) = runners.iter_mut().min_by(|a, b| a.1.total_cmp(&b.1)) {
+                    *slot = (i, s);
                 }
+                weakest = runners.iter().map(|r| r.1).fold(f32::INFINITY, f32::min);
             }
             if best.is_none_or(|(_, b)| s > b) {
                 best = Some((i, s));
@@ -561,12 +589,15 @@ impl Pool {
             evicted: None,
             triggered: false,
         };
+        // Above a threshold of 0 a joining vector points along the sum, so the
+        // sum cannot cancel; only lower thresholds need the check.
         let joinable = |&(i, s): &Scored| {
             s >= self.config.threshold
-                && self
-                    .sums
-                    .get(i * dim..(i + 1) * dim)
-                    .is_some_and(|sum| sum_has_direction(sum, &v))
+                && (self.config.threshold > 0.0
+                    || self
+                        .sums
+                        .get(i * dim..(i + 1) * dim)
+                        .is_some_and(|sum| sum_has_direction(sum, &v)))
         };
         let index = match best.filter(joinable) {
             Some((index, _)) => {
