@@ -4,10 +4,8 @@
 //! dimensions, with the heat checked against a naive reference computation;
 //! plus the sanitizer, the hashing embedder and the engine on arbitrary text.
 //!
-//! Tests marked `#[ignore = "bug: ..."]` reproduce bugs these properties
-//! found that are still open; they fail until the library is fixed
-//! (`cargo test --release --test pool_properties -- --ignored`). Set
-//! `PROPTEST_CASES` for a longer run of every property.
+//! The named regression tests near the end reproduce bugs these properties
+//! found (all fixed). Set `PROPTEST_CASES` for a longer run of every property.
 
 #![allow(
     clippy::unwrap_used,
@@ -570,7 +568,6 @@ proptest! {
     /// The same with three texts only, often at the same instant: cluster
     /// ids stay unique and merge stays commutative.
     #[test]
-    #[ignore = "bug: a paired cluster can take an id the pool already uses"]
     fn ids_stay_unique_with_repeated_texts(
         config in config(),
         ops in prop::collection::vec(op(), 1..40),
@@ -969,7 +966,7 @@ fn bad_vectors_get_typed_errors() {
 }
 
 // Regression tests for bugs these properties and the `pool_ops` fuzz target
-// found (fixed in de29964), and one that is still open (ignored).
+// found, all fixed.
 
 /// A finite, non-zero vector whose squared norm over- or underflows f32
 /// (`[1e20, 0, 0]`, `[1e-25, 0, 0]`) points somewhere and must be accepted
@@ -1095,7 +1092,6 @@ fn drift_merged_cluster_counts_each_client_once() {
 /// id, and `a.merge(b)` no longer equals `b.merge(a)` (where the clash is
 /// settled by `settle_id_clash`).
 #[test]
-#[ignore = "bug: a paired cluster can take an id the pool already uses"]
 fn paired_cluster_does_not_take_an_existing_id() {
     let config = PoolConfig::new(2, 0.9);
     let mut a = Pool::new(config).unwrap();
@@ -1147,7 +1143,6 @@ fn paired_cluster_does_not_take_an_existing_id() {
 /// (two in one replica, one in the other) end up with different ids in
 /// `a.merge(b)` and `b.merge(a)`.
 #[test]
-#[ignore = "bug: settling id clashes depends on push order"]
 fn id_clash_settling_is_commutative() {
     let config = PoolConfig::new(3, 0.9);
     let mut a = Pool::new(config).unwrap();

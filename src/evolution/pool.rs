@@ -437,41 +437,42 @@ impl Pool {
         }
     }
 
-    /// Keeps ids unique when a cluster coming from another pool has the id of
-    /// one of ours (both replicas founded a cluster from the same text at the
-    /// same instant, and the two did not pair). The one that sorts first by
-    /// content keeps the id and the other moves on, whichever pool is merging
-    /// into which, so merge stays commutative.
-    fn settle_id_clash(&mut self, incoming: &mut ClusterState, incoming_sum: &[f32]) {
+    /// Makes ids unique again after a merge. Clusters are visited in an order
+    /// fixed by their content alone (running sum, then state without the
+    /// id), and each keeps its id unless an earlier one has it, in which case
+    /// it moves to the next free one. Both merge directions hold the same
+    /// clusters, so they end with the same ids; a pool without clashes keeps
+    /// every id.
+    fn settle_ids(&mut self) {
         let dim = self.config.dimension;
-        let Some(k) = self.clusters.iter().position(|c| c.id == incoming.id) else {
-            return;
-        };
-        let key = |state: &ClusterState, sum: &[f32]| {
-            (
-                sum.to_vec(),
-                serde_json::to_string(state).unwrap_or_default(),
-            )
-        };
-        let incoming_first = match (self.clusters.get(k), self.sums.get(k * dim..(k + 1) * dim)) {
-            (Some(mine), Some(my_sum)) => {
-                let (a, b) = (key(incoming, incoming_sum), key(mine, my_sum));
-                let by_sum =
-                    a.0.iter()
-                        .zip(&b.0)
-                        .map(|(x, y)| x.total_cmp(y))
-                        .find(|o| o.is_ne());
-                by_sum.unwrap_or_else(|| a.1.cmp(&b.1)).is_lt()
+        let mut seen = std::collections::HashSet::new();
+        if self.clusters.iter().all(|c| seen.insert(c.id)) {
+            return; // the usual case: nothing to settle
+        }
+        let key = |i: usize| {
+            let sum: Vec<u32> = self
+                .sums
+                .get(i * dim..(i + 1) * dim)
+                .unwrap_or(&[])
+                .iter()
+                .map(|x| x.to_bits())
+                .collect();
+            let mut state = self.clusters.get(i).cloned();
+            if let Some(state) = state.as_mut() {
+                state.id = 0;
             }
-            _ => false,
+            (sum, serde_json::to_string(&state).unwrap_or_default(), i)
         };
-        let moved = self.unused_id(incoming.id);
-        if incoming_first {
-            if let Some(mine) = self.clusters.get_mut(k) {
-                mine.id = moved;
+        let mut order: Vec<_> = (0..self.clusters.len()).map(key).collect();
+        order.sort();
+        let mut taken = std::collections::HashSet::new();
+        for (_, _, i) in order {
+            let Some(cluster) = self.clusters.get_mut(i) else {
+                continue;
+            };
+            while !taken.insert(cluster.id) {
+                cluster.id = cluster.id.wrapping_add(0x9e37_79b9_7f4a_7c15);
             }
-        } else {
-            incoming.id = moved;
         }
     }
 
@@ -730,9 +731,7 @@ impl Pool {
         for (j, state) in other.clusters.iter().enumerate() {
             if matched.get(j) == Some(&false) {
                 if let Some(sum) = other.sums.get(j * dim..(j + 1) * dim) {
-                    let mut state = state.clone();
-                    self.settle_id_clash(&mut state, sum);
-                    self.push(state, sum)?;
+                    self.push(state.clone(), sum)?;
                 }
             }
         }
@@ -741,6 +740,7 @@ impl Pool {
             .iter()
             .map(|c| c.heat.latest())
             .fold(f64::NEG_INFINITY, f64::max);
+        self.settle_ids();
         while self.clusters.len() > self.config.max_clusters {
             self.evict_coldest(at);
         }
