@@ -103,11 +103,15 @@ impl ClusterState {
         self.heat.add(increment, at, limits.half_life);
         self.recent_times.push(at);
         keep_latest(&mut self.recent_times, limits.min_occurrences);
+        // The list never holds a client twice here, so re-ranking is enough;
+        // `keep_recent_clients` (which also merges duplicates) serves `absorb`.
         match self.recent_clients.iter_mut().find(|(c, _)| c == client) {
             Some(entry) => entry.1 = entry.1.max(at),
             None => self.recent_clients.push((client.to_owned(), at)),
         }
-        keep_recent_clients(&mut self.recent_clients, limits.min_clients);
+        self.recent_clients
+            .sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        self.recent_clients.truncate(limits.min_clients);
         self.remember(text, flagged, 1, limits.max_exemplars);
     }
 
