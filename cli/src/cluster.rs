@@ -1,8 +1,7 @@
 //! `sdsi cluster FRAGMENTS.txt`: which cluster each fragment joins.
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 
 use sdsi::{Embedder, HashingEmbedder, Pool, PoolConfig, sanitize};
@@ -10,7 +9,7 @@ use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 
 use crate::input;
-use crate::output::{Entry, Format, Outcome, Status};
+use crate::output::{Format, Outcome, Status};
 
 /// Arguments of `cluster`.
 #[derive(Debug, clap::Args)]
@@ -28,16 +27,9 @@ pub struct Args {
 /// "new"}` (plus `"merged"` when a drifting cluster was folded in), then a
 /// summary; cluster ids count up from 0 in order of creation.
 pub fn run(args: &Args, format: Format) -> Outcome {
-    let reader: Box<dyn BufRead> = if input::is_stdin(&args.fragments) {
-        Box::new(BufReader::new(io::stdin()))
-    } else {
-        match File::open(&args.fragments) {
-            Ok(file) => Box::new(BufReader::new(file)),
-            Err(error) => {
-                let entry = Entry::unreadable(&input::describe(&args.fragments), error);
-                return Outcome::new(Status::Unusable, &json!({"errors": [entry]}), format);
-            }
-        }
+    let reader = match input::lines(&args.fragments) {
+        Ok(reader) => reader,
+        Err(entry) => return Outcome::new(Status::Unusable, &json!({"errors": [entry]}), format),
     };
     let embedder = HashingEmbedder::default();
     let threshold = args

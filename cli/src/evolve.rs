@@ -1,8 +1,7 @@
 //! `sdsi evolve --schema TEMPLATE EVENTS.jsonl`: replay a traffic log through
 //! validation and the default evolution engine, printing what it would do.
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 
 use sdsi::{
@@ -82,18 +81,9 @@ pub fn run(args: &Args, format: Format) -> Outcome {
             Err(rejected) => return unusable(rejected.errors(), format),
         },
     };
-    let reader: Box<dyn BufRead> = if input::is_stdin(&args.events) {
-        Box::new(BufReader::new(io::stdin()))
-    } else {
-        match File::open(&args.events) {
-            Ok(file) => Box::new(BufReader::new(file)),
-            Err(error) => {
-                return unusable(
-                    vec![Entry::unreadable(&input::describe(&args.events), error)],
-                    format,
-                );
-            }
-        }
+    let reader = match input::lines(&args.events) {
+        Ok(reader) => reader,
+        Err(entry) => return unusable(vec![entry], format),
     };
     let Ok(mut store) = SchemaStore::new(template, LifecyclePolicy::default()) else {
         return unusable(Vec::new(), format);

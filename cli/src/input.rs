@@ -41,3 +41,14 @@ fn read_from(reader: impl Read, cap: u64) -> io::Result<Vec<u8>> {
     reader.take(cap).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
+
+/// Opens `path` (stdin for `-`) for reading line by line, as the streaming
+/// commands do. Fails with an `unreadable_input` entry.
+pub fn lines(path: &Path) -> Result<Box<dyn io::BufRead>, Entry<'static>> {
+    if is_stdin(path) {
+        return Ok(Box::new(io::BufReader::new(io::stdin())));
+    }
+    File::open(path)
+        .map(|file| Box::new(io::BufReader::new(file)) as Box<dyn io::BufRead>)
+        .map_err(|error| Entry::unreadable(&describe(path), error))
+}
