@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::compile::{Check, CompiledKey, CompiledSchema, KeyStatus, UnknownKeys};
+use crate::validate::{Check, CompiledKey, CompiledSchema, KeyStatus, UnknownKeys};
 use crate::issue::{Issue, IssueCode};
 use crate::key::{KeyDefinition, KeyType, OTHER_KEY};
 

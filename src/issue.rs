@@ -6,9 +6,8 @@ use std::sync::Arc;
 
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
-use serde_json::Value;
 
-use crate::key::KeyType;
+use crate::key::{JsonKind, KeyType};
 
 /// The stable, machine-readable code of an [`Issue`].
 ///
@@ -177,53 +176,6 @@ impl Serialize for IssueCode {
     }
 }
 
-/// The JSON type of a value, as named in messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum JsonKind {
-    Null,
-    Boolean,
-    Integer,
-    Number,
-    String,
-    Array,
-    Object,
-}
-
-impl JsonKind {
-    pub(crate) fn of(value: &Value) -> Self {
-        match value {
-            Value::Null => JsonKind::Null,
-            Value::Bool(_) => JsonKind::Boolean,
-            Value::Number(n) if n.is_i64() || n.is_u64() => JsonKind::Integer,
-            Value::Number(n) => Self::of_float(n.as_f64().unwrap_or(f64::NAN)),
-            Value::String(_) => JsonKind::String,
-            Value::Array(_) => JsonKind::Array,
-            Value::Object(_) => JsonKind::Object,
-        }
-    }
-
-    /// A float is an integer when its fractional part is zero (JSON Schema 2020-12).
-    pub(crate) fn of_float(f: f64) -> Self {
-        if f.fract() == 0.0 {
-            JsonKind::Integer
-        } else {
-            JsonKind::Number
-        }
-    }
-
-    fn as_str(self) -> &'static str {
-        match self {
-            JsonKind::Null => "null",
-            JsonKind::Boolean => "boolean",
-            JsonKind::Integer => "integer",
-            JsonKind::Number => "number",
-            JsonKind::String => "string",
-            JsonKind::Array => "array",
-            JsonKind::Object => "object",
-        }
-    }
-}
-
 /// What an issue's message says; rendered only when asked for, so that
 /// collecting issues on a hot path allocates no text.
 #[derive(Debug, Clone, PartialEq)]
@@ -259,6 +211,15 @@ impl Issue {
         let mut issue = self.clone();
         if !prefix.is_empty() {
             issue.path = format!("{prefix}{}", self.path).into();
+        }
+        issue
+    }
+
+    /// The same issue with `prefix` cut from the front of its path, when it is there.
+    pub(crate) fn strip_prefix(&self, prefix: &str) -> Self {
+        let mut issue = self.clone();
+        if let Some(rest) = self.path.strip_prefix(prefix) {
+            issue.path = rest.into();
         }
         issue
     }
@@ -324,6 +285,102 @@ impl Issue {
     pub fn limit_value(&self) -> Option<u64> {
         self.limit
     }
+
+    /// The type the key declares, for a [`IssueCode::TypeMismatch`] found
+    /// in a payload.
+    pub fn expected(&self) -> Option<KeyType> {
+        match self.message {
+            Message::Type { expected, .. } => Some(expected),
+            _ => None,
+        }
+    }
+
+    /// The JSON type of the value given, for a [`IssueCode::TypeMismatch`]
+    /// found in a payload.
+    pub fn found(&self) -> Option<JsonKind> {
+        match self.message {
+            Message::Type { found, .. } => Some(found),
+            _ => None,
+        }
+    }
+}
+
+/// Errors and warnings: the problem list behind every report and error of
+/// the crate ([`crate::Report`], a template's check, an envelope's report).
+///
+/// Errors make the thing checked unusable; warnings do not. Serializes as
+/// `{"errors": [...], "warnings": [...]}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[must_use]
+pub struct Problems {
+    errors: Vec<Issue>,
+    warnings: Vec<Issue>,
+}
+
+impl Problems {
+    pub(crate) fn new(errors: Vec<Issue>, warnings: Vec<Issue>) -> Self {
+        Self { errors, warnings }
+    }
+
+    pub(crate) fn error(issue: Issue) -> Self {
+        Self::new(vec![issue], Vec::new())
+    }
+
+    /// Whether there are no errors (warnings do not count).
+    pub fn is_valid(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// Every error.
+    pub fn errors(&self) -> &[Issue] {
+        &self.errors
+    }
+
+    /// Every warning.
+    pub fn warnings(&self) -> &[Issue] {
+        &self.warnings
+    }
+
+    /// The errors and the warnings, taken out.
+    pub fn into_parts(self) -> (Vec<Issue>, Vec<Issue>) {
+        (self.errors, self.warnings)
+    }
+
+    pub(crate) fn push_error(&mut self, issue: Issue) {
+        self.errors.push(issue);
+    }
+
+    pub(crate) fn push_warning(&mut self, issue: Issue) {
+        self.warnings.push(issue);
+    }
+
+    pub(crate) fn errors_mut(&mut self) -> &mut Vec<Issue> {
+        &mut self.errors
+    }
+
+    pub(crate) fn warnings_mut(&mut self) -> &mut Vec<Issue> {
+        &mut self.warnings
+    }
+
+    /// Orders both lists by path (stable: equal paths keep their order).
+    pub(crate) fn sort_by_path(&mut self) {
+        self.errors.sort_by(|a, b| a.path().cmp(b.path()));
+        self.warnings.sort_by(|a, b| a.path().cmp(b.path()));
+    }
+}
+
+/// The one `Display` of the crate's errors: `"{subject} (N problems); issue; issue"`.
+pub(crate) fn write_problems(
+    f: &mut fmt::Formatter<'_>,
+    subject: &str,
+    errors: &[Issue],
+) -> fmt::Result {
+    let n = errors.len();
+    write!(f, "{subject} ({n} problem{})", if n == 1 { "" } else { "s" })?;
+    for issue in errors {
+        write!(f, "; {issue}")?;
+    }
+    Ok(())
 }
 
 impl fmt::Display for Issue {

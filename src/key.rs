@@ -7,8 +7,6 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::issue::JsonKind;
-
 /// The name of the key the draft reserves in every template (§4.3).
 pub const OTHER_KEY: &str = "other";
 
@@ -183,7 +181,7 @@ impl KeyType {
     }
 
     /// Whether a value of JSON type `kind` is an instance of this type.
-    pub(crate) fn accepts(self, kind: JsonKind) -> bool {
+    pub fn accepts(self, kind: JsonKind) -> bool {
         matches!(
             (self, kind),
             (KeyType::String, JsonKind::String)
@@ -304,6 +302,129 @@ impl<'de> Deserialize<'de> for KeyDefinition {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
         crate::template::key_from_value(&value).map_err(serde::de::Error::custom)
+    }
+}
+
+/// The wire member that marks a key as security-relevant.
+pub const SENSITIVE_MEMBER: &str = "sensitive";
+
+/// Why a key is security-relevant (§7 names payment, identity and access control).
+///
+/// On the wire a key carries `"sensitive": "payment" | "identity" |
+/// "access_control"`, or `"sensitive": true` for another reason. Any other
+/// non-false value also counts as sensitive: an unknown marker errs on the safe side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Sensitivity {
+    /// Payment data or actions.
+    Payment,
+    /// Identity data.
+    Identity,
+    /// Access control.
+    AccessControl,
+    /// Marked sensitive for another reason.
+    Other,
+}
+
+impl Sensitivity {
+    /// The wire name (`true` stands for [`Sensitivity::Other`]).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Sensitivity::Payment => "payment",
+            Sensitivity::Identity => "identity",
+            Sensitivity::AccessControl => "access_control",
+            Sensitivity::Other => "other",
+        }
+    }
+}
+
+impl KeyDefinition {
+    /// The key's sensitivity, read from its `sensitive` member.
+    pub fn sensitivity(&self) -> Option<Sensitivity> {
+        match self.extra.get(SENSITIVE_MEMBER)? {
+            Value::Bool(false) | Value::Null => None,
+            Value::String(s) if s == "payment" => Some(Sensitivity::Payment),
+            Value::String(s) if s == "identity" => Some(Sensitivity::Identity),
+            Value::String(s) if s == "access_control" => Some(Sensitivity::AccessControl),
+            _ => Some(Sensitivity::Other),
+        }
+    }
+
+    /// Marks the key sensitive.
+    pub fn with_sensitivity(mut self, sensitivity: Sensitivity) -> Self {
+        let value = match sensitivity {
+            Sensitivity::Other => Value::Bool(true),
+            s => Value::from(s.as_str()),
+        };
+        self.extra.insert(SENSITIVE_MEMBER.to_owned(), value);
+        self
+    }
+}
+
+/// The JSON type of a value, as named in messages and in a
+/// `type_mismatch` issue's [`found`](crate::Issue::found).
+///
+/// A number with a zero fractional part (`2.0`) is an `Integer`, as in JSON
+/// Schema 2020-12.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum JsonKind {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Boolean,
+    /// A number with a zero fractional part.
+    Integer,
+    /// A number with a fractional part.
+    Number,
+    /// A string.
+    String,
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+}
+
+impl JsonKind {
+    /// The kind of a parsed value.
+    pub fn of(value: &Value) -> Self {
+        match value {
+            Value::Null => JsonKind::Null,
+            Value::Bool(_) => JsonKind::Boolean,
+            Value::Number(n) if n.is_i64() || n.is_u64() => JsonKind::Integer,
+            Value::Number(n) => Self::of_float(n.as_f64().unwrap_or(f64::NAN)),
+            Value::String(_) => JsonKind::String,
+            Value::Array(_) => JsonKind::Array,
+            Value::Object(_) => JsonKind::Object,
+        }
+    }
+
+    /// A float is an integer when its fractional part is zero (JSON Schema 2020-12).
+    pub(crate) fn of_float(f: f64) -> Self {
+        if f.fract() == 0.0 {
+            JsonKind::Integer
+        } else {
+            JsonKind::Number
+        }
+    }
+
+    /// The name used in messages: `null`, `boolean`, `integer`, ...
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JsonKind::Null => "null",
+            JsonKind::Boolean => "boolean",
+            JsonKind::Integer => "integer",
+            JsonKind::Number => "number",
+            JsonKind::String => "string",
+            JsonKind::Array => "array",
+            JsonKind::Object => "object",
+        }
+    }
+}
+
+impl fmt::Display for JsonKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

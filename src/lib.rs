@@ -1,20 +1,12 @@
 //! Structured data for agent-to-agent messages: schema templates, structured
 //! payloads and their validation, per draft-zhou-structured-data-schema-interaction-00.
 //!
-//! A server agent publishes a [`SchemaTemplate`]: typed, snake_case keys, each
-//! with a semantic description a client's LLM maps user intent against. The
-//! client sends a [`StructuredPayload`]; the server compiles the template once
-//! into a [`CompiledSchema`] and calls [`validate_payload`] on every message,
-//! getting a [`Report`] with every problem (stable code, JSON Pointer, message)
-//! and the payload normalized with defaults.
-//!
 //! ```
-//! use sdsi::{CompiledSchema, SchemaTemplate, validate_payload};
+//! use sdsi::{CompiledSchema, SchemaTemplate};
 //! use serde_json::json;
 //!
 //! let template = SchemaTemplate::from_value(&json!({
-//!     "schema_id": "flight_booking_v1",
-//!     "scenario": "flight_booking",
+//!     "schema_id": "flight_booking_v1", "scenario": "flight_booking",
 //!     "keys": [
 //!         {"key_name": "origin", "key_type": "string", "required": true,
 //!          "semantic_description": "Departure IATA code. Example: 'from Beijing' -> 'PEK'."},
@@ -22,103 +14,78 @@
 //!          "default_value": 1, "semantic_description": "Number of passengers, 1-9."}
 //!     ]
 //! }))?;
-//! let schema = CompiledSchema::new(&template)?;
+//! let schema = CompiledSchema::new(&template)?; // compile once, validate many
 //!
-//! let message = json!({"schema_id": "flight_booking_v1",
-//!                      "payload": {"origin": "PEK", "other": "window seat"}});
-//! let report = validate_payload(&schema, &message);
-//! assert!(report.is_valid());
-//! assert_eq!(report.normalized().unwrap()["passenger_count"], 1);
+//! let message = json!({"schema_id": "flight_booking_v1", "payload": {"origin": "PEK"}});
+//! let report = schema.validate(&message);
+//! assert_eq!(report.normalized().ok_or("invalid")?["passenger_count"], 1);
 //!
 //! let bad = br#"{"schema_id": "flight_booking_v1", "payload": {"passenger_count": "two"}}"#;
-//! let report = schema.validate_slice(bad);
-//! let codes: Vec<_> = report.errors().iter().map(|e| (e.code().as_str(), e.path())).collect();
-//! assert_eq!(codes, [("missing_required_key", "/payload/origin"),
-//!                    ("type_mismatch", "/payload/passenger_count")]);
+//! let codes: Vec<_> = schema.validate_slice(bad).errors().iter()
+//!     .map(|e| (e.code().as_str(), e.path().to_owned())).collect();
+//! assert_eq!(codes, [("missing_required_key", "/payload/origin".to_owned()),
+//!                    ("type_mismatch", "/payload/passenger_count".to_owned())]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! What it does not do: no I/O, no transport, no clock and no model. It never
-//! calls an LLM; the client's mapping of intent to keys is the caller's.
-//! Everything that depends on time takes `now` as an argument.
+//! A server agent publishes a [`SchemaTemplate`]: typed, snake_case keys, each
+//! with a semantic description a client's LLM maps user intent against. The
+//! client sends a [`StructuredPayload`]; the server compiles the template once
+//! into a [`CompiledSchema`] and validates every message it receives, getting
+//! a [`Report`] with every problem ([`Issue`]: a stable [`IssueCode`], a JSON
+//! Pointer, a message) and the payload normalized with defaults.
 //!
-//! See `docs/guide.md` for the protocol walk-through and the decisions this
-//! crate takes where the draft is silent (e.g. `null` on optional keys), and
-//! `docs/error-codes.md` for every [`IssueCode`].
+//! # Modules
+//!
+//! | module | what it holds | feature |
+//! |---|---|---|
+//! | [`key`], [`template`] | key names and types, key definitions, templates and their checks | — |
+//! | [`payload`], [`negotiate`] | the structured payload and its builder; negotiation and result messages | — |
+//! | [`validate`] | [`CompiledSchema`], options and limits, [`Report`] | — |
+//! | [`issue`] | [`Issue`], [`IssueCode`], the problem list behind every report | — |
+//! | [`export`] | JSON Schema, MCP, strict constrained-decoding and prompt exports | `export` |
+//! | [`envelope`] | the Universal Schema envelope and its checks | `envelope` |
+//! | [`a2a`] | A2A structured fields, agent-card extension, message parts | `a2a` |
+//! | [`patch`] | schema patches, per-client schemas, the key lifecycle, [`SchemaStore`] | `patch` |
+//! | [`evolution`] | the Differential Semantic Pool and the self-evolution pipeline | `evolution` |
+//! | [`_documentation`] | the guides: protocol, interop, patches, evolution, error codes | — |
+//!
+//! Every feature is on by default; `default-features = false` leaves the
+//! model and the validator (no `uuid`, no `time`).
+//!
+//! # What it does not do
+//!
+//! No I/O, no transport, no clock and no model. It never calls an LLM; the
+//! client's mapping of intent to keys is the caller's. Everything that
+//! depends on time takes `now` as an argument.
 
-mod a2a;
-mod builder;
-mod bytes;
-mod compile;
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+pub mod _documentation;
+#[cfg(feature = "a2a")]
+pub mod a2a;
 mod digest;
-mod effective;
-mod envelope;
-mod error;
-mod evolution;
-mod export;
-mod issue;
-mod key;
-mod lifecycle;
-mod metrics;
-mod negotiate;
-mod patch;
-mod payload;
-mod security;
-mod shape;
-mod store;
-mod template;
-mod validate;
+#[cfg(feature = "envelope")]
+pub mod envelope;
+#[cfg(feature = "evolution")]
+pub mod evolution;
+#[cfg(feature = "export")]
+pub mod export;
+pub mod issue;
+pub mod key;
+pub mod negotiate;
+#[cfg(feature = "patch")]
+pub mod patch;
+pub mod payload;
+pub mod template;
+pub mod validate;
 
-pub use a2a::{
-    AgentExtension, AgentSkill, CompiledFields, FIELDS_SCHEMA_ID, FieldDefinition, FieldKind,
-    FieldsConversion, JSON_MEDIA_TYPE, SDSI_A2A_EXTENSION_URI, fields_from_template,
-    template_from_fields,
-};
-pub use builder::{BuildError, DEFAULT_CONFIDENCE_THRESHOLD, PayloadBuilder, Placement};
-pub use compile::{CompiledSchema, Limits, UnknownKeys, ValidateOptions};
-pub use effective::{AllExperimental, CompileError, EffectiveSchema, KeyStates};
-pub use envelope::{
-    BROADCAST, Envelope, EnvelopeError, EnvelopeReport, InvalidMessageId, InvalidTimestamp,
-    MAX_PAYLOAD_OBJECT_NESTING, MessageId, ProtocolMessage, ProtocolVersion, ReplyToBroadcast,
-    Timestamp, VersionError,
-};
-pub use error::TemplateError;
-pub use evolution::{
-    Branching, ClusterView, Embedder, Evolution, EvolutionConfig, EvolutionEngine, EvolutionEvent,
-    Exemplar, HashingEmbedder, Ingested, IntentInducer, MAX_FRAGMENT_CHARS, Pool, PoolConfig,
-    PoolError, PoolKey, RuleInducer, Sanitized, dot, sanitize,
-};
-pub use export::{Export, JSON_SCHEMA_DIALECT};
+#[cfg(feature = "envelope")]
+pub use envelope::Envelope;
 pub use issue::{Issue, IssueCode};
-pub use key::{
-    DEPRECATED_MEMBER, EXPERIMENTAL_MEMBER, InvalidKeyName, KeyDefinition, KeyName, KeyType,
-    OTHER_KEY, UnknownKeyType,
-};
-pub use lifecycle::{
-    KeyMetrics, KeyRecord, KeyState, Lifecycle, LifecyclePolicy, Thresholds, Transition,
-};
-pub use negotiate::{
-    ExecutionResult, GET_SCHEMA_TEMPLATE, SchemaRequest, SchemaRequestParams,
-    SchemaUpdateSuggestion,
-};
-pub use patch::{PatchError, PatchScope, SchemaPatch};
+pub use key::{KeyDefinition, KeyName, KeyType};
+#[cfg(feature = "patch")]
+pub use patch::SchemaStore;
 pub use payload::StructuredPayload;
-pub use security::{DenySensitive, PatchAuthorizer, SENSITIVE_MEMBER, Sensitivity};
-pub use store::{Evaluation, SchemaStore, Submission};
-pub use template::{SchemaTemplate, TemplateCheck};
-pub use validate::{Report, validate_payload};
-
-/// The user guide's examples, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../docs/guide.md")]
-struct GuideDoctests;
-
-/// The patches guide's examples, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../docs/patches.md")]
-struct PatchesDoctests;
-
-/// The evolution guide's examples, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../docs/evolution.md")]
-struct EvolutionDoctests;
+pub use template::{SchemaTemplate, TemplateError};
+pub use validate::{CompiledSchema, Report};

@@ -1,4 +1,5 @@
 //! Schema templates (§4.1) and the checks that make one usable.
+use std::fmt;
 
 use rustc_hash::FxHashMap;
 
@@ -6,8 +7,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
-use crate::error::TemplateError;
-use crate::issue::{Issue, IssueCode, pointer};
+use crate::issue::{Issue, IssueCode, Problems, pointer, write_problems};
 use crate::key::{KeyDefinition, KeyName, KeyType};
 
 /// A schema template: the keys a scenario expects, each with a type and a
@@ -29,14 +29,53 @@ pub struct SchemaTemplate {
     pub extra: IndexMap<String, Value>,
 }
 
-/// The outcome of checking a template: errors make it unusable, warnings do not.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct TemplateCheck {
-    /// Problems that stop the template from compiling.
-    pub errors: Vec<Issue>,
-    /// Advice that does not stop compilation.
-    pub warnings: Vec<Issue>,
+/// A template that cannot be used: every problem found, plus any warnings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TemplateError {
+    problems: Problems,
 }
+
+impl TemplateError {
+    pub(crate) fn new(errors: Vec<Issue>, warnings: Vec<Issue>) -> Self {
+        Self {
+            problems: Problems::new(errors, warnings),
+        }
+    }
+
+    /// The problems, structural ones first, each in document order.
+    pub fn errors(&self) -> &[Issue] {
+        self.problems.errors()
+    }
+
+    /// Advice found along the way.
+    pub fn warnings(&self) -> &[Issue] {
+        self.problems.warnings()
+    }
+
+    /// The errors and warnings.
+    pub fn problems(&self) -> &Problems {
+        &self.problems
+    }
+
+    /// Takes the errors and warnings out.
+    pub fn into_problems(self) -> Problems {
+        self.problems
+    }
+}
+
+impl From<Problems> for TemplateError {
+    fn from(problems: Problems) -> Self {
+        Self { problems }
+    }
+}
+
+impl fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_problems(f, "invalid schema template", self.errors())
+    }
+}
+
+impl std::error::Error for TemplateError {}
 
 impl SchemaTemplate {
     /// A template with no extra members.
@@ -96,12 +135,9 @@ impl SchemaTemplate {
             }
             Some(_) => errors.push(wrong_member("", "keys", "an array")),
         }
-        let mut check = TemplateCheck {
-            errors,
-            warnings: Vec::new(),
-        };
+        let mut check = Problems::new(errors, Vec::new());
         check_keys(parsed.iter().map(|(i, k)| (*i, k)), &mut check);
-        if !check.errors.is_empty() {
+        if !check.is_valid() {
             return Err(TemplateError::from(check));
         }
         match (schema_id, scenario) {
@@ -118,8 +154,8 @@ impl SchemaTemplate {
 
     /// Checks the rules a typed template can still break: duplicate names,
     /// the `other` key's rules, defaults that do not match their type.
-    pub fn check(&self) -> TemplateCheck {
-        let mut check = TemplateCheck::default();
+    pub fn check(&self) -> Problems {
+        let mut check = Problems::default();
         check_keys(self.keys.iter().enumerate(), &mut check);
         check
     }
@@ -143,15 +179,12 @@ impl<'de> Deserialize<'de> for SchemaTemplate {
 pub(crate) fn key_from_value(value: &Value) -> Result<KeyDefinition, TemplateError> {
     let mut errors = Vec::new();
     let key = parse_key(value, "", &mut errors);
-    let mut check = TemplateCheck {
-        errors,
-        warnings: Vec::new(),
-    };
+    let mut check = Problems::new(errors, Vec::new());
     if let Some(key) = &key {
         check_key_rules(KeyAt(None), key, &mut check);
     }
     match key {
-        Some(key) if check.errors.is_empty() => Ok(key),
+        Some(key) if check.is_valid() => Ok(key),
         _ => Err(TemplateError::from(check)),
     }
 }
@@ -264,13 +297,13 @@ fn parse_key(value: &Value, path: &str, errors: &mut Vec<Issue>) -> Option<KeyDe
 /// The rules across keys: unique names, plus each key's own rules.
 fn check_keys<'a>(
     keys: impl Iterator<Item = (usize, &'a KeyDefinition)>,
-    check: &mut TemplateCheck,
+    check: &mut Problems,
 ) {
     let mut first_index: FxHashMap<&str, usize> = FxHashMap::default();
     for (index, key) in keys {
         let at = KeyAt(Some(index));
         if let Some(first) = first_index.get(key.key_name.as_str()) {
-            check.errors.push(Issue::owned(
+            check.push_error(Issue::owned(
                 IssueCode::DuplicateKeyName,
                 at.member("key_name"),
                 format!(
@@ -300,17 +333,17 @@ impl KeyAt {
 }
 
 /// The rules of one key: `other`'s constraints, the default's type, a non-empty description.
-fn check_key_rules(at: KeyAt, key: &KeyDefinition, check: &mut TemplateCheck) {
+fn check_key_rules(at: KeyAt, key: &KeyDefinition, check: &mut Problems) {
     let is_other = key.key_name.is_other();
     if is_other && key.required {
-        check.errors.push(Issue::fixed(
+        check.push_error(Issue::fixed(
             IssueCode::OtherMustBeOptional,
             at.member("required"),
             "the reserved key \"other\" must be optional (required: false)",
         ));
     }
     if is_other && !matches!(key.key_type, KeyType::String | KeyType::Array) {
-        check.errors.push(Issue::owned(
+        check.push_error(Issue::owned(
             IssueCode::OtherBadType,
             at.member("key_type"),
             format!(
@@ -331,7 +364,7 @@ fn check_key_rules(at: KeyAt, key: &KeyDefinition, check: &mut TemplateCheck) {
             } else {
                 key.key_type.to_string()
             };
-            check.errors.push(Issue::owned(
+            check.push_error(Issue::owned(
                 IssueCode::DefaultTypeMismatch,
                 at.member("default_value"),
                 format!("default value does not match the key's type: expected {expected}"),
@@ -339,7 +372,7 @@ fn check_key_rules(at: KeyAt, key: &KeyDefinition, check: &mut TemplateCheck) {
         }
     }
     if key.semantic_description.trim().is_empty() {
-        check.warnings.push(Issue::fixed(
+        check.push_warning(Issue::fixed(
             IssueCode::EmptySemanticDescription,
             at.member("semantic_description"),
             "semantic description is empty: the client's model has nothing to map intent against",
@@ -427,9 +460,9 @@ mod tests {
             )],
         );
         let check = template.check();
-        assert!(check.errors.is_empty());
+        assert!(check.is_valid());
         assert_eq!(
-            check.warnings[0].code(),
+            check.warnings()[0].code(),
             IssueCode::EmptySemanticDescription
         );
     }

@@ -291,7 +291,7 @@ impl Embedder for HashingEmbedder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evolution::dot;
+    use crate::evolution::pool::dot;
 
     #[test]
     fn stopwords_are_sorted_and_unique() {

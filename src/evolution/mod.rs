@@ -4,6 +4,19 @@
 //! Every model is a trait with a dependency-free default:
 //! [`Embedder`] ([`HashingEmbedder`]), [`IntentInducer`] ([`RuleInducer`]),
 //! and the whole pipeline, [`EvolutionEngine`] ([`Evolution`]).
+//!
+//! | concept | file |
+//! |---|---|
+//! | the traits | `evolution/mod.rs` |
+//! | [`Evolution`]: fragments → pool → trigger → inducer → patch | `evolution/pipeline.rs` |
+//! | [`Pool`]: clustering, the dual-gate trigger, snapshots | `evolution/pool.rs` |
+//! | one cluster's state, [`Exemplar`] | `evolution/cluster.rs` |
+//! | heat and its decay | `evolution/heat.rs` |
+//! | [`HashingEmbedder`] | `evolution/embed.rs` |
+//! | [`RuleInducer`] | `evolution/induce.rs` |
+//! | [`sanitize_fragment`]: clean and flag free text before it is stored | `evolution/sanitize.rs` |
+//!
+//! Feature `evolution` (on by default; needs `patch`).
 
 mod cluster;
 mod embed;
@@ -17,14 +30,14 @@ pub use cluster::Exemplar;
 pub use embed::HashingEmbedder;
 pub use induce::RuleInducer;
 pub use pipeline::{Branching, Evolution, EvolutionConfig, EvolutionEvent, PoolKey};
-pub use pool::{ClusterView, Ingested, Pool, PoolConfig, PoolError, dot};
-pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize};
+pub use pool::{ClusterView, Ingested, Pool, PoolConfig, PoolError};
+pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize_fragment};
 
 use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::key::KeyDefinition;
-use crate::store::SchemaStore;
+use crate::patch::SchemaStore;
 use crate::template::SchemaTemplate;
 
 /// Text → a unit vector of a fixed dimension.

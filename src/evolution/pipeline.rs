@@ -8,13 +8,13 @@ use serde_json::Value;
 use time::{Duration, OffsetDateTime};
 
 use super::pool::{Pool, PoolConfig};
-use super::sanitize::sanitize;
+use super::sanitize::sanitize_fragment;
 use super::{Embedder, EvolutionEngine, HashingEmbedder, IntentInducer, RuleInducer};
 use crate::issue::Issue;
 use crate::key::{EXPERIMENTAL_MEMBER, KeyDefinition, OTHER_KEY};
 use crate::patch::{PatchScope, SchemaPatch};
-use crate::security::DenySensitive;
-use crate::store::{SchemaStore, Submission};
+use crate::patch::DenySensitive;
+use crate::patch::{SchemaStore, Submission};
 
 /// Which pools a fragment feeds (§6.2.1: per scenario, optionally per client).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -321,7 +321,7 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
         let mut events = Vec::new();
         let mut vector = vec![0.0; self.embedder.dimension()];
         for fragment in other_fragments(message) {
-            let Some(clean) = sanitize(fragment) else {
+            let Some(clean) = sanitize_fragment(fragment) else {
                 continue;
             };
             self.embedder.embed_into(&clean.text, &mut vector);

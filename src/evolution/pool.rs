@@ -281,7 +281,7 @@ impl fmt::Debug for Pool {
 
 /// `a · b` with eight independent accumulators, so the compiler can vectorise it.
 #[inline]
-pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
     let mut acc = [0.0f32; 8];
     let (a8, a_rest) = a.split_at(a.len() - a.len() % 8);
     let (b8, b_rest) = b.split_at(b.len().min(a8.len()));

@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::compile::{Check, CompiledSchema, KeyStatus};
+use crate::validate::{Check, CompiledSchema, KeyStatus};
 use crate::issue::{Issue, pointer};
 use crate::key::{KeyType, OTHER_KEY};
 use crate::payload::StructuredPayload;

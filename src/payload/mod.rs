@@ -1,4 +1,9 @@
-//! The structured payload message a client agent sends (§5, Appendix A.2).
+//! The structured payload message a client agent sends (§5, Appendix A.2),
+//! and [`PayloadBuilder`], which builds one that always validates.
+
+mod builder;
+
+pub use builder::{BuildError, DEFAULT_CONFIDENCE_THRESHOLD, PayloadBuilder, Placement};
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,31 @@
-//! Schema patches (§6.2.2): what a server adds to or refines in a base schema.
+//! Schema updates (§6.2.2, §6.2.3, §7): patches, the per-client effective
+//! schema they make, the key lifecycle, patch authorization, and the
+//! [`SchemaStore`] that holds a scenario's evolving schema.
+//!
+//! | concept | file |
+//! |---|---|
+//! | [`SchemaPatch`], [`PatchScope`], [`PatchError`] | `patch/mod.rs` |
+//! | [`EffectiveSchema`]: base + patches at `now`, merged and compiled | `patch/effective.rs` |
+//! | [`Lifecycle`], [`LifecyclePolicy`], [`KeyState`], metrics | `patch/lifecycle.rs` |
+//! | windowed day counters behind the metrics | `patch/metrics.rs` |
+//! | [`PatchAuthorizer`], [`DenySensitive`] | `patch/security.rs` |
+//! | [`SchemaStore`]: submissions, the convergence guard, suggestions | `patch/store.rs` |
+//!
+//! Everything here depends on time only through the `now` it is given.
+//! Feature `patch` (on by default).
+
+mod effective;
+mod lifecycle;
+pub(crate) mod metrics;
+mod security;
+mod store;
+
+pub use effective::{AllExperimental, CompileError, EffectiveSchema, KeyStates};
+pub use lifecycle::{
+    KeyMetrics, KeyRecord, KeyState, Lifecycle, LifecyclePolicy, Thresholds, Transition,
+};
+pub use security::{DenySensitive, PatchAuthorizer};
+pub use store::{Evaluation, SchemaStore, Submission};
 
 use std::fmt;
 
@@ -7,7 +34,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::issue::{Issue, IssueCode};
+use crate::issue::{Issue, IssueCode, write_problems};
 use crate::key::KeyDefinition;
 
 /// Who a patch applies to.
@@ -156,13 +183,9 @@ impl PatchError {
 impl fmt::Display for PatchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.patch_id {
-            Some(id) => write!(f, "patch {id:?} refused")?,
-            None => f.write_str("patch refused")?,
+            Some(id) => write_problems(f, &format!("patch {id:?} refused"), &self.errors),
+            None => write_problems(f, "patch refused", &self.errors),
         }
-        for issue in &self.errors {
-            write!(f, "; {issue}")?;
-        }
-        Ok(())
     }
 }
 

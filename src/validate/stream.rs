@@ -16,13 +16,14 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::compile::{Check, CompiledSchema, Inner};
-use crate::issue::{Issue, JsonKind};
-use crate::shape::Shape;
-use crate::validate::{
-    Collect, Member, Outcome, Pass, Report, Verdict, check_schema_id, finish_report,
-    message_not_object, missing_payload, payload_not_object,
+use super::compile::{Check, CompiledSchema, Inner};
+use super::pass::{
+    Member, Pass, check_schema_id, message_not_object, missing_payload, payload_not_object,
 };
+use super::report::{Collect, Outcome, Report, Verdict, finish_report};
+use super::shape::Shape;
+use crate::issue::Issue;
+use crate::key::JsonKind;
 
 impl CompiledSchema {
     /// Validates a message given as JSON bytes; same [`Report`] as

@@ -5,14 +5,14 @@ use indexmap::IndexMap;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::compile::{CompiledSchema, ValidateOptions};
+use crate::validate::{CompiledSchema, ValidateOptions};
 use crate::digest::canonical_digest;
-use crate::error::TemplateError;
+use crate::template::TemplateError;
 use crate::issue::{Issue, IssueCode};
 use crate::key::{DEPRECATED_MEMBER, EXPERIMENTAL_MEMBER, KeyDefinition, KeyName, KeyType};
-use crate::lifecycle::{KeyState, Lifecycle};
+use crate::patch::{KeyState, Lifecycle};
 use crate::patch::{PatchError, PatchScope, SchemaPatch};
-use crate::security::{DenySensitive, PatchAuthorizer};
+use crate::patch::{DenySensitive, PatchAuthorizer};
 use crate::template::SchemaTemplate;
 
 /// Where the merge learns each patch key's lifecycle state.
@@ -204,7 +204,7 @@ impl<'a> EffectiveSchema<'a> {
         now: OffsetDateTime,
     ) -> Result<(SchemaTemplate, Vec<KeyDefinition>), CompileError> {
         let check = self.base.check();
-        if !check.errors.is_empty() {
+        if !check.is_valid() {
             return Err(TemplateError::from(check).into());
         }
         let mut keys: IndexMap<KeyName, Entry> = self

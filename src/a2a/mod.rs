@@ -11,12 +11,13 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::compile::CompiledSchema;
-use crate::error::TemplateError;
+use crate::validate::CompiledSchema;
+use crate::template::TemplateError;
 use crate::issue::{Issue, IssueCode, pointer};
 use crate::key::{KeyDefinition, KeyName, KeyType, OTHER_KEY, is_snake_case};
 use crate::payload::StructuredPayload;
-use crate::template::{SchemaTemplate, TemplateCheck, is_other_value};
+use crate::issue::Problems;
+use crate::template::{SchemaTemplate, is_other_value};
 use crate::validate::{Collect, Report, finish_report};
 
 /// The URI of this crate's A2A extension: an AgentCard entry whose
@@ -778,10 +779,10 @@ impl AgentExtension {
     /// reported with a path from the extension entry
     /// (`/params/templates/0/keys/1/key_name`).
     pub fn templates(&self) -> Result<Vec<SchemaTemplate>, TemplateError> {
-        let mut check = TemplateCheck::default();
+        let mut check = Problems::default();
         let list = match self.params.as_ref().and_then(|p| p.get("templates")) {
             None => {
-                check.errors.push(Issue::fixed(
+                check.push_error(Issue::fixed(
                     IssueCode::MissingMember,
                     "/params/templates",
                     "the extension has no params.templates",
@@ -790,7 +791,7 @@ impl AgentExtension {
             }
             Some(Value::Array(list)) => list,
             Some(_) => {
-                check.errors.push(Issue::fixed(
+                check.push_error(Issue::fixed(
                     IssueCode::InvalidMember,
                     "/params/templates",
                     "params.templates must be an array of templates",
@@ -804,17 +805,16 @@ impl AgentExtension {
             match SchemaTemplate::from_value(value) {
                 Ok(template) => templates.push(template),
                 Err(error) => {
-                    let error = error.into_check();
-                    check
-                        .errors
-                        .extend(error.errors.iter().map(|i| i.prefixed(&prefix)));
-                    check
-                        .warnings
-                        .extend(error.warnings.iter().map(|i| i.prefixed(&prefix)));
+                    for issue in error.errors() {
+                        check.push_error(issue.prefixed(&prefix));
+                    }
+                    for issue in error.warnings() {
+                        check.push_warning(issue.prefixed(&prefix));
+                    }
                 }
             }
         }
-        if check.errors.is_empty() {
+        if check.is_valid() {
             Ok(templates)
         } else {
             Err(TemplateError::from(check))

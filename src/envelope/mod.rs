@@ -14,7 +14,7 @@ use time::format_description::well_known::Rfc3339;
 use time::{OffsetDateTime, UtcOffset};
 use uuid::Uuid;
 
-use crate::compile::CompiledSchema;
+use crate::validate::CompiledSchema;
 use crate::issue::{Issue, IssueCode, pointer};
 use crate::key::is_snake_case;
 use crate::payload::StructuredPayload;

@@ -7,15 +7,15 @@ use std::collections::{HashMap, VecDeque};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
-use crate::compile::{CompiledSchema, ValidateOptions};
-use crate::effective::{CompileError, EffectiveSchema};
-use crate::error::TemplateError;
+use crate::validate::{CompiledSchema, ValidateOptions};
+use crate::patch::{CompileError, EffectiveSchema};
+use crate::template::TemplateError;
 use crate::issue::Issue;
 use crate::key::{KeyDefinition, KeyName};
-use crate::lifecycle::{Lifecycle, LifecyclePolicy, Transition};
+use crate::patch::{Lifecycle, LifecyclePolicy, Transition};
 use crate::negotiate::SchemaUpdateSuggestion;
 use crate::patch::{PatchError, PatchScope, SchemaPatch};
-use crate::security::PatchAuthorizer;
+use crate::patch::PatchAuthorizer;
 use crate::template::SchemaTemplate;
 
 /// What became of a submitted patch.
@@ -68,7 +68,7 @@ impl SchemaStore {
     /// A store over `base`, which must be a valid template.
     pub fn new(base: SchemaTemplate, policy: LifecyclePolicy) -> Result<Self, TemplateError> {
         let check = base.check();
-        if !check.errors.is_empty() {
+        if !check.is_valid() {
             return Err(check.into());
         }
         Ok(Self {

@@ -5,91 +5,11 @@ use std::sync::{Arc, OnceLock};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
+use super::options::ValidateOptions;
 use crate::digest::canonical_digest;
-use crate::error::TemplateError;
 use crate::issue::pointer;
 use crate::key::{KeyDefinition, KeyType, OTHER_KEY};
-use crate::template::SchemaTemplate;
-
-/// What to do with payload keys the schema does not define.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum UnknownKeys {
-    /// Report `unknown_key` as an error (the default).
-    #[default]
-    Reject,
-    /// Accept the key, keep it in the normalized payload, and warn `unknown_key`.
-    Warn,
-}
-
-/// Bounds on what one message may make the validator do; crossing one gives
-/// `limit_exceeded`, never a panic.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Limits {
-    /// Deepest nesting of arrays and objects inside one key's value
-    /// (a scalar is depth 0, `[1]` is depth 1). Default 32.
-    pub max_depth: usize,
-    /// Most members a payload object may have. Default 1,024.
-    pub max_keys: usize,
-    /// Largest input the bytes path reads (`validate_slice`, `validate_str`,
-    /// `is_valid_slice`). Default 4 MiB.
-    pub max_bytes: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Self {
-            max_depth: 32,
-            max_keys: 1024,
-            max_bytes: 4 << 20,
-        }
-    }
-}
-
-impl Limits {
-    /// Sets [`Limits::max_depth`].
-    pub fn with_max_depth(mut self, max_depth: usize) -> Self {
-        self.max_depth = max_depth;
-        self
-    }
-
-    /// Sets [`Limits::max_keys`].
-    pub fn with_max_keys(mut self, max_keys: usize) -> Self {
-        self.max_keys = max_keys;
-        self
-    }
-
-    /// Sets [`Limits::max_bytes`].
-    pub fn with_max_bytes(mut self, max_bytes: usize) -> Self {
-        self.max_bytes = max_bytes;
-        self
-    }
-}
-
-/// Options fixed when a schema is compiled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub struct ValidateOptions {
-    /// Policy for keys the schema does not define.
-    pub unknown_keys: UnknownKeys,
-    /// Resource bounds.
-    pub limits: Limits,
-}
-
-impl ValidateOptions {
-    /// Sets the unknown-key policy.
-    pub fn unknown_keys(mut self, policy: UnknownKeys) -> Self {
-        self.unknown_keys = policy;
-        self
-    }
-
-    /// Sets the limits.
-    pub fn limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
-        self
-    }
-}
+use crate::template::{SchemaTemplate, TemplateError};
 
 /// How a key's value is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,7 +102,7 @@ impl CompiledSchema {
         options: ValidateOptions,
     ) -> Result<Self, TemplateError> {
         let check = template.check();
-        if !check.errors.is_empty() {
+        if !check.is_valid() {
             return Err(TemplateError::from(check));
         }
         let compile_key = |k: &KeyDefinition, status: KeyStatus| CompiledKey {

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::issue::JsonKind;
+use crate::key::JsonKind;
 
 /// The JSON type of a value, how deep it nests (capped just past the limit),
 /// and for arrays the index of the first element that is not a string.

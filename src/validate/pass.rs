@@ -1,141 +1,16 @@
-//! Payload validation: the `Report`, and the `Value` path.
-//!
-//! The decisions live in [`Pass`], which both this path and the bytes path
-//! (`bytes.rs`) drive member by member.
+//! The decisions of one validation pass over a payload's members, which both
+//! the `Value` path (`value.rs`) and the bytes path (`stream.rs`) drive
+//! member by member.
 
 use std::ops::ControlFlow;
 
-use serde::Serialize;
-use serde::ser::SerializeStruct;
 use serde_json::{Map, Value};
 
-use crate::compile::{Check, CompiledSchema, Inner, KeyStatus, UnknownKeys};
+use super::compile::{Check, Inner, KeyStatus};
+use super::options::UnknownKeys;
+use super::report::Outcome;
+use super::shape::Shape;
 use crate::issue::{Issue, IssueCode, pointer};
-use crate::shape::Shape;
-
-/// The result of validating one message: every problem, warnings, and (when
-/// valid) the normalized payload.
-///
-/// Errors and warnings are ordered by JSON Pointer, so the order does not
-/// depend on the order of members in the input.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Report {
-    errors: Vec<Issue>,
-    warnings: Vec<Issue>,
-    normalized: Option<Map<String, Value>>,
-}
-
-impl Report {
-    /// Whether the message has no errors (warnings do not count).
-    pub fn is_valid(&self) -> bool {
-        self.errors.is_empty()
-    }
-
-    /// Every error, ordered by path.
-    pub fn errors(&self) -> &[Issue] {
-        &self.errors
-    }
-
-    /// Every warning, ordered by path.
-    pub fn warnings(&self) -> &[Issue] {
-        &self.warnings
-    }
-
-    /// The payload with defaults applied to omitted optional keys and
-    /// `null` optional values dropped (or replaced by the default);
-    /// `None` when the message is invalid.
-    pub fn normalized(&self) -> Option<&Map<String, Value>> {
-        self.normalized.as_ref()
-    }
-
-    /// Takes the normalized payload out of the report.
-    pub fn into_normalized(self) -> Option<Map<String, Value>> {
-        self.normalized
-    }
-
-    pub(crate) fn invalid_json(error: &serde_json::Error) -> Self {
-        Self {
-            errors: vec![Issue::owned(IssueCode::InvalidJson, "", error.to_string())],
-            ..Self::default()
-        }
-    }
-
-    pub(crate) fn single(issue: Issue) -> Self {
-        Self {
-            errors: vec![issue],
-            ..Self::default()
-        }
-    }
-}
-
-impl Serialize for Report {
-    /// `{"valid", "errors", "warnings", "normalized"}`; `normalized` is `null` when invalid.
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("Report", 4)?;
-        s.serialize_field("valid", &self.is_valid())?;
-        s.serialize_field("errors", &self.errors)?;
-        s.serialize_field("warnings", &self.warnings)?;
-        s.serialize_field("normalized", &self.normalized)?;
-        s.end()
-    }
-}
-
-/// Where issues go: collected into a report, or reduced to a verdict.
-pub(crate) trait Outcome {
-    /// Whether the normalized payload is wanted.
-    const NORMALIZE: bool;
-    /// Records an error; `Break` means stop validating.
-    fn error(&mut self, make: impl FnOnce() -> Issue) -> ControlFlow<()>;
-    /// Records a warning.
-    fn warning(&mut self, make: impl FnOnce() -> Issue);
-    /// Whether no error has been recorded yet (a normalized payload is still wanted).
-    fn is_clean(&self) -> bool;
-}
-
-/// Collects every issue.
-#[derive(Default)]
-pub(crate) struct Collect {
-    pub(crate) errors: Vec<Issue>,
-    pub(crate) warnings: Vec<Issue>,
-}
-
-impl Outcome for Collect {
-    const NORMALIZE: bool = true;
-    fn error(&mut self, make: impl FnOnce() -> Issue) -> ControlFlow<()> {
-        self.errors.push(make());
-        ControlFlow::Continue(())
-    }
-    fn warning(&mut self, make: impl FnOnce() -> Issue) {
-        self.warnings.push(make());
-    }
-    fn is_clean(&self) -> bool {
-        self.errors.is_empty()
-    }
-}
-
-/// Reduces validation to a boolean without building any issue.
-pub(crate) struct Verdict {
-    pub(crate) valid: bool,
-    /// Stop at the first error. The bytes path keeps going, because a later
-    /// duplicate member could replace the offending one.
-    pub(crate) fail_fast: bool,
-}
-
-impl Outcome for Verdict {
-    const NORMALIZE: bool = false;
-    fn error(&mut self, _make: impl FnOnce() -> Issue) -> ControlFlow<()> {
-        self.valid = false;
-        if self.fail_fast {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    }
-    fn warning(&mut self, _make: impl FnOnce() -> Issue) {}
-    fn is_clean(&self) -> bool {
-        self.valid
-    }
-}
 
 /// A set of key indices, inline for the usual schema sizes.
 enum KeySet {
@@ -257,15 +132,15 @@ impl<'s> Pass<'s> {
         };
         if key.required {
             self.required_seen += 1;
-        } else if shape.kind == crate::issue::JsonKind::Null {
+        } else if shape.kind == crate::key::JsonKind::Null {
             // `null` on an optional key means "not given": dropped, or replaced by the default.
             return ControlFlow::Continue(false);
         }
         let fits = match key.check {
             Check::Type(ty) => ty.accepts(shape.kind),
             Check::Other => match shape.kind {
-                crate::issue::JsonKind::String => true,
-                crate::issue::JsonKind::Array => shape.first_non_string.is_none(),
+                crate::key::JsonKind::String => true,
+                crate::key::JsonKind::Array => shape.first_non_string.is_none(),
                 _ => false,
             },
         };
@@ -407,7 +282,7 @@ pub(crate) fn check_schema_id<O: Outcome>(
             Issue::type_mismatch(
                 "/schema_id".into(),
                 crate::key::KeyType::String,
-                crate::issue::JsonKind::of(other),
+                crate::key::JsonKind::of(other),
             )
         }),
     }
@@ -447,94 +322,3 @@ pub(crate) fn too_many_keys<O: Outcome>(schema: &Inner, out: &mut O) -> ControlF
     })
 }
 
-impl CompiledSchema {
-    /// Validates a message `{"schema_id", "payload"}` and reports every problem.
-    pub fn validate(&self, message: &Value) -> Report {
-        let mut out = Collect::default();
-        let normalized = run_value(&self.inner, message, &mut out);
-        finish_report(out, normalized)
-    }
-
-    /// Whether the message is valid; stops at the first problem and builds no report.
-    pub fn is_valid(&self, message: &Value) -> bool {
-        let mut out = Verdict {
-            valid: true,
-            fail_fast: true,
-        };
-        let _ = run_value(&self.inner, message, &mut out);
-        out.valid
-    }
-}
-
-/// Validates `message` against `schema`: the crate's headline call.
-///
-/// Same as [`CompiledSchema::validate`].
-pub fn validate_payload(schema: &CompiledSchema, message: &Value) -> Report {
-    schema.validate(message)
-}
-
-pub(crate) fn finish_report(mut out: Collect, normalized: Option<Map<String, Value>>) -> Report {
-    out.errors.sort_by(|a, b| a.path().cmp(b.path()));
-    out.warnings.sort_by(|a, b| a.path().cmp(b.path()));
-    let normalized = if out.errors.is_empty() {
-        normalized
-    } else {
-        None
-    };
-    Report {
-        errors: out.errors,
-        warnings: out.warnings,
-        normalized,
-    }
-}
-
-/// Runs the checks on a parsed message; returns the normalized payload if one was built.
-fn run_value<O: Outcome>(
-    schema: &Inner,
-    message: &Value,
-    out: &mut O,
-) -> Option<Map<String, Value>> {
-    let Some(object) = message.as_object() else {
-        let _ = message_not_object(out);
-        return None;
-    };
-    if check_schema_id(schema, object.get("schema_id"), out).is_break() {
-        return None;
-    }
-    match object.get("payload") {
-        None => {
-            let _ = missing_payload(out);
-            None
-        }
-        Some(Value::Object(payload)) => {
-            if payload.len() > schema.options.limits.max_keys {
-                let _ = too_many_keys(schema, out);
-                return None;
-            }
-            let mut pass = Pass::new(schema, false);
-            for (name, value) in payload {
-                if pass.member(name, Member::Value(value), out).is_break() {
-                    return None;
-                }
-            }
-            if pass.finish(out).is_break() {
-                return None;
-            }
-            if !(O::NORMALIZE && out.is_clean()) {
-                return None;
-            }
-            // Copied only now that the payload is known to be valid.
-            let mut normalized: Map<String, Value> = payload
-                .iter()
-                .filter(|(name, value)| schema.keeps(name, value.is_null()))
-                .map(|(name, value)| (name.clone(), value.clone()))
-                .collect();
-            schema.apply_defaults(&mut normalized);
-            Some(normalized)
-        }
-        Some(_) => {
-            let _ = payload_not_object(out);
-            None
-        }
-    }
-}

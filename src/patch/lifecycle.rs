@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use time::{Duration, OffsetDateTime};
 
 use crate::key::{KeyName, KeyType};
-use crate::metrics::{DayWindow, day_of};
+use crate::patch::metrics::{DayWindow, day_of};
 use crate::patch::{PatchScope, SchemaPatch};
 
 /// Where a patch key is in its life. States only move forward (the order of

@@ -1,0 +1,41 @@
+//! Patch authorization (§7): schema updates that touch security-relevant keys
+//! must be authorized. The keys' own markers are [`crate::key::Sensitivity`].
+
+use crate::key::KeyName;
+use crate::patch::SchemaPatch;
+
+/// Decides whether a patch that adds or modifies sensitive keys may apply
+/// (§7: schema updates touching security-relevant keys MUST be authorized).
+///
+/// Called only for patches that touch at least one sensitive key, with the
+/// names of those keys. Closures implement it:
+///
+/// ```
+/// use sdsi::{KeyName, PatchAuthorizer, SchemaPatch};
+/// let only_ops = |patch: &SchemaPatch, _keys: &[KeyName]| patch.patch_id.starts_with("ops-");
+/// fn takes(_: &dyn PatchAuthorizer) {}
+/// takes(&only_ops);
+/// ```
+pub trait PatchAuthorizer: Send + Sync {
+    /// Whether `patch` may add or modify the sensitive keys `keys`.
+    fn authorize(&self, patch: &SchemaPatch, keys: &[KeyName]) -> bool;
+}
+
+impl<F> PatchAuthorizer for F
+where
+    F: Fn(&SchemaPatch, &[KeyName]) -> bool + Send + Sync,
+{
+    fn authorize(&self, patch: &SchemaPatch, keys: &[KeyName]) -> bool {
+        self(patch, keys)
+    }
+}
+
+/// The default authorizer: refuses every change to a sensitive key.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DenySensitive;
+
+impl PatchAuthorizer for DenySensitive {
+    fn authorize(&self, _patch: &SchemaPatch, _keys: &[KeyName]) -> bool {
+        false
+    }
+}

@@ -1,0 +1,36 @@
+//! Compiled schemas and payload validation: compile a template once, then
+//! validate many messages, from a parsed `Value` or straight from bytes.
+//!
+//! [`CompiledSchema`] is the validator; its methods live with the concept
+//! they serve:
+//!
+//! | methods | file |
+//! |---|---|
+//! | `new`, `with_options`, `template`, `schema_id`, `digest` | `validate/compile.rs` |
+//! | `validate`, `is_valid`, `validate_payload`, `is_valid_payload` (parsed) | `validate/value.rs` |
+//! | `validate_slice`, `validate_str`, `is_valid_slice`, `is_valid_str` (bytes) | `validate/stream.rs` |
+//! | `json_schema`, `mcp_input_schema`, `strict_schema`, `prompt`... (feature `export`) | `export.rs` |
+//! | `validate_envelope`, `validate_envelope_slice` (feature `envelope`) | `envelope/parse.rs` |
+//! | `a2a_data_part`, `a2a_extension`... (feature `a2a`) | `a2a/` |
+//!
+//! Every check reports into a [`Report`]: each problem with a stable
+//! [`IssueCode`](crate::IssueCode), a JSON Pointer and a message, ordered by
+//! path, plus the normalized payload when the message is valid.
+
+mod compile;
+mod options;
+mod pass;
+mod report;
+mod shape;
+mod stream;
+mod value;
+
+pub use compile::CompiledSchema;
+pub use options::{Limits, UnknownKeys, ValidateOptions};
+pub use report::Report;
+
+pub(crate) use compile::{Check, KeyStatus};
+#[cfg(feature = "export")]
+pub(crate) use compile::CompiledKey;
+#[cfg(feature = "a2a")]
+pub(crate) use report::{Collect, finish_report};

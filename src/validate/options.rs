@@ -1,0 +1,81 @@
+//! Options fixed when a schema is compiled: the unknown-key policy and resource limits.
+
+/// What to do with payload keys the schema does not define.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum UnknownKeys {
+    /// Report `unknown_key` as an error (the default).
+    #[default]
+    Reject,
+    /// Accept the key, keep it in the normalized payload, and warn `unknown_key`.
+    Warn,
+}
+
+/// Bounds on what one message may make the validator do; crossing one gives
+/// `limit_exceeded`, never a panic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Deepest nesting of arrays and objects inside one key's value
+    /// (a scalar is depth 0, `[1]` is depth 1). Default 32.
+    pub max_depth: usize,
+    /// Most members a payload object may have. Default 1,024.
+    pub max_keys: usize,
+    /// Largest input the bytes path reads (`validate_slice`, `validate_str`,
+    /// `is_valid_slice`). Default 4 MiB.
+    pub max_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_depth: 32,
+            max_keys: 1024,
+            max_bytes: 4 << 20,
+        }
+    }
+}
+
+impl Limits {
+    /// Sets [`Limits::max_depth`].
+    pub fn with_max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// Sets [`Limits::max_keys`].
+    pub fn with_max_keys(mut self, max_keys: usize) -> Self {
+        self.max_keys = max_keys;
+        self
+    }
+
+    /// Sets [`Limits::max_bytes`].
+    pub fn with_max_bytes(mut self, max_bytes: usize) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+}
+
+/// Options fixed when a schema is compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct ValidateOptions {
+    /// Policy for keys the schema does not define.
+    pub unknown_keys: UnknownKeys,
+    /// Resource bounds.
+    pub limits: Limits,
+}
+
+impl ValidateOptions {
+    /// Sets the unknown-key policy.
+    pub fn unknown_keys(mut self, policy: UnknownKeys) -> Self {
+        self.unknown_keys = policy;
+        self
+    }
+
+    /// Sets the limits.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+}

@@ -1,0 +1,116 @@
+//! The `Value` path: validation of a parsed message.
+
+use serde_json::{Map, Value};
+
+use super::compile::{CompiledSchema, Inner};
+use super::pass::{
+    Member, Pass, check_schema_id, message_not_object, missing_payload, payload_not_object,
+    too_many_keys,
+};
+use super::report::{Collect, Outcome, Report, Verdict, finish_report};
+
+impl CompiledSchema {
+    /// Validates a message `{"schema_id", "payload"}` and reports every problem.
+    pub fn validate(&self, message: &Value) -> Report {
+        let mut out = Collect::default();
+        let normalized = run_value(&self.inner, message, &mut out);
+        finish_report(out, normalized)
+    }
+
+    /// Whether the message is valid; stops at the first problem and builds no report.
+    pub fn is_valid(&self, message: &Value) -> bool {
+        let mut out = Verdict::fail_fast();
+        let _ = run_value(&self.inner, message, &mut out);
+        out.valid
+    }
+
+    /// Validates a bare payload, the object that goes under a message's
+    /// `payload`, as the payload of this schema's `schema_id`: for a server
+    /// that routes by schema id itself and has no `{"schema_id", "payload"}`
+    /// wrapper to validate. Paths are from the payload's root (`/origin`,
+    /// where [`CompiledSchema::validate`] says `/payload/origin`).
+    ///
+    /// ```
+    /// use sdsi::{CompiledSchema, SchemaTemplate};
+    /// use serde_json::json;
+    ///
+    /// let template = SchemaTemplate::from_value(&json!({
+    ///     "schema_id": "coffee_v1", "scenario": "coffee_order",
+    ///     "keys": [{"key_name": "size", "key_type": "string", "required": true,
+    ///               "semantic_description": "Cup size: small, medium, large."}]
+    /// }))?;
+    /// let schema = CompiledSchema::new(&template)?;
+    /// let payload = json!({"size": 12});
+    /// let report = schema.validate_payload(payload.as_object().ok_or("not an object")?);
+    /// assert_eq!(report.errors()[0].path(), "/size");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn validate_payload(&self, payload: &Map<String, Value>) -> Report {
+        let mut out = Collect::default();
+        let normalized = run_payload(&self.inner, payload, &mut out);
+        finish_report(out, normalized).strip_prefix("/payload")
+    }
+
+    /// Whether a bare payload is valid under this schema (see
+    /// [`CompiledSchema::validate_payload`]); stops at the first problem.
+    pub fn is_valid_payload(&self, payload: &Map<String, Value>) -> bool {
+        let mut out = Verdict::fail_fast();
+        let _ = run_payload(&self.inner, payload, &mut out);
+        out.valid
+    }
+}
+
+/// Runs the checks on a parsed message; returns the normalized payload if one was built.
+fn run_value<O: Outcome>(
+    schema: &Inner,
+    message: &Value,
+    out: &mut O,
+) -> Option<Map<String, Value>> {
+    let Some(object) = message.as_object() else {
+        let _ = message_not_object(out);
+        return None;
+    };
+    if check_schema_id(schema, object.get("schema_id"), out).is_break() {
+        return None;
+    }
+    match object.get("payload") {
+        None => {
+            let _ = missing_payload(out);
+            None
+        }
+        Some(Value::Object(payload)) => run_payload(schema, payload, out),
+        Some(_) => {
+            let _ = payload_not_object(out);
+            None
+        }
+    }
+}
+
+/// Runs the checks on a payload object; returns the normalized payload if one was built.
+fn run_payload<O: Outcome>(
+    schema: &Inner,
+    payload: &Map<String, Value>,
+    out: &mut O,
+) -> Option<Map<String, Value>> {
+    if payload.len() > schema.options.limits.max_keys {
+        let _ = too_many_keys(schema, out);
+        return None;
+    }
+    let mut pass = Pass::new(schema, false);
+    for (name, value) in payload {
+        if pass.member(name, Member::Value(value), out).is_break() {
+            return None;
+        }
+    }
+    if pass.finish(out).is_break() || !(O::NORMALIZE && out.is_clean()) {
+        return None;
+    }
+    // Copied only now that the payload is known to be valid.
+    let mut normalized: Map<String, Value> = payload
+        .iter()
+        .filter(|(name, value)| schema.keeps(name, value.is_null()))
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect();
+    schema.apply_defaults(&mut normalized);
+    Some(normalized)
+}
