@@ -6,9 +6,9 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::validate::{Check, CompiledKey, CompiledSchema, KeyStatus, UnknownKeys};
 use crate::issue::{Issue, IssueCode};
 use crate::key::{KeyDefinition, KeyType, OTHER_KEY};
+use crate::validate::{Check, CompiledKey, CompiledSchema, KeyStatus, UnknownKeys};
 
 /// The JSON Schema dialect of [`CompiledSchema::json_schema`].
 pub const JSON_SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -404,7 +404,8 @@ struct InteropDoctests;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{SchemaTemplate, ValidateOptions};
+    use crate::SchemaTemplate;
+    use crate::validate::ValidateOptions;
 
     fn flight() -> CompiledSchema {
         let template = SchemaTemplate::from_value(&json!({

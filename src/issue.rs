@@ -376,7 +376,11 @@ pub(crate) fn write_problems(
     errors: &[Issue],
 ) -> fmt::Result {
     let n = errors.len();
-    write!(f, "{subject} ({n} problem{})", if n == 1 { "" } else { "s" })?;
+    write!(
+        f,
+        "{subject} ({n} problem{})",
+        if n == 1 { "" } else { "s" }
+    )?;
     for issue in errors {
         write!(f, "; {issue}")?;
     }

@@ -295,10 +295,7 @@ fn parse_key(value: &Value, path: &str, errors: &mut Vec<Issue>) -> Option<KeyDe
 }
 
 /// The rules across keys: unique names, plus each key's own rules.
-fn check_keys<'a>(
-    keys: impl Iterator<Item = (usize, &'a KeyDefinition)>,
-    check: &mut Problems,
-) {
+fn check_keys<'a>(keys: impl Iterator<Item = (usize, &'a KeyDefinition)>, check: &mut Problems) {
     let mut first_index: FxHashMap<&str, usize> = FxHashMap::default();
     for (index, key) in keys {
         let at = KeyAt(Some(index));

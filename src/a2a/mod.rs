@@ -11,13 +11,13 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::validate::CompiledSchema;
-use crate::template::TemplateError;
+use crate::issue::Problems;
 use crate::issue::{Issue, IssueCode, pointer};
 use crate::key::{KeyDefinition, KeyName, KeyType, OTHER_KEY, is_snake_case};
 use crate::payload::StructuredPayload;
-use crate::issue::Problems;
+use crate::template::TemplateError;
 use crate::template::{SchemaTemplate, is_other_value};
+use crate::validate::CompiledSchema;
 use crate::validate::{Collect, Report, finish_report};
 
 /// The URI of this crate's A2A extension: an AgentCard entry whose

@@ -12,8 +12,8 @@ use super::sanitize::sanitize_fragment;
 use super::{Embedder, EvolutionEngine, HashingEmbedder, IntentInducer, RuleInducer};
 use crate::issue::Issue;
 use crate::key::{EXPERIMENTAL_MEMBER, KeyDefinition, OTHER_KEY};
-use crate::patch::{PatchScope, SchemaPatch};
 use crate::patch::DenySensitive;
+use crate::patch::{PatchScope, SchemaPatch};
 use crate::patch::{SchemaStore, Submission};
 
 /// Which pools a fragment feeds (§6.2.1: per scenario, optionally per client).

@@ -5,15 +5,15 @@ use indexmap::IndexMap;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::validate::{CompiledSchema, ValidateOptions};
 use crate::digest::canonical_digest;
-use crate::template::TemplateError;
 use crate::issue::{Issue, IssueCode};
 use crate::key::{DEPRECATED_MEMBER, EXPERIMENTAL_MEMBER, KeyDefinition, KeyName, KeyType};
+use crate::patch::{DenySensitive, PatchAuthorizer};
 use crate::patch::{KeyState, Lifecycle};
 use crate::patch::{PatchError, PatchScope, SchemaPatch};
-use crate::patch::{DenySensitive, PatchAuthorizer};
 use crate::template::SchemaTemplate;
+use crate::template::TemplateError;
+use crate::validate::{CompiledSchema, ValidateOptions};
 
 /// Where the merge learns each patch key's lifecycle state.
 ///

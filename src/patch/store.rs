@@ -7,16 +7,16 @@ use std::collections::{HashMap, VecDeque};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
-use crate::validate::{CompiledSchema, ValidateOptions};
-use crate::patch::{CompileError, EffectiveSchema};
-use crate::template::TemplateError;
 use crate::issue::Issue;
 use crate::key::{KeyDefinition, KeyName};
-use crate::patch::{Lifecycle, LifecyclePolicy, Transition};
 use crate::negotiate::SchemaUpdateSuggestion;
-use crate::patch::{PatchError, PatchScope, SchemaPatch};
 use crate::patch::PatchAuthorizer;
+use crate::patch::{CompileError, EffectiveSchema};
+use crate::patch::{Lifecycle, LifecyclePolicy, Transition};
+use crate::patch::{PatchError, PatchScope, SchemaPatch};
 use crate::template::SchemaTemplate;
+use crate::template::TemplateError;
+use crate::validate::{CompiledSchema, ValidateOptions};
 
 /// What became of a submitted patch.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

@@ -5,10 +5,10 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::validate::{Check, CompiledSchema, KeyStatus};
 use crate::issue::{Issue, pointer};
 use crate::key::{KeyType, OTHER_KEY};
 use crate::payload::StructuredPayload;
+use crate::validate::{Check, CompiledSchema, KeyStatus};
 
 /// The confidence a mapping needs, by default, to go to its key rather than
 /// to `other`.

@@ -29,8 +29,8 @@ pub use compile::CompiledSchema;
 pub use options::{Limits, UnknownKeys, ValidateOptions};
 pub use report::Report;
 
-pub(crate) use compile::{Check, KeyStatus};
 #[cfg(feature = "export")]
 pub(crate) use compile::CompiledKey;
+pub(crate) use compile::{Check, KeyStatus};
 #[cfg(feature = "a2a")]
 pub(crate) use report::{Collect, finish_report};

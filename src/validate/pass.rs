@@ -321,4 +321,3 @@ pub(crate) fn too_many_keys<O: Outcome>(schema: &Inner, out: &mut O) -> ControlF
         )
     })
 }
-
