@@ -13,10 +13,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use sdsi::{
-    CompiledSchema, EffectiveSchema, KeyDefinition, KeyName, KeyType, Lifecycle, LifecyclePolicy,
-    PatchScope, SchemaPatch, SchemaTemplate,
-};
+use sdsi::patch::{EffectiveSchema, Lifecycle, LifecyclePolicy, PatchScope, SchemaPatch};
+use sdsi::{CompiledSchema, KeyDefinition, KeyName, KeyType, SchemaTemplate};
 use serde_json::{Value, json};
 use time::Duration;
 use time::macros::datetime;

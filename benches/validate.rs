@@ -40,7 +40,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use sdsi::{CompiledSchema, KeyDefinition, KeyName, KeyType, OTHER_KEY, SchemaTemplate};
+use sdsi::key::OTHER_KEY;
+use sdsi::{CompiledSchema, KeyDefinition, KeyName, KeyType, SchemaTemplate};
 use serde::de::IgnoredAny;
 use serde_json::{Map, Value, json};
 

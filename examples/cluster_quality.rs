@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use sdsi::{Embedder, HashingEmbedder, Pool, PoolConfig, PoolError};
+use sdsi::evolution::{Embedder, HashingEmbedder, Pool, PoolConfig, PoolError};
 use time::Duration;
 use time::macros::datetime;
 

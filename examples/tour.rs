@@ -9,11 +9,11 @@
 
 use std::error::Error;
 
-use sdsi::{
-    Envelope, Evolution, EvolutionEngine, EvolutionEvent, ExecutionResult, LifecyclePolicy,
-    MessageId, PatchScope, ProtocolMessage, SchemaRequest, SchemaStore, SchemaTemplate,
-    StructuredPayload, Timestamp,
-};
+use sdsi::envelope::{MessageId, ProtocolMessage, Timestamp};
+use sdsi::evolution::{Evolution, EvolutionEngine, EvolutionEvent};
+use sdsi::negotiate::{ExecutionResult, SchemaRequest};
+use sdsi::patch::{LifecyclePolicy, PatchScope};
+use sdsi::{Envelope, SchemaStore, SchemaTemplate, StructuredPayload};
 use serde_json::{Value, json};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};

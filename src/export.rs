@@ -37,7 +37,7 @@ impl CompiledSchema {
     /// A JSON Schema 2020-12 of the whole message `{"schema_id", "payload"}`
     /// that accepts exactly the messages [`CompiledSchema::validate`]
     /// accepts, with one exception: JSON Schema cannot bound nesting depth,
-    /// so values nested deeper than [`crate::Limits::max_depth`] are accepted
+    /// so values nested deeper than [`Limits::max_depth`](crate::validate::Limits::max_depth) are accepted
     /// by the schema and rejected by the validator.
     ///
     /// The payload is a closed object (open when the schema was compiled
@@ -231,7 +231,7 @@ impl CompiledSchema {
     /// decoding (draft §6.1): every property is `required`, optional keys are
     /// nullable (`null` means "not given" to the validator), the object is
     /// closed, and there is no `default`. Every payload it accepts is valid
-    /// for this schema (within [`crate::Limits`]). Withdrawn keys are not
+    /// for this schema (within [`Limits`](crate::validate::Limits)). Withdrawn keys are not
     /// offered.
     ///
     /// Free-form `array` and `object` keys are written as `{"type": "array"}`

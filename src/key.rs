@@ -25,7 +25,7 @@ pub const DEPRECATED_MEMBER: &str = "deprecated";
 /// use sdsi::KeyName;
 /// assert_eq!(KeyName::new("cabin_class")?.as_str(), "cabin_class");
 /// assert!(KeyName::new("CabinClass").is_err());
-/// # Ok::<(), sdsi::InvalidKeyName>(())
+/// # Ok::<(), sdsi::key::InvalidKeyName>(())
 /// ```
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct KeyName(Box<str>);

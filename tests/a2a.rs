@@ -1,7 +1,7 @@
 //! A2A bridges: #813 field definitions (serde round trips, template ↔ fields,
 //! data part validation through the core validator), the AgentCard
 //! extension entry and the v1.0 data part with `metadata.schema`.
-
+#![cfg(feature = "a2a")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -14,11 +14,11 @@ mod common;
 
 use common::{Extras, json_value, template, value_of};
 use proptest::prelude::*;
-use sdsi::{
-    AgentExtension, AgentSkill, CompiledFields, CompiledSchema, FieldDefinition, FieldKind,
-    KeyType, SDSI_A2A_EXTENSION_URI, SchemaTemplate, StructuredPayload, fields_from_template,
-    template_from_fields,
+use sdsi::a2a::{
+    AgentExtension, AgentSkill, CompiledFields, FieldDefinition, FieldKind, SDSI_A2A_EXTENSION_URI,
+    fields_from_template, template_from_fields,
 };
+use sdsi::{CompiledSchema, KeyType, SchemaTemplate, StructuredPayload};
 use serde_json::{Value, json};
 
 fn pairs(issues: &[sdsi::Issue]) -> Vec<(&'static str, String)> {
@@ -134,7 +134,7 @@ fn output_fields_convert_with_their_losses_reported() {
             ("field_renamed", "/2/name".to_owned()),
         ]
     );
-    assert!(conversion.template.check().errors.is_empty());
+    assert!(conversion.template.check().is_valid());
 }
 
 #[test]
@@ -186,7 +186,7 @@ fn every_kind_of_loss_is_reported() {
             ("mixed", KeyType::String)
         ]
     );
-    assert!(conversion.template.check().errors.is_empty());
+    assert!(conversion.template.check().is_valid());
     assert!(CompiledSchema::new(&conversion.template).is_ok());
 }
 
@@ -374,7 +374,7 @@ proptest! {
 
         // Any fields convert to a valid template that compiles, without panics.
         let conversion = template_from_fields("x_v1", "x", &fields);
-        prop_assert!(conversion.template.check().errors.is_empty(), "{:?}", conversion.template);
+        prop_assert!(conversion.template.check().is_valid(), "{:?}", conversion.template);
         prop_assert!(CompiledFields::new(&fields).is_ok());
 
         let templates = vec![conversion.template];
@@ -393,8 +393,8 @@ fn public_types_are_send_and_sync() {
     check::<AgentSkill>();
     check::<AgentExtension>();
     check::<CompiledFields>();
-    check::<sdsi::FieldsConversion>();
-    check::<sdsi::Export>();
-    check::<sdsi::PayloadBuilder>();
-    check::<sdsi::BuildError>();
+    check::<sdsi::a2a::FieldsConversion>();
+    check::<sdsi::export::Export>();
+    check::<sdsi::payload::PayloadBuilder>();
+    check::<sdsi::payload::BuildError>();
 }

@@ -17,7 +17,8 @@
 use std::fs;
 use std::path::Path;
 
-use sdsi::{CompiledSchema, Issue, Limits, Report, SchemaTemplate, UnknownKeys, ValidateOptions};
+use sdsi::validate::{Limits, UnknownKeys, ValidateOptions};
+use sdsi::{CompiledSchema, Issue, Report, SchemaTemplate};
 use serde_json::Value;
 
 fn load(name: &str) -> Vec<Value> {
@@ -157,7 +158,7 @@ fn templates() {
                 assert!(valid, "{desc}: accepted an invalid template");
                 let check = template.check();
                 assert_eq!(
-                    pairs(&check.warnings),
+                    pairs(check.warnings()),
                     expected(&case, "warnings"),
                     "{desc}: warnings"
                 );

@@ -6,7 +6,7 @@
 //! through `Envelope::parse`, `parse_slice`, `from_value` and serde; a group
 //! with a `schema` (a template) also runs `CompiledSchema::validate_envelope`
 //! and its bytes form, which must give the listed issues.
-
+#![cfg(feature = "envelope")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -19,10 +19,8 @@ use std::fs;
 use std::path::Path;
 
 use proptest::prelude::*;
-use sdsi::{
-    BROADCAST, CompiledSchema, Envelope, Issue, MessageId, ProtocolMessage, ProtocolVersion,
-    SchemaTemplate, StructuredPayload, Timestamp,
-};
+use sdsi::envelope::{BROADCAST, MessageId, ProtocolMessage, ProtocolVersion, Timestamp};
+use sdsi::{CompiledSchema, Envelope, Issue, SchemaTemplate, StructuredPayload};
 use serde_json::{Map, Value, json};
 
 fn load(name: &str) -> Vec<Value> {
@@ -113,7 +111,7 @@ fn run(name: &str) -> usize {
     count
 }
 
-fn check_typed(desc: &str, data: &Value, valid: bool, report: &sdsi::EnvelopeReport) {
+fn check_typed(desc: &str, data: &Value, valid: bool, report: &sdsi::envelope::EnvelopeReport) {
     let parsed = Envelope::from_value(data);
     let via_serde = serde_json::from_value::<Envelope>(data.clone());
     assert_eq!(parsed.is_ok(), valid, "{desc}: from_value");
@@ -225,8 +223,8 @@ fn structured_envelopes_round_trip_through_the_validator() {
         "economy"
     );
     // Over the size limit: one limit_exceeded at the root, nothing parsed.
-    let options =
-        sdsi::ValidateOptions::default().limits(sdsi::Limits::default().with_max_bytes(16));
+    let options = sdsi::validate::ValidateOptions::default()
+        .limits(sdsi::validate::Limits::default().with_max_bytes(16));
     let small = CompiledSchema::with_options(&template, options).unwrap();
     let report = small.validate_envelope_slice(&serde_json::to_vec(&envelope).unwrap());
     assert_eq!(
@@ -259,8 +257,8 @@ fn protocol_message_names() {
 fn public_types_are_send_and_sync() {
     fn check<T: Send + Sync>() {}
     check::<Envelope>();
-    check::<sdsi::EnvelopeReport>();
-    check::<sdsi::EnvelopeError>();
+    check::<sdsi::envelope::EnvelopeReport>();
+    check::<sdsi::envelope::EnvelopeError>();
     check::<MessageId>();
     check::<ProtocolVersion>();
     check::<Timestamp>();

@@ -1,6 +1,6 @@
 //! The draft's flight example (§5.1, §6.2) end to end: recurring `other`
 //! fragments become an experimental key.
-
+#![cfg(feature = "evolution")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -9,10 +9,12 @@
     reason = "test helpers: a panic is a failed test"
 )]
 
-use sdsi::{
+use sdsi::evolution::{
     Branching, Evolution, EvolutionConfig, EvolutionEngine, EvolutionEvent, HashingEmbedder,
-    LifecyclePolicy, PatchScope, RuleInducer, SchemaStore, SchemaTemplate, Submission,
+    RuleInducer,
 };
+use sdsi::patch::{LifecyclePolicy, PatchScope, Submission};
+use sdsi::{SchemaStore, SchemaTemplate};
 use serde_json::{Value, json};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
@@ -78,7 +80,7 @@ fn replay_every(
     events
 }
 
-fn proposed(events: &[EvolutionEvent]) -> Vec<&sdsi::SchemaPatch> {
+fn proposed(events: &[EvolutionEvent]) -> Vec<&sdsi::patch::SchemaPatch> {
     events
         .iter()
         .filter_map(|e| match e {

@@ -2,7 +2,7 @@
 //! (`jsonschema` as the oracle, both directions), the strict and elicitation
 //! schemas only admit valid payloads, and the `PayloadBuilder` only builds
 //! valid ones.
-
+#![cfg(feature = "export")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -15,7 +15,8 @@ mod common;
 
 use common::{Extras, json_value, message_for, template, unknown_key_policy, value_of};
 use proptest::prelude::*;
-use sdsi::{BuildError, CompiledSchema, PayloadBuilder, Placement, SchemaTemplate};
+use sdsi::payload::{BuildError, PayloadBuilder, Placement};
+use sdsi::{CompiledSchema, SchemaTemplate};
 use serde_json::{Map, Value, json};
 
 fn oracle(schema: &Value) -> jsonschema::Validator {
@@ -205,7 +206,7 @@ fn flight() -> CompiledSchema {
 #[test]
 fn flight_json_schema_is_the_documented_one() {
     let schema = flight().json_schema();
-    assert_eq!(schema["$schema"], sdsi::JSON_SCHEMA_DIALECT);
+    assert_eq!(schema["$schema"], sdsi::export::JSON_SCHEMA_DIALECT);
     assert_eq!(schema["required"], json!(["schema_id", "payload"]));
     let payload = &schema["properties"]["payload"];
     assert_eq!(

@@ -10,10 +10,8 @@
 
 use std::path::Path;
 
-use sdsi::{
-    CompiledSchema, ExecutionResult, KeyDefinition, SchemaRequest, SchemaTemplate,
-    StructuredPayload,
-};
+use sdsi::negotiate::{ExecutionResult, SchemaRequest};
+use sdsi::{CompiledSchema, KeyDefinition, SchemaTemplate, StructuredPayload};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -41,7 +39,7 @@ fn templates_figures_2_7_10() {
         "fig10_photo_template",
     ] {
         let template: SchemaTemplate = round_trip(name);
-        assert!(template.check().errors.is_empty(), "{name}");
+        assert!(template.check().is_valid(), "{name}");
         assert!(CompiledSchema::new(&template).is_ok(), "{name}");
     }
 }

@@ -1,5 +1,5 @@
 //! Property tests for the merge rules and the lifecycle.
-
+#![cfg(feature = "patch")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -9,10 +9,8 @@
 )]
 
 use proptest::prelude::*;
-use sdsi::{
-    EffectiveSchema, KeyDefinition, KeyName, KeyState, KeyType, Lifecycle, LifecyclePolicy,
-    PatchScope, SchemaPatch, SchemaTemplate,
-};
+use sdsi::patch::{EffectiveSchema, KeyState, Lifecycle, LifecyclePolicy, PatchScope, SchemaPatch};
+use sdsi::{KeyDefinition, KeyName, KeyType, SchemaTemplate};
 use serde_json::{Map, Value, json};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};

@@ -1,5 +1,5 @@
 //! Schema patches, effective schemas, the key lifecycle and the store, with explicit `now`s.
-
+#![cfg(feature = "patch")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -8,11 +8,12 @@
     reason = "test helpers: a panic is a failed test"
 )]
 
-use sdsi::{
-    CompileError, DenySensitive, EffectiveSchema, IssueCode, KeyDefinition, KeyName, KeyState,
-    KeyType, Lifecycle, LifecyclePolicy, PatchScope, SchemaPatch, SchemaStore, SchemaTemplate,
-    Sensitivity, Submission,
+use sdsi::key::Sensitivity;
+use sdsi::patch::{
+    CompileError, DenySensitive, EffectiveSchema, KeyState, Lifecycle, LifecyclePolicy, PatchScope,
+    SchemaPatch, Submission,
 };
+use sdsi::{IssueCode, KeyDefinition, KeyName, KeyType, SchemaStore, SchemaTemplate};
 use serde_json::{Value, json};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
@@ -415,7 +416,7 @@ fn one_late_evaluation_gives_the_same_history_as_punctual_ones() {
     }
     let at_once = late.evaluate(end).transitions;
     // Metric decisions are stamped `now`; the timed ones must agree exactly.
-    let timed = |v: &[sdsi::Transition]| {
+    let timed = |v: &[sdsi::patch::Transition]| {
         v.iter()
             .filter(|t| t.from >= KeyState::Deprecated)
             .map(|t| (t.key_name.clone(), t.to))

@@ -6,7 +6,7 @@
 //!
 //! The named regression tests near the end reproduce bugs these properties
 //! found (all fixed). Set `PROPTEST_CASES` for a longer run of every property.
-
+#![cfg(feature = "evolution")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -18,10 +18,12 @@
 use std::collections::{HashMap, HashSet};
 
 use proptest::prelude::*;
-use sdsi::{
-    ClusterView, Embedder, Evolution, EvolutionEngine, HashingEmbedder, LifecyclePolicy,
-    MAX_FRAGMENT_CHARS, Pool, PoolConfig, PoolError, SchemaStore, SchemaTemplate, sanitize,
+use sdsi::evolution::{
+    ClusterView, Embedder, Evolution, EvolutionEngine, HashingEmbedder, MAX_FRAGMENT_CHARS, Pool,
+    PoolConfig, PoolError, sanitize_fragment,
 };
+use sdsi::patch::LifecyclePolicy;
+use sdsi::{SchemaStore, SchemaTemplate};
 use serde_json::json;
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
@@ -404,7 +406,7 @@ impl Run {
             }
             Op::Text(raw, c, ms) => {
                 self.now = Self::advance(self.now, *ms);
-                let Some(clean) = sanitize(raw) else {
+                let Some(clean) = sanitize_fragment(raw) else {
                     return;
                 };
                 if !self
@@ -1242,11 +1244,11 @@ fn half_life_floor_is_typed_and_precise() {
 #[test]
 fn long_unspaced_fragments_are_cut_not_dropped() {
     let cjk = "我想要一个靠窗的座位".repeat(60);
-    let s = sanitize(&cjk).expect("600 characters of Chinese vanished");
+    let s = sanitize_fragment(&cjk).expect("600 characters of Chinese vanished");
     assert!(s.truncated);
     assert_eq!(s.text.chars().count(), MAX_FRAGMENT_CHARS);
     let url = format!("https://example.com/{} window seat", "a".repeat(600));
-    assert!(sanitize(&url).is_some());
+    assert!(sanitize_fragment(&url).is_some());
 }
 
 proptest! {
@@ -1261,7 +1263,7 @@ proptest! {
         "(\\PC| |\\t|\\n|\\x00|\u{200B}|\u{202E}|\u{FEFF}){0,80}",
         (".{0,8}", 1usize..200).prop_map(|(w, n)| w.repeat(n)),
     ]) {
-        if let Some(clean) = sanitize(&s) {
+        if let Some(clean) = sanitize_fragment(&s) {
             let t = &clean.text;
             prop_assert!(!t.is_empty());
             prop_assert!(t.chars().count() <= MAX_FRAGMENT_CHARS);
@@ -1271,7 +1273,7 @@ proptest! {
             let kept = |c: &char| !c.is_whitespace() && !c.is_control() && !invisible(*c);
             prop_assert!(clean.truncated || t.chars().filter(kept).count() == s.chars().filter(kept).count());
             // Sanitizing is idempotent.
-            let again = sanitize(t).unwrap();
+            let again = sanitize_fragment(t).unwrap();
             prop_assert_eq!(&again.text, t);
             prop_assert_eq!(again.flagged, clean.flagged);
         }
@@ -1323,11 +1325,11 @@ fn embedder_and_sanitizer_take_huge_and_empty_fragments() {
         for e in [HashingEmbedder::default(), HashingEmbedder::char_ngrams()] {
             check_unit_or_zero(&e.embed(s));
         }
-        if let Some(clean) = sanitize(s) {
+        if let Some(clean) = sanitize_fragment(s) {
             assert!(clean.text.chars().count() <= MAX_FRAGMENT_CHARS);
         }
     }
-    assert!(sanitize("").is_none());
+    assert!(sanitize_fragment("").is_none());
     let mut empty: [f32; 0] = [];
     HashingEmbedder::default().embed_into("window seat", &mut empty);
 }

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use sdsi::ValidateOptions;
+use sdsi::validate::ValidateOptions;
 
 use crate::input;
 use crate::output::{CheckOutput, Entry, Format, Outcome, Status, entries};

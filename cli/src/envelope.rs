@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use sdsi::{Envelope, EnvelopeReport, ValidateOptions};
+use sdsi::Envelope;
+use sdsi::envelope::EnvelopeReport;
+use sdsi::validate::ValidateOptions;
 use serde::Serialize;
 use serde_json::{Map, Value};
 

@@ -4,10 +4,13 @@
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 
-use sdsi::{
-    Branching, Evolution, EvolutionConfig, EvolutionEngine, HashingEmbedder, LifecyclePolicy,
-    PoolConfig, RuleInducer, SchemaStore, ValidateOptions,
+use sdsi::SchemaStore;
+use sdsi::evolution::{
+    Branching, Evolution, EvolutionConfig, EvolutionEngine, HashingEmbedder, PoolConfig,
+    RuleInducer,
 };
+use sdsi::patch::LifecyclePolicy;
+use sdsi::validate::ValidateOptions;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};

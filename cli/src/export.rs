@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use sdsi::{AgentExtension, Issue, ValidateOptions, fields_from_template};
+use sdsi::Issue;
+use sdsi::a2a::{AgentExtension, fields_from_template};
+use sdsi::validate::ValidateOptions;
 use serde::Serialize;
 use serde_json::Value;
 

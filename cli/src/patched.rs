@@ -1,9 +1,8 @@
 //! `validate --patch/--client/--at`: the effective schema from a template plus patch files.
 
-use sdsi::{
-    CompiledSchema, EffectiveSchema, Issue, IssueCode, KeyName, SchemaPatch, SchemaTemplate,
-    ValidateOptions,
-};
+use sdsi::patch::{EffectiveSchema, SchemaPatch};
+use sdsi::validate::ValidateOptions;
+use sdsi::{CompiledSchema, Issue, IssueCode, KeyName, SchemaTemplate};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
@@ -64,8 +63,8 @@ pub fn compile(
 }
 
 /// The file a refused patch came from (its id when no file matches).
-fn error_file(args: &Args, patches: &[SchemaPatch], error: &sdsi::CompileError) -> String {
-    let sdsi::CompileError::Patch(refusal) = error else {
+fn error_file(args: &Args, patches: &[SchemaPatch], error: &sdsi::patch::CompileError) -> String {
+    let sdsi::patch::CompileError::Patch(refusal) = error else {
         return "template".to_owned();
     };
     patches

@@ -1,6 +1,7 @@
 //! Turning a template file's bytes into a compiled schema, shared by the commands.
 
-use sdsi::{CompiledSchema, Issue, IssueCode, SchemaTemplate, TemplateError, ValidateOptions};
+use sdsi::validate::ValidateOptions;
+use sdsi::{CompiledSchema, Issue, IssueCode, SchemaTemplate, TemplateError};
 
 use crate::output::{Entry, entries};
 
@@ -64,7 +65,7 @@ pub fn load(bytes: &[u8], options: ValidateOptions) -> Result<Usable, Rejected> 
     let template = SchemaTemplate::from_slice(bytes).map_err(Rejected::Invalid)?;
     let schema = CompiledSchema::with_options(&template, options).map_err(Rejected::Invalid)?;
     // `from_slice` keeps the warnings only when it fails: ask again.
-    let warnings = template.check().warnings;
+    let (_, warnings) = template.check().into_parts();
     Ok(Usable {
         template,
         schema,

@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use sdsi::{Report, ValidateOptions};
+use sdsi::Report;
+use sdsi::validate::ValidateOptions;
 
 use crate::output::{Entry, Format, Outcome, Status, ValidateOutput, entries};
 use crate::template::{self, Rejected};

@@ -9,9 +9,8 @@
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use sdsi::{
-    DenySensitive, EffectiveSchema, LifecyclePolicy, SchemaPatch, SchemaStore, SchemaTemplate,
-};
+use sdsi::{SchemaStore, SchemaTemplate};
+use sdsi::patch::{DenySensitive, EffectiveSchema, LifecyclePolicy, SchemaPatch};
 use sdsi_fuzz::check;
 use serde_json::Value;
 use time::{Duration, OffsetDateTime};

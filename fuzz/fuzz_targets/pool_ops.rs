@@ -46,7 +46,7 @@
 use std::collections::{HashMap, HashSet};
 
 use libfuzzer_sys::fuzz_target;
-use sdsi::{Embedder, HashingEmbedder, MAX_FRAGMENT_CHARS, Pool, PoolConfig, PoolError, sanitize};
+use sdsi::evolution::{Embedder, HashingEmbedder, MAX_FRAGMENT_CHARS, Pool, PoolConfig, PoolError, sanitize_fragment};
 use sdsi_fuzz::check;
 use time::{Duration, OffsetDateTime};
 

@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sdsi::{UnknownKeys, ValidateOptions};
+use sdsi::validate::{UnknownKeys, ValidateOptions};
 
 fuzz_target!(|data: &[u8]| {
     let Some((header, rest)) = data.split_first_chunk::<3>() else {

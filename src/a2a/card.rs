@@ -82,7 +82,8 @@ impl AgentSkill {
 /// `{uri, description, required, params}`.
 ///
 /// ```
-/// use sdsi::{AgentExtension, SchemaTemplate};
+/// use sdsi::SchemaTemplate;
+/// use sdsi::a2a::AgentExtension;
 /// use serde_json::json;
 ///
 /// let template = SchemaTemplate::from_value(&json!({

@@ -28,7 +28,7 @@ pub enum FieldKind {
 /// every member is optional, and the wire names are camelCase.
 ///
 /// ```
-/// use sdsi::{FieldDefinition, FieldKind};
+/// use sdsi::a2a::{FieldDefinition, FieldKind};
 /// let field: FieldDefinition = serde_json::from_str(
 ///     r#"{"name": "bookTitle", "kind": "text", "description": "The title of the book"}"#)?;
 /// assert_eq!(field.kind, Some(FieldKind::Text));
@@ -140,7 +140,7 @@ pub struct FieldsConversion {
 ///   are dropped (`lossy_mapping`).
 ///
 /// ```
-/// use sdsi::{FieldDefinition, template_from_fields};
+/// use sdsi::a2a::{FieldDefinition, template_from_fields};
 /// let fields: Vec<FieldDefinition> = serde_json::from_str(r#"[
 ///     {"name": "bookTitle", "kind": "text", "description": "The title of the book"},
 ///     {"name": "authorName", "kind": "text", "description": "The author's full name"}

@@ -30,7 +30,7 @@ pub const FIELDS_SCHEMA_ID: &str = "a2a_input_fields";
 /// its text. `other` is accepted whether or not a field declares it.
 ///
 /// ```
-/// use sdsi::{CompiledFields, FieldDefinition};
+/// use sdsi::a2a::{CompiledFields, FieldDefinition};
 /// use serde_json::json;
 ///
 /// let fields: Vec<FieldDefinition> = serde_json::from_value(json!([
@@ -57,7 +57,7 @@ pub struct CompiledFields {
 }
 
 impl CompiledFields {
-    /// Converts `fields` ([`template_from_fields`]) and compiles the template.
+    /// Converts `fields` ([`template_from_fields`](crate::a2a::template_from_fields)) and compiles the template.
     /// The conversion always gives a valid template; the error is there
     /// only so that nothing can panic.
     pub fn new(fields: &[FieldDefinition]) -> Result<Self, TemplateError> {
@@ -87,7 +87,7 @@ impl CompiledFields {
         &self.schema
     }
 
-    /// What the conversion from fields lost (see [`template_from_fields`]).
+    /// What the conversion from fields lost (see [`template_from_fields`](crate::a2a::template_from_fields)).
     pub fn warnings(&self) -> &[Issue] {
         &self.warnings
     }

@@ -15,13 +15,13 @@ use uuid::Uuid;
 /// uuid's `v4` feature).
 ///
 /// ```
-/// use sdsi::MessageId;
+/// use sdsi::envelope::MessageId;
 /// let id: MessageId = "550e8400-e29b-41d4-a716-446655440000".parse()?;
 /// assert_eq!(id.to_string(), "550e8400-e29b-41d4-a716-446655440000");
 /// assert!("550e8400-e29b-11d4-a716-446655440000".parse::<MessageId>().is_err()); // version 1
 /// let fresh = MessageId::from_random_bytes([7; 16]);
 /// assert_eq!(fresh.as_uuid().get_version_num(), 4);
-/// # Ok::<(), sdsi::InvalidMessageId>(())
+/// # Ok::<(), sdsi::envelope::InvalidMessageId>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MessageId(Uuid);

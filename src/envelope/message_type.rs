@@ -7,11 +7,11 @@ use std::fmt;
 ///
 /// | message | `message_type` | payload |
 /// |---|---|---|
-/// | schema request (step 3) | `schema_request` | a [`crate::SchemaRequest`] |
+/// | schema request (step 3) | `schema_request` | a [`SchemaRequest`](crate::negotiate::SchemaRequest) |
 /// | schema template (step 3, answer) | `schema_template` | a [`crate::SchemaTemplate`] |
-/// | structured payload (step 4) | `structured_payload` | a [`StructuredPayload`] `{"schema_id", "payload"}` |
-/// | execution result (step 5) | `execution_result` | a [`crate::ExecutionResult`] |
-/// | schema update (step 6) | `schema_update` | a [`crate::SchemaUpdateSuggestion`] |
+/// | structured payload (step 4) | `structured_payload` | a [`StructuredPayload`](crate::StructuredPayload) `{"schema_id", "payload"}` |
+/// | execution result (step 5) | `execution_result` | a [`ExecutionResult`](crate::negotiate::ExecutionResult) |
+/// | schema update (step 6) | `schema_update` | a [`SchemaUpdateSuggestion`](crate::negotiate::SchemaUpdateSuggestion) |
 ///
 /// Any other `message_type` is allowed in an envelope; these are the names
 /// the crate writes and recognizes.

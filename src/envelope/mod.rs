@@ -50,7 +50,7 @@ const FIELDS: [&str; 8] = [
 ];
 
 /// Objects may nest this many levels inside `payload` before
-/// [`IssueCode::PayloadTooDeep`] is reported (the envelope document's
+/// [`PayloadTooDeep`](crate::IssueCode::PayloadTooDeep) is reported (the envelope document's
 /// recommendation: "avoid nested objects more than 2 levels deep").
 pub const MAX_PAYLOAD_OBJECT_NESTING: usize = 2;
 
@@ -64,7 +64,8 @@ pub const MAX_PAYLOAD_OBJECT_NESTING: usize = 2;
 /// (every problem, with JSON Pointers) or plain serde.
 ///
 /// ```
-/// use sdsi::{Envelope, MessageId, Timestamp};
+/// use sdsi::Envelope;
+/// use sdsi::envelope::{MessageId, Timestamp};
 /// use serde_json::json;
 ///
 /// let now: Timestamp = "2025-11-21T20:45:00Z".parse()?;

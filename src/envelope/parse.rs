@@ -233,7 +233,7 @@ impl CompiledSchema {
 
     /// Validates envelope JSON text as [`CompiledSchema::validate_envelope`];
     /// text that is not JSON gives `invalid_json`, text over
-    /// [`crate::Limits::max_bytes`] gives `limit_exceeded`, both at `""`.
+    /// [`Limits::max_bytes`](crate::validate::Limits::max_bytes) gives `limit_exceeded`, both at `""`.
     pub fn validate_envelope_slice(&self, bytes: &[u8]) -> EnvelopeReport {
         let max = self.options().limits.max_bytes;
         if bytes.len() > max {

@@ -13,12 +13,12 @@ use time::{OffsetDateTime, UtcOffset};
 /// (years 0000 to 9999, an offset of whole minutes).
 ///
 /// The document asks for UTC; another offset is accepted with the warning
-/// [`IssueCode::NonUtcTimestamp`]. The crate reads no clock: pass `now` in.
+/// [`NonUtcTimestamp`](crate::IssueCode::NonUtcTimestamp). The crate reads no clock: pass `now` in.
 /// Two timestamps are equal when they name the same instant, whatever their
 /// offsets; the offset is kept and written back.
 ///
 /// ```
-/// use sdsi::Timestamp;
+/// use sdsi::envelope::Timestamp;
 /// let t: Timestamp = "2025-11-21T20:45:00Z".parse()?;
 /// assert!(t.is_utc());
 /// let local: Timestamp = "2025-11-22T04:45:00+08:00".parse()?;
@@ -26,7 +26,7 @@ use time::{OffsetDateTime, UtcOffset};
 /// assert_eq!(local.to_utc(), t);
 /// let now = Timestamp::try_from(std::time::SystemTime::now())?;
 /// assert!(now.is_utc());
-/// # Ok::<(), sdsi::InvalidTimestamp>(())
+/// # Ok::<(), sdsi::envelope::InvalidTimestamp>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Timestamp(OffsetDateTime);
@@ -76,8 +76,8 @@ impl Timestamp {
         }
     }
 
-    /// `date_time` converted to UTC: what [`Envelope::new`] and
-    /// [`Envelope::reply`] want for `now`.
+    /// `date_time` converted to UTC: what [`new`](crate::Envelope::new) and
+    /// [`reply`](crate::Envelope::reply) want for `now`.
     pub fn utc(date_time: OffsetDateTime) -> Result<Self, InvalidTimestamp> {
         Self::new(date_time).map(|t| t.to_utc())
     }

@@ -14,12 +14,12 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// the minor), any minor of a known major is accepted: `0.2` is, `1.0` is not.
 ///
 /// ```
-/// use sdsi::ProtocolVersion;
+/// use sdsi::envelope::ProtocolVersion;
 /// let v: ProtocolVersion = "0.3".parse()?;
 /// assert_eq!((v.major(), v.minor()), (0, 3));
 /// assert_eq!(ProtocolVersion::CURRENT.to_string(), "0.1");
 /// assert!("1.0".parse::<ProtocolVersion>().is_err());
-/// # Ok::<(), sdsi::VersionError>(())
+/// # Ok::<(), sdsi::envelope::VersionError>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ProtocolVersion {

@@ -51,7 +51,8 @@ const NGRAM: u64 = 3;
 /// model in through [`Embedder`] for that.
 ///
 /// ```
-/// use sdsi::{Embedder, HashingEmbedder, dot};
+/// use sdsi::evolution::{Embedder, HashingEmbedder};
+/// let dot = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
 /// let e = HashingEmbedder::default();
 /// let a = e.embed("window seat please");
 /// let b = e.embed("a seat by the window");

@@ -48,7 +48,7 @@ use crate::template::SchemaTemplate;
 /// [`Embedder::recommended_threshold`] unless told otherwise.
 ///
 /// ```
-/// use sdsi::Embedder;
+/// use sdsi::evolution::Embedder;
 /// /// A toy embedder: is the text about seats or not?
 /// struct Seats;
 /// impl Embedder for Seats {
@@ -83,7 +83,8 @@ pub trait Embedder: Send + Sync {
 /// cluster (§6.2.2); use only exemplars that are not `flagged`.
 ///
 /// ```
-/// use sdsi::{ClusterView, IntentInducer, KeyDefinition, KeyName, KeyType, SchemaTemplate};
+/// use sdsi::{KeyDefinition, KeyName, KeyType, SchemaTemplate};
+/// use sdsi::evolution::{ClusterView, IntentInducer};
 /// /// Always proposes the same key.
 /// struct Fixed;
 /// impl IntentInducer for Fixed {
@@ -102,7 +103,8 @@ pub trait IntentInducer: Send + Sync {
 /// The whole evolution pipeline, so a server can swap the engine.
 ///
 /// ```
-/// use sdsi::{EvolutionEngine, EvolutionEvent, SchemaStore};
+/// use sdsi::SchemaStore;
+/// use sdsi::evolution::{EvolutionEngine, EvolutionEvent};
 /// use serde_json::Value;
 /// /// An engine that never evolves anything.
 /// struct Frozen;

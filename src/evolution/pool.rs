@@ -203,7 +203,7 @@ impl<'p> ClusterView<'p> {
 /// scan. All state is plain data: `serde` snapshots restore it exactly.
 ///
 /// ```
-/// use sdsi::{Pool, PoolConfig};
+/// use sdsi::evolution::{Pool, PoolConfig};
 /// use time::macros::datetime;
 ///
 /// let mut pool = Pool::new(PoolConfig::new(2, 0.9))?;
@@ -213,7 +213,7 @@ impl<'p> ClusterView<'p> {
 /// let c = pool.ingest(&[0.0, 1.0], "vegetarian meal", false, "agent-1", now)?;
 /// assert_eq!(a.cluster, b.cluster);
 /// assert_ne!(a.cluster, c.cluster);
-/// # Ok::<(), sdsi::PoolError>(())
+/// # Ok::<(), sdsi::evolution::PoolError>(())
 /// ```
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "PoolSnapshot", into = "PoolSnapshot")]

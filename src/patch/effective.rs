@@ -83,7 +83,8 @@ impl SchemaTemplate {
 /// + that client's patch stack, merged and compiled.
 ///
 /// ```
-/// use sdsi::{EffectiveSchema, KeyDefinition, KeyName, KeyType, SchemaPatch, SchemaTemplate};
+/// use sdsi::{KeyDefinition, KeyName, KeyType, SchemaTemplate};
+/// use sdsi::patch::{EffectiveSchema, SchemaPatch};
 /// use time::macros::datetime;
 ///
 /// let base = SchemaTemplate::new("flight_booking_v1", "flight_booking", vec![]);

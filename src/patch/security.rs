@@ -11,7 +11,8 @@ use crate::patch::SchemaPatch;
 /// names of those keys. Closures implement it:
 ///
 /// ```
-/// use sdsi::{KeyName, PatchAuthorizer, SchemaPatch};
+/// use sdsi::KeyName;
+/// use sdsi::patch::{PatchAuthorizer, SchemaPatch};
 /// let only_ops = |patch: &SchemaPatch, _keys: &[KeyName]| patch.patch_id.starts_with("ops-");
 /// fn takes(_: &dyn PatchAuthorizer) {}
 /// takes(&only_ops);

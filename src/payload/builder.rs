@@ -25,7 +25,8 @@ pub const DEFAULT_CONFIDENCE_THRESHOLD: f64 = 0.5;
 /// ever produces payloads that validate.
 ///
 /// ```
-/// use sdsi::{CompiledSchema, PayloadBuilder, Placement, SchemaTemplate};
+/// use sdsi::{CompiledSchema, SchemaTemplate};
+/// use sdsi::payload::{PayloadBuilder, Placement};
 /// use serde_json::json;
 ///
 /// let template = SchemaTemplate::from_value(&json!({

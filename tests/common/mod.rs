@@ -16,7 +16,8 @@ use std::collections::HashSet;
 
 use indexmap::IndexMap;
 use proptest::prelude::*;
-use sdsi::{KeyDefinition, KeyName, KeyType, Limits, SchemaTemplate, UnknownKeys, ValidateOptions};
+use sdsi::validate::{Limits, UnknownKeys, ValidateOptions};
+use sdsi::{KeyDefinition, KeyName, KeyType, SchemaTemplate};
 use serde_json::{Map, Value, json};
 
 /// Which unknown wire members (`extra`) generated keys and templates carry.
