@@ -238,6 +238,10 @@ impl fmt::Display for KeyType {
 /// `default_value` keeps the wire's distinction between an absent member and an
 /// explicit `null`: `Some(Value::Null)` is an explicit `"default_value": null`,
 /// which means "no default", as in the draft's Figure 2.
+///
+/// Deserializing checks every member as a template's keys are checked, and
+/// reports every problem (the `Deserialize` impl lives in `template.rs`,
+/// beside those checks). [`KeyDefinition::sensitivity`] reads the §7 marker.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct KeyDefinition {
     /// The key's snake_case name.
@@ -293,15 +297,6 @@ impl KeyDefinition {
     /// The default that applies: `None` when absent or an explicit `null`.
     pub fn effective_default(&self) -> Option<&Value> {
         self.default_value.as_ref().filter(|v| !v.is_null())
-    }
-}
-
-impl<'de> Deserialize<'de> for KeyDefinition {
-    /// Deserializes through `crate::template::key_from_value`, so every
-    /// member is checked the same way a whole template's keys are.
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        crate::template::key_from_value(&value).map_err(serde::de::Error::custom)
     }
 }
 

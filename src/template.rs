@@ -175,8 +175,19 @@ impl<'de> Deserialize<'de> for SchemaTemplate {
     }
 }
 
+// Here rather than in key.rs, so that the key module stays a leaf: a key's
+// wire form is checked by the same code as a whole template's keys.
+impl<'de> Deserialize<'de> for KeyDefinition {
+    /// Deserializes through the template's key checks: every problem is
+    /// reported, with a JSON Pointer from the key definition's root.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        key_from_value(&value).map_err(serde::de::Error::custom)
+    }
+}
+
 /// Parses one key definition (used by `KeyDefinition`'s `Deserialize`).
-pub(crate) fn key_from_value(value: &Value) -> Result<KeyDefinition, TemplateError> {
+fn key_from_value(value: &Value) -> Result<KeyDefinition, TemplateError> {
     let mut errors = Vec::new();
     let key = parse_key(value, "", &mut errors);
     let mut check = Problems::new(errors, Vec::new());

@@ -21,4 +21,8 @@ pub use card::{AgentExtension, AgentSkill, SDSI_A2A_EXTENSION_URI};
 pub use fields::{
     FieldDefinition, FieldKind, FieldsConversion, fields_from_template, template_from_fields,
 };
-pub use part::{CompiledFields, FIELDS_SCHEMA_ID, JSON_MEDIA_TYPE};
+pub use part::{CompiledFields, FIELDS_SCHEMA_ID};
+
+/// The media type of a data part carrying a structured payload.
+pub const JSON_MEDIA_TYPE: &str = "application/json";
+

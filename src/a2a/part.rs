@@ -11,11 +11,9 @@ use crate::payload::StructuredPayload;
 use crate::template::{SchemaTemplate, TemplateError};
 use crate::validate::{Collect, CompiledSchema, Report, finish_report};
 
-use super::FieldDefinition;
+use super::{FieldDefinition, JSON_MEDIA_TYPE};
 use super::fields::convert;
 
-/// The media type of a data part carrying a structured payload.
-pub const JSON_MEDIA_TYPE: &str = "application/json";
 
 /// The schema id of the template built from input fields by [`CompiledFields`].
 pub const FIELDS_SCHEMA_ID: &str = "a2a_input_fields";
