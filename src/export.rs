@@ -26,6 +26,7 @@ const OTHER_ELICITATION: &str =
 /// ([`IssueCode::NotExpressible`]) for each key left out, with a JSON Pointer
 /// into the template (`/keys/3`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Export {
     /// The exported JSON.
     pub schema: Value,

@@ -33,6 +33,7 @@ pub struct KeyName(Box<str>);
 /// The error for a string that is not a snake_case key name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("key name {name:?} is not snake_case (lowercase ascii words joined by single underscores)")]
+#[non_exhaustive]
 pub struct InvalidKeyName {
     /// The rejected name.
     pub name: String,
@@ -143,6 +144,7 @@ pub enum KeyType {
 /// The error for a `key_type` that is not a JSON Schema type name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown key type {name:?}{}", .hint.map(|h| format!(" (did you mean {:?}?)", h.as_str())).unwrap_or_default())]
+#[non_exhaustive]
 pub struct UnknownKeyType {
     /// The rejected name.
     pub name: String,
@@ -243,6 +245,7 @@ impl fmt::Display for KeyType {
 /// reports every problem (the `Deserialize` impl lives in `template.rs`,
 /// beside those checks). [`KeyDefinition::sensitivity`] reads the §7 marker.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct KeyDefinition {
     /// The key's snake_case name.
     pub key_name: KeyName,

@@ -14,6 +14,7 @@ pub const GET_SCHEMA_TEMPLATE: &str = "get_schema_template";
 
 /// `{"method": "get_schema_template", "params": {"scenario", "preferred_language"}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SchemaRequest {
     /// Always [`GET_SCHEMA_TEMPLATE`] for this protocol; kept as sent.
     pub method: String,
@@ -26,6 +27,7 @@ pub struct SchemaRequest {
 
 /// The parameters of a [`SchemaRequest`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SchemaRequestParams {
     /// The interaction scenario, e.g. `flight_booking`.
     pub scenario: String,
@@ -60,6 +62,7 @@ impl SchemaRequest {
 /// A server agent's execution result: the scenario's own result members plus
 /// an optional `schema_update_suggestion`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ExecutionResult {
     /// New or refined keys the server suggests (§3.2 step 6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -71,6 +74,7 @@ pub struct ExecutionResult {
 
 /// `{"new_keys": [...], "modified_keys": [...]}`; either list may be absent.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SchemaUpdateSuggestion {
     /// Keys the schema does not have yet.
     #[serde(default, skip_serializing_if = "Option::is_none")]

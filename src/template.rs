@@ -17,6 +17,7 @@ use crate::key::{KeyDefinition, KeyName, KeyType};
 /// which reports every problem at once; a template built in code is checked
 /// by [`SchemaTemplate::check`] and again when it is compiled.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct SchemaTemplate {
     /// Identifies the schema version in the server agent's namespace.
     pub schema_id: String,

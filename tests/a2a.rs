@@ -292,14 +292,16 @@ fn field_definition() -> impl Strategy<Value = FieldDefinition> {
         prop::collection::vec(("x-[a-z]{1,4}", json_value()), 0..2),
     )
         .prop_map(
-            |(name, kind, mime_types, schema, description, optional, extra)| FieldDefinition {
-                name,
-                kind,
-                mime_types,
-                schema: schema.map(|s| s.into_iter().collect()),
-                description,
-                optional,
-                extra: extra.into_iter().collect(),
+            |(name, kind, mime_types, schema, description, optional, extra)| {
+                let mut field = FieldDefinition::default();
+                field.name = name;
+                field.kind = kind;
+                field.mime_types = mime_types;
+                field.schema = schema.map(|s| s.into_iter().collect());
+                field.description = description;
+                field.optional = optional;
+                field.extra = extra.into_iter().collect();
+                field
             },
         )
 }

@@ -112,16 +112,14 @@ proptest! {
         let mut request = SchemaRequest::new(id.clone(), lang);
         request.extra = extra.clone();
         round_trip(&request);
-        let suggestion = SchemaUpdateSuggestion {
-            new_keys: Some(keys.clone()),
-            modified_keys: if keys.is_empty() { None } else { Some(keys) },
-            extra: extra.clone(),
-        };
+        let mut suggestion = SchemaUpdateSuggestion::default();
+        suggestion.new_keys = Some(keys.clone());
+        suggestion.modified_keys = if keys.is_empty() { None } else { Some(keys) };
+        suggestion.extra = extra.clone();
         round_trip(&suggestion);
-        let result = ExecutionResult {
-            schema_update_suggestion: Some(suggestion),
-            result: payload.into_iter().filter(|(k, _)| k != "schema_update_suggestion").collect(),
-        };
+        let mut result = ExecutionResult::default();
+        result.schema_update_suggestion = Some(suggestion);
+        result.result = payload.into_iter().filter(|(k, _)| k != "schema_update_suggestion").collect();
         round_trip(&result);
     }
 

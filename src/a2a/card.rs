@@ -19,6 +19,7 @@ pub const SDSI_A2A_EXTENSION_URI: &str =
 /// `inputFields` / `outputFields`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct AgentSkill {
     /// The skill's unique id.
     pub id: String,
@@ -98,6 +99,7 @@ impl AgentSkill {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct AgentExtension {
     /// The extension's URI.
     pub uri: String,

@@ -37,6 +37,7 @@ pub enum FieldKind {
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct FieldDefinition {
     /// The field's name: a member of a data part's `data`, or a part's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -117,6 +118,7 @@ pub fn fields_from_template(template: &SchemaTemplate) -> Vec<FieldDefinition> {
 
 /// A template made from A2A input fields, and what the mapping lost.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct FieldsConversion {
     /// The template; always valid.
     pub template: SchemaTemplate,

@@ -25,4 +25,3 @@ pub use part::{CompiledFields, FIELDS_SCHEMA_ID};
 
 /// The media type of a data part carrying a structured payload.
 pub const JSON_MEDIA_TYPE: &str = "application/json";
-

@@ -11,9 +11,8 @@ use crate::payload::StructuredPayload;
 use crate::template::{SchemaTemplate, TemplateError};
 use crate::validate::{Collect, CompiledSchema, Report, finish_report};
 
-use super::{FieldDefinition, JSON_MEDIA_TYPE};
 use super::fields::convert;
-
+use super::{FieldDefinition, JSON_MEDIA_TYPE};
 
 /// The schema id of the template built from input fields by [`CompiledFields`].
 pub const FIELDS_SCHEMA_ID: &str = "a2a_input_fields";

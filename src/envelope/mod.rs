@@ -88,6 +88,7 @@ pub const MAX_PAYLOAD_OBJECT_NESTING: usize = 2;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Envelope {
     /// Unique message id, a version 4 UUID (for logging, retries, tracing).
     pub id: MessageId,

@@ -21,6 +21,7 @@ pub(crate) struct ClusterLimits {
 
 /// A fragment kept as an example of what a cluster means.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Exemplar {
     /// The sanitized fragment.
     pub text: String,

@@ -32,6 +32,7 @@ pub enum Branching {
 
 /// Names one pool: a scenario, and a client for a personal pool.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[non_exhaustive]
 pub struct PoolKey {
     /// The scenario.
     pub scenario: String,
@@ -43,6 +44,7 @@ pub struct PoolKey {
 /// The engine's settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
+#[must_use]
 pub struct EvolutionConfig {
     /// The pools' settings; `dimension` and `threshold` are replaced by the
     /// embedder's unless `threshold` below is set.

@@ -14,6 +14,7 @@ use super::heat::seconds;
 /// examples, except the similarity threshold, which belongs to the embedder.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
+#[must_use]
 pub struct PoolConfig {
     /// Vector dimension; every vector must have it.
     pub dimension: usize,
@@ -136,6 +137,7 @@ pub enum PoolError {
 
 /// What one ingest did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Ingested {
     /// The cluster the fragment is in now.
     pub cluster: u64,

@@ -28,6 +28,7 @@ const INJECTION_MARKERS: [&str; 16] = [
 
 /// A cleaned fragment.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Sanitized {
     /// The text: control characters gone, whitespace collapsed, length capped.
     pub text: String,

@@ -33,6 +33,7 @@ pub enum KeyState {
 /// Metric thresholds: usage frequency, semantic alignment accuracy and value
 /// type correctness, each a ratio in `0.0..=1.0`.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct Thresholds {
     /// Share of the scenario's payloads that carry the key.
     pub usage_frequency: f64,
@@ -45,6 +46,7 @@ pub struct Thresholds {
 /// The lifecycle's numbers, with the draft's defaults; every one can be changed.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
+#[must_use]
 pub struct LifecyclePolicy {
     /// How long a new key stays experimental before it is judged. Default 7 days.
     pub trial: Duration,
@@ -93,6 +95,7 @@ impl LifecyclePolicy {
 /// A key's metrics over the observation window; `None` where nothing was
 /// observed yet (no payloads, no judgments).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct KeyMetrics {
     /// Payloads carrying the key / payloads of the scenario (of the client,
     /// for a personal key), since the key was introduced.
@@ -153,6 +156,7 @@ impl Counts {
 
 /// One patch key's life.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct KeyRecord {
     /// Who the key is for.
     pub scope: PatchScope,
@@ -173,6 +177,7 @@ pub struct KeyRecord {
 
 /// A state change made by [`Lifecycle::evaluate`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Transition {
     /// Who the key is for.
     pub scope: PatchScope,

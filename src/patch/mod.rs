@@ -73,6 +73,7 @@ impl PatchScope {
 /// Patch keys carry their lifecycle flags (`"experimental": true`,
 /// `"deprecated": true`) when the effective schema is rendered, not here.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SchemaPatch {
     /// Unique identifier of the patch.
     pub patch_id: String,

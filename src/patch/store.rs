@@ -34,6 +34,7 @@ pub enum Submission {
 
 /// What [`SchemaStore::evaluate`] did.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Evaluation {
     /// Lifecycle moves, in order.
     pub transitions: Vec<Transition>,

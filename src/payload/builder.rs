@@ -48,6 +48,7 @@ pub const DEFAULT_CONFIDENCE_THRESHOLD: f64 = 0.5;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
+#[must_use]
 pub struct PayloadBuilder {
     schema: CompiledSchema,
     threshold: f64,

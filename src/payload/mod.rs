@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 /// takes the raw JSON (a [`Value`] or bytes) so that it can report on
 /// messages that would not even deserialize into this type.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct StructuredPayload {
     /// The schema the payload was filled in against.
     pub schema_id: String,

@@ -15,6 +15,7 @@ pub enum UnknownKeys {
 /// `limit_exceeded`, never a panic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
+#[must_use]
 pub struct Limits {
     /// Deepest nesting of arrays and objects inside one key's value
     /// (a scalar is depth 0, `[1]` is depth 1). Default 32.
@@ -59,6 +60,7 @@ impl Limits {
 /// Options fixed when a schema is compiled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
+#[must_use]
 pub struct ValidateOptions {
     /// Policy for keys the schema does not define.
     pub unknown_keys: UnknownKeys,
