@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::str::FromStr;
 use std::sync::Arc;
 
 use serde::ser::SerializeStruct;
@@ -111,6 +112,56 @@ pub enum IssueCode {
 }
 
 impl IssueCode {
+    /// Every code, in declaration order (for bindings, docs and tests).
+    pub const ALL: [IssueCode; 46] = [
+        IssueCode::InvalidJson,
+        IssueCode::InvalidMember,
+        IssueCode::MissingMember,
+        IssueCode::InvalidKeyName,
+        IssueCode::DuplicateKeyName,
+        IssueCode::UnknownKeyType,
+        IssueCode::OtherMustBeOptional,
+        IssueCode::OtherBadType,
+        IssueCode::DefaultTypeMismatch,
+        IssueCode::EmptySemanticDescription,
+        IssueCode::NotAnObject,
+        IssueCode::MissingSchemaId,
+        IssueCode::SchemaIdMismatch,
+        IssueCode::MissingPayload,
+        IssueCode::MissingRequiredKey,
+        IssueCode::TypeMismatch,
+        IssueCode::UnknownKey,
+        IssueCode::InvalidOther,
+        IssueCode::LimitExceeded,
+        IssueCode::MissingField,
+        IssueCode::WrongType,
+        IssueCode::InvalidUuid,
+        IssueCode::InvalidTimestamp,
+        IssueCode::PayloadNotObject,
+        IssueCode::CapabilitiesNotStrings,
+        IssueCode::UnsupportedVersion,
+        IssueCode::NonUtcTimestamp,
+        IssueCode::PayloadKeyNotSnakeCase,
+        IssueCode::PayloadTooDeep,
+        IssueCode::InvalidPatch,
+        IssueCode::InvalidPatchWindow,
+        IssueCode::PatchParentMismatch,
+        IssueCode::ParentDigestMismatch,
+        IssueCode::DuplicatePatchId,
+        IssueCode::KeyRetype,
+        IssueCode::ModificationNotAllowed,
+        IssueCode::UnknownModifiedKey,
+        IssueCode::OtherNotPatchable,
+        IssueCode::NewKeyRequired,
+        IssueCode::ReservedKeyName,
+        IssueCode::UnauthorizedSensitiveChange,
+        IssueCode::DeprecatedKey,
+        IssueCode::WithdrawnKey,
+        IssueCode::NotExpressible,
+        IssueCode::FieldRenamed,
+        IssueCode::LossyMapping,
+    ];
+
     /// The code's stable snake_case name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -164,6 +215,23 @@ impl IssueCode {
     }
 }
 
+/// A name that is not the `as_str` of any [`IssueCode`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown issue code {0:?}")]
+pub struct UnknownIssueCode(pub String);
+
+impl FromStr for IssueCode {
+    type Err = UnknownIssueCode;
+
+    /// The code whose [`IssueCode::as_str`] is `name`.
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        IssueCode::ALL
+            .into_iter()
+            .find(|code| code.as_str() == name)
+            .ok_or_else(|| UnknownIssueCode(name.to_owned()))
+    }
+}
+
 impl fmt::Display for IssueCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -189,7 +257,8 @@ enum Message {
 /// (relative to the message or template root), and a readable message.
 ///
 /// Serializes as `{"code", "path", "message"}`, plus `"limit"` for
-/// [`IssueCode::LimitExceeded`].
+/// [`IssueCode::LimitExceeded`], and `"expected"` and `"found"` (a key type
+/// and a JSON type) for a payload's [`IssueCode::TypeMismatch`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Issue {
     code: IssueCode,
@@ -400,13 +469,18 @@ impl fmt::Display for Issue {
 
 impl Serialize for Issue {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let fields = if self.limit.is_some() { 4 } else { 3 };
+        let typed = matches!(self.message, Message::Type { .. });
+        let fields = 3 + usize::from(self.limit.is_some()) + 2 * usize::from(typed);
         let mut s = serializer.serialize_struct("Issue", fields)?;
         s.serialize_field("code", &self.code)?;
         s.serialize_field("path", &*self.path)?;
         s.serialize_field("message", &self.message())?;
         if let Some(limit) = self.limit {
             s.serialize_field("limit", &limit)?;
+        }
+        if let Message::Type { expected, found } = self.message {
+            s.serialize_field("expected", expected.as_str())?;
+            s.serialize_field("found", found.as_str())?;
         }
         s.end()
     }
