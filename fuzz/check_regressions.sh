@@ -2,7 +2,7 @@
 # Runs every input under fuzz/regressions/<target>/ once and lists which still
 # fail. Exit status 0 when none fails. Run from the repository root:
 #
-#     fuzz/check_regressions.sh            # both targets
+#     fuzz/check_regressions.sh            # every target with a folder there
 #     fuzz/check_regressions.sh payload_against_flight
 #
 # Builds with `cargo +nightly fuzz build` first. SDSI_FUZZ_TOLERATE is cleared:
@@ -10,7 +10,9 @@
 set -u
 cd "$(dirname "$0")/.."
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(payload_against_flight template_and_payload)
+if [ ${#targets[@]} -eq 0 ]; then
+    for dir in fuzz/regressions/*/; do targets+=("$(basename "$dir")"); done
+fi
 failed=0
 for target in "${targets[@]}"; do
     cargo +nightly fuzz build "$target" >/dev/null || exit 2

@@ -9,8 +9,8 @@
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use sdsi::{SchemaStore, SchemaTemplate};
 use sdsi::patch::{DenySensitive, EffectiveSchema, LifecyclePolicy, SchemaPatch};
+use sdsi::{SchemaStore, SchemaTemplate};
 use sdsi_fuzz::check;
 use serde_json::Value;
 use time::{Duration, OffsetDateTime};
@@ -21,7 +21,11 @@ static BASE: LazyLock<SchemaTemplate> =
 const T0: i64 = 1_777_593_600; // 2026-05-01T00:00:00Z
 
 /// The merge's outcome as comparable data: the effective template, or the codes.
-fn outcome(patches: &[&SchemaPatch], client: Option<&str>, now: OffsetDateTime) -> Result<Value, Vec<String>> {
+fn outcome(
+    patches: &[&SchemaPatch],
+    client: Option<&str>,
+    now: OffsetDateTime,
+) -> Result<Value, Vec<String>> {
     let mut merge = EffectiveSchema::new(&BASE).patches(patches.iter().copied());
     if let Some(client) = client {
         merge = merge.client(client);
@@ -30,7 +34,12 @@ fn outcome(patches: &[&SchemaPatch], client: Option<&str>, now: OffsetDateTime) 
         Ok(schema) => {
             for key in &BASE.keys {
                 let merged = schema.template().key(key.key_name.as_str());
-                check!("base-key-kept", merged.is_some(), "base key {} vanished", key.key_name);
+                check!(
+                    "base-key-kept",
+                    merged.is_some(),
+                    "base key {} vanished",
+                    key.key_name
+                );
                 if let Some(merged) = merged {
                     check!(
                         "base-key-kept",
@@ -45,25 +54,43 @@ fn outcome(patches: &[&SchemaPatch], client: Option<&str>, now: OffsetDateTime) 
             Ok(serde_json::to_value(schema.template()).unwrap_or(Value::Null))
         }
         Err(error) => {
-            check!("refusal-has-reason", !error.errors().is_empty(), "a refusal without a reason");
-            Err(error.errors().iter().map(|i| format!("{} {}", i.code(), i.path())).collect())
+            check!(
+                "refusal-has-reason",
+                !error.errors().is_empty(),
+                "a refusal without a reason"
+            );
+            Err(error
+                .errors()
+                .iter()
+                .map(|i| format!("{} {}", i.code(), i.path()))
+                .collect())
         }
     }
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&selector, rest)) = data.split_first() else { return };
+    let Some((&selector, rest)) = data.split_first() else {
+        return;
+    };
     let mut patches = Vec::new();
     for chunk in rest.split(|&b| b == 0).take(8) {
         match SchemaPatch::from_slice(chunk) {
             Ok(patch) => {
                 let text = serde_json::to_vec(&patch).unwrap_or_default();
                 let again = SchemaPatch::from_slice(&text);
-                check!("patch-roundtrip", again.as_ref() == Ok(&patch), "patch round trip: {again:?}");
+                check!(
+                    "patch-roundtrip",
+                    again.as_ref() == Ok(&patch),
+                    "patch round trip: {again:?}"
+                );
                 patches.push(patch);
             }
             Err(error) => {
-                check!("patch-error-has-reason", !error.errors().is_empty(), "a patch error without a reason");
+                check!(
+                    "patch-error-has-reason",
+                    !error.errors().is_empty(),
+                    "a patch error without a reason"
+                );
             }
         }
     }
@@ -72,14 +99,28 @@ fuzz_target!(|data: &[u8]| {
         .unwrap_or(OffsetDateTime::UNIX_EPOCH);
     let refs: Vec<&SchemaPatch> = patches.iter().collect();
     let first = outcome(&refs, client, now);
-    check!("merge-deterministic", first == outcome(&refs, client, now), "two merges differ");
+    check!(
+        "merge-deterministic",
+        first == outcome(&refs, client, now),
+        "two merges differ"
+    );
     let reversed: Vec<&SchemaPatch> = refs.iter().rev().copied().collect();
-    check!("merge-order-free", first == outcome(&reversed, client, now), "input order changed the merge");
+    check!(
+        "merge-order-free",
+        first == outcome(&reversed, client, now),
+        "input order changed the merge"
+    );
     let twice: Vec<&SchemaPatch> = refs.iter().chain(refs.iter()).copied().collect();
-    check!("merge-idempotent", first == outcome(&twice, client, now), "a patch given twice changed the merge");
+    check!(
+        "merge-idempotent",
+        first == outcome(&twice, client, now),
+        "a patch given twice changed the merge"
+    );
 
     // The store: submit, evaluate through a month, compile, suggest.
-    let Ok(mut store) = SchemaStore::new(BASE.clone(), LifecyclePolicy::default()) else { return };
+    let Ok(mut store) = SchemaStore::new(BASE.clone(), LifecyclePolicy::default()) else {
+        return;
+    };
     for patch in patches {
         let _ = store.submit(patch, now, &DenySensitive);
     }
@@ -87,10 +128,20 @@ fuzz_target!(|data: &[u8]| {
         let at = now + Duration::days(day);
         let evaluation = store.evaluate(at);
         for t in &evaluation.transitions {
-            check!("lifecycle-forward", t.to > t.from, "{:?} -> {:?}", t.from, t.to);
+            check!(
+                "lifecycle-forward",
+                t.to > t.from,
+                "{:?} -> {:?}",
+                t.from,
+                t.to
+            );
         }
         let compiled = store.compile_for(client, at);
-        check!("store-compiles", compiled.is_ok(), "accepted patches stopped merging: {compiled:?}");
+        check!(
+            "store-compiles",
+            compiled.is_ok(),
+            "accepted patches stopped merging: {compiled:?}"
+        );
         let _ = store.suggestion_for("agent-7", at);
     }
 });

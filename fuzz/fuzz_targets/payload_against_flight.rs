@@ -7,8 +7,8 @@
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use sdsi::{CompiledSchema, SchemaTemplate};
 use sdsi::validate::{Limits, UnknownKeys, ValidateOptions};
+use sdsi::{CompiledSchema, SchemaTemplate};
 
 const FIGURE_2: &str = include_str!("../templates/flight_booking_v1.json");
 

@@ -36,7 +36,7 @@
 //! | `pool-merge-commutative` | `a.merge(b)` and `b.merge(a)` have equal `canonical()` forms |
 //! | `pool-merge-empty` | merging an empty pool, either way, leaves `canonical()` unchanged |
 //! | `pool-merge-error` | merging two pools of the same configuration succeeds; another configuration is refused and changes nothing |
-//! | `pool-ids-unique` | cluster ids are unique within a pool, also after merges (open bug: a paired cluster can take an id the pool already uses) |
+//! | `pool-ids-unique` | cluster ids are unique within a pool, also after merges (a paired cluster could take an id the pool already used; fixed in 4dbaebc) |
 //! | `pool-clients-distinct` | a cluster lists each recent client once (fixed in de29964) |
 //! | `pool-proposed` | a cluster marked proposed does not trigger again |
 //! | `sanitize-clean` | sanitized text is non-empty, ≤ `MAX_FRAGMENT_CHARS`, without control characters |
@@ -46,7 +46,9 @@
 use std::collections::{HashMap, HashSet};
 
 use libfuzzer_sys::fuzz_target;
-use sdsi::evolution::{Embedder, HashingEmbedder, MAX_FRAGMENT_CHARS, Pool, PoolConfig, PoolError, sanitize_fragment};
+use sdsi::evolution::{
+    Embedder, HashingEmbedder, MAX_FRAGMENT_CHARS, Pool, PoolConfig, PoolError, sanitize_fragment,
+};
 use sdsi_fuzz::check;
 use time::{Duration, OffsetDateTime};
 
@@ -326,7 +328,7 @@ impl Run {
                 let len = usize::from(b.u8());
                 let raw: Vec<u8> = (0..len).map(|_| b.u8()).collect();
                 let raw = String::from_utf8_lossy(&raw);
-                let Some(clean) = sanitize(&raw) else {
+                let Some(clean) = sanitize_fragment(&raw) else {
                     return;
                 };
                 check!(

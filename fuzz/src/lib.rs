@@ -31,10 +31,8 @@
 
 use std::sync::OnceLock;
 
-use sdsi::{
-    CompiledSchema, IssueCode, KeyDefinition, Limits, Report, SchemaTemplate, StructuredPayload,
-    UnknownKeys, ValidateOptions,
-};
+use sdsi::validate::{Limits, UnknownKeys, ValidateOptions};
+use sdsi::{CompiledSchema, IssueCode, KeyDefinition, Report, SchemaTemplate, StructuredPayload};
 use serde_json::{Map, Value};
 
 /// Whether failures of `class` are to be skipped (see the crate docs).
@@ -137,7 +135,7 @@ pub fn check_template(bytes: &[u8]) -> Option<SchemaTemplate> {
     let template_check = template.check();
     check!(
         "template-check",
-        template_check.errors.is_empty(),
+        template_check.is_valid(),
         "a parsed template fails check(): {template_check:?}"
     );
     Some(template)
@@ -317,7 +315,11 @@ fn check_report_shape(report: &Report) {
                 "serialized report does not read back: {text}"
             );
         }
-        Err(error) => check!("report-serialize", false, "report does not serialize: {error}"),
+        Err(error) => check!(
+            "report-serialize",
+            false,
+            "report does not serialize: {error}"
+        ),
     }
 }
 
