@@ -300,3 +300,19 @@ fn skipped_values_are_checked_like_parsed_ones() {
         "invalid_json"
     );
 }
+
+/// A float default survives parse → serialize → parse exactly. This needs
+/// serde_json's `float_roundtrip`, which sdsi does not declare itself: its
+/// dependency serde_json_canonicalizer turns it on (docs/fuzzing.md, O2).
+/// If that ever changes, this test says so before a user's template drifts.
+#[test]
+fn float_defaults_round_trip_exactly() {
+    let text = r#"{"schema_id": "f_v1", "scenario": "f", "keys": [{"key_name": "x",
+        "key_type": "number", "required": false, "default_value": 1.0715660391465826e-75,
+        "semantic_description": "d"}]}"#;
+    let template = SchemaTemplate::from_json(text).unwrap();
+    let again = SchemaTemplate::from_json(&serde_json::to_string(&template).unwrap()).unwrap();
+    assert_eq!(again, template);
+    let default = template.keys[0].default_value.as_ref().unwrap();
+    assert_eq!(default.as_f64(), Some(1.0715660391465826e-75));
+}
