@@ -61,6 +61,21 @@ pub(crate) struct Inner {
 /// A template compiled for validation: immutable, cheap to clone (an `Arc`),
 /// `Send + Sync`. Compile once, validate many.
 ///
+/// Its methods sit with the concept they serve:
+///
+/// - compiling and reading back (`new`, `with_options`, `template`,
+///   `schema_id`, `digest`, `options`): `validate/compile.rs`;
+/// - a parsed message or payload (`validate`, `is_valid`,
+///   `validate_payload`, `is_valid_payload`): `validate/value.rs`;
+/// - JSON text (`validate_slice`, `validate_str`, `is_valid_slice`,
+///   `is_valid_str`): `validate/stream.rs`;
+/// - exports (`json_schema`, `mcp_input_schema`, `mcp_elicitation_schema`,
+///   `strict_schema`, `prompt`; feature `export`): `export.rs`;
+/// - envelopes (`validate_envelope`, `validate_envelope_slice`; feature
+///   `envelope`): `envelope/parse.rs`;
+/// - A2A data parts (`a2a_data_part`, `validate_a2a_data_part`; feature
+///   `a2a`): `a2a/part.rs`.
+///
 /// ```
 /// use sdsi::{CompiledSchema, SchemaTemplate};
 /// use serde_json::json;

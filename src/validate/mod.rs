@@ -9,9 +9,9 @@
 //! | `new`, `with_options`, `template`, `schema_id`, `digest` | `validate/compile.rs` |
 //! | `validate`, `is_valid`, `validate_payload`, `is_valid_payload` (parsed) | `validate/value.rs` |
 //! | `validate_slice`, `validate_str`, `is_valid_slice`, `is_valid_str` (bytes) | `validate/stream.rs` |
-//! | `json_schema`, `mcp_input_schema`, `strict_schema`, `prompt`... (feature `export`) | `export.rs` |
+//! | `json_schema`, `mcp_input_schema`, `mcp_elicitation_schema`, `strict_schema`, `prompt` (feature `export`) | `export.rs` |
 //! | `validate_envelope`, `validate_envelope_slice` (feature `envelope`) | `envelope/parse.rs` |
-//! | `a2a_data_part`, `a2a_extension`... (feature `a2a`) | `a2a/` |
+//! | `a2a_data_part`, `validate_a2a_data_part` (feature `a2a`) | `a2a/part.rs` |
 //!
 //! Every check reports into a [`Report`]: each problem with a stable
 //! [`IssueCode`](crate::IssueCode), a JSON Pointer and a message, ordered by
