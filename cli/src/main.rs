@@ -4,27 +4,31 @@
 //! 1 (invalid) or 2 (an input could not be read or parsed, or the template is
 //! unusable). See `docs/cli.md` for the contract.
 //!
-//! Adding a command: write a module with an `Args` struct (clap derive) and a
-//! `run(&Args, Format) -> Outcome` function, then add a variant to [`Command`]
-//! and an arm to the `match` in `main`. A new flag goes on that `Args` struct,
-//! or on [`Cli`] with `global = true` when every command takes it.
+//! Layout: `commands/<name>.rs` holds one command each (its clap `Args` and
+//! its `run`); the helpers they share sit beside `main.rs` (`input.rs` reads
+//! files, `output.rs` prints and picks the exit status, `template.rs` loads
+//! a template, `patches.rs` the patch flags and the effective schema,
+//! `duration.rs` parses durations). Commands use helpers, never each other.
+//!
+//! Adding a command: write `commands/<name>.rs` with an `Args` struct (clap
+//! derive) and a `run(&Args, Format) -> Outcome` function, declare it in
+//! `commands/mod.rs`, then add a variant to [`Command`] and an arm to the
+//! `match` in `main`. A new flag goes on that `Args` struct (or a flattened
+//! helper struct such as `patches::PatchArgs` when several commands share
+//! it), or on [`Cli`] with `global = true` when every command takes it.
 
-mod check_template;
-mod cluster;
+mod commands;
 mod duration;
-mod envelope;
-mod evolve;
-mod export;
 mod input;
 mod output;
-mod patched;
+mod patches;
 mod template;
-mod validate;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::commands::{check_template, cluster, envelope, evolve, export, validate};
 use crate::output::Format;
 
 /// Validate agent structured payloads against schema templates

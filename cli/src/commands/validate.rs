@@ -5,9 +5,10 @@ use std::path::PathBuf;
 use sdsi::Report;
 use sdsi::validate::ValidateOptions;
 
+use crate::input;
 use crate::output::{Entry, Format, Outcome, Status, ValidateOutput, entries};
+use crate::patches::{self, PatchArgs};
 use crate::template::{self, Rejected};
-use crate::{input, patched};
 
 /// Arguments of `validate`.
 #[derive(Debug, clap::Args)]
@@ -20,24 +21,9 @@ pub struct Args {
     #[arg(value_name = "MESSAGE")]
     pub message: PathBuf,
 
-    /// A schema patch (JSON) to apply on top of the template; repeatable.
-    /// Patches apply in (timestamp, id) order, from their timestamp until
-    /// they expire; a refused patch exits 2 with its code in `errors`.
-    #[arg(long = "patch", value_name = "PATCH")]
-    pub patches: Vec<PathBuf>,
-
-    /// The client agent whose personal patches (scope `{"client": ID}`) apply.
-    #[arg(long, value_name = "ID")]
-    pub client: Option<String>,
-
-    /// The time to validate at (RFC 3339), which decides which patches are
-    /// active; the current time when absent.
-    #[arg(long, value_name = "RFC3339")]
-    pub at: Option<String>,
-
-    /// Apply patches that add or modify sensitive keys (§7); refused otherwise.
-    #[arg(long)]
-    pub allow_sensitive: bool,
+    /// Patches on top of the template, and whose view of them to take.
+    #[command(flatten)]
+    pub patches: PatchArgs,
 }
 
 /// Runs the command: exit 0 valid, 1 invalid, 2 when an input cannot be read
@@ -72,10 +58,10 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         Ok(usable) => usable,
         Err(rejected) => return rejected_template(&rejected, format),
     };
-    let schema = if args.patches.is_empty() && args.client.is_none() {
+    let schema = if args.patches.is_empty() {
         usable.schema
     } else {
-        match patched::compile(args, &usable.template, options) {
+        match patches::compile(&args.patches, &usable.template, options) {
             Ok(schema) => schema,
             Err(problems) => {
                 return unusable(

@@ -1,4 +1,7 @@
-//! `validate --patch/--client/--at`: the effective schema from a template plus patch files.
+//! `--patch`, `--client`, `--at`, `--allow-sensitive`: the effective schema
+//! from a template plus patch files, for any command that validates.
+
+use std::path::PathBuf;
 
 use sdsi::patch::{EffectiveSchema, SchemaPatch};
 use sdsi::validate::ValidateOptions;
@@ -7,13 +10,42 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use crate::input;
-use crate::validate::Args;
+
+/// The patch flags, flattened into a command's own arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PatchArgs {
+    /// A schema patch (JSON) to apply on top of the template; repeatable.
+    /// Patches apply in (timestamp, id) order, from their timestamp until
+    /// they expire; a refused patch exits 2 with its code in `errors`.
+    #[arg(long = "patch", value_name = "PATCH")]
+    pub patches: Vec<PathBuf>,
+
+    /// The client agent whose personal patches (scope `{"client": ID}`) apply.
+    #[arg(long, value_name = "ID")]
+    pub client: Option<String>,
+
+    /// The time to validate at (RFC 3339), which decides which patches are
+    /// active; the current time when absent.
+    #[arg(long, value_name = "RFC3339")]
+    pub at: Option<String>,
+
+    /// Apply patches that add or modify sensitive keys (§7); refused otherwise.
+    #[arg(long)]
+    pub allow_sensitive: bool,
+}
+
+impl PatchArgs {
+    /// Whether no flag asks for anything beyond the template itself.
+    pub fn is_empty(&self) -> bool {
+        self.patches.is_empty() && self.client.is_none()
+    }
+}
 
 /// Reads the patches and compiles the schema the client sees at `--at`.
 /// Every problem (unreadable or malformed patch, refused patch, bad time)
 /// comes back as an issue; a message names the patch file it concerns.
 pub fn compile(
-    args: &Args,
+    args: &PatchArgs,
     template: &SchemaTemplate,
     options: ValidateOptions,
 ) -> Result<CompiledSchema, Vec<Issue>> {
@@ -63,7 +95,11 @@ pub fn compile(
 }
 
 /// The file a refused patch came from (its id when no file matches).
-fn error_file(args: &Args, patches: &[SchemaPatch], error: &sdsi::patch::CompileError) -> String {
+fn error_file(
+    args: &PatchArgs,
+    patches: &[SchemaPatch],
+    error: &sdsi::patch::CompileError,
+) -> String {
     let sdsi::patch::CompileError::Patch(refusal) = error else {
         return "template".to_owned();
     };

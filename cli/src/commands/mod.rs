@@ -1,0 +1,8 @@
+//! The subcommands, one file each; `main.rs` dispatches to their `run`.
+
+pub mod check_template;
+pub mod cluster;
+pub mod envelope;
+pub mod evolve;
+pub mod export;
+pub mod validate;
