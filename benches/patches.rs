@@ -98,7 +98,7 @@ fn bench(c: &mut Criterion) {
 
     let mut lifecycle = Lifecycle::new(LifecyclePolicy::default());
     for p in &patches {
-        lifecycle.track(p);
+        lifecycle.track(p, p.timestamp);
     }
     let message: Value = json!({"origin": "PEK", "destination": "SHA", "departure_date": "2026-05-04",
         "cabin_class": "business", "extra_key_1": true, "extra_key_3": "aisle", "extra_key_11": true,

@@ -12,7 +12,7 @@ use std::error::Error;
 use sdsi::envelope::{MessageId, ProtocolMessage, Timestamp};
 use sdsi::evolution::{Evolution, EvolutionEngine, EvolutionEvent};
 use sdsi::negotiate::{ExecutionResult, SchemaRequest};
-use sdsi::patch::{LifecyclePolicy, PatchScope};
+use sdsi::patch::{DenySensitive, LifecyclePolicy, PatchScope};
 use sdsi::{Envelope, SchemaStore, SchemaTemplate, StructuredPayload};
 use serde_json::{Value, json};
 use time::macros::datetime;
@@ -276,7 +276,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             .record_alignment(&PatchScope::Global, &key, hour % 10 != 0, at);
     }
     let end = now + Duration::days(7);
-    for t in server.store.evaluate(end).transitions {
+    for t in server.store.evaluate(end, &DenySensitive).transitions {
         println!(
             "   lifecycle: `{}` {:?} → {:?} at {}",
             t.key_name, t.from, t.to, t.at

@@ -148,7 +148,7 @@ proptest! {
             KeyDefinition::new(KeyName::new("seat").unwrap(), KeyType::String, false, "d"),
             KeyDefinition::new(KeyName::new("meal").unwrap(), KeyType::String, false, "d"),
         ];
-        lifecycle.track(&p);
+        lifecycle.track(&p, T0);
         let mut last: Vec<KeyState> = lifecycle.records().iter().map(|r| r.state).collect();
         for (op, day, n, flag) in ops {
             let now = T0 + Duration::days(day);
@@ -160,8 +160,21 @@ proptest! {
                 }
                 1 => { lifecycle.record_alignment(&PatchScope::Global, NAMES[n], flag, now); }
                 _ => {
+                    let forward = lifecycle.evaluated_at().is_none_or(|last| now >= last);
+                    let projected: Vec<_> = ["seat", "meal"]
+                        .map(|k| lifecycle.state_at(&PatchScope::Global, k, now))
+                        .to_vec();
                     for t in lifecycle.evaluate(now) {
                         prop_assert!(t.to > t.from, "{:?} -> {:?}", t.from, t.to);
+                    }
+                    let after: Vec<_> = ["seat", "meal"]
+                        .map(|k| lifecycle.state_at(&PatchScope::Global, k, now))
+                        .to_vec();
+                    // Reading the state at `now` does not depend on whether evaluate ran.
+                    prop_assert_eq!(&projected, &after);
+                    if forward && now >= T0 {
+                        let recorded: Vec<_> = lifecycle.records().iter().map(|r| Some(r.state)).collect();
+                        prop_assert_eq!(&recorded, &after);
                     }
                 }
             }

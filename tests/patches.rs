@@ -155,8 +155,14 @@ fn refused_ok(p: &SchemaPatch) -> bool {
 #[test]
 fn collisions_refine_descriptions_and_base_keys_survive() {
     let b = base();
-    let mut refine = key("passenger_count", KeyType::Integer);
+    let mut refine = key("passenger_count", KeyType::Integer).with_default(json!(1));
     refine.semantic_description = "Number of travellers, 1-9".into();
+    // Another default is not a refinement: refused, never silently reduced.
+    let other_default = patch("q", T0, vec![refine.clone().with_default(json!(2))]);
+    assert_eq!(
+        refused(&other_default),
+        [("modification_not_allowed", "/new_keys/0".to_owned())]
+    );
     let p = patch("p", T0, vec![refine]);
     let schema = EffectiveSchema::new(&b).patches([&p]).compile(T0).unwrap();
     let merged = schema.template().key("passenger_count").unwrap();
@@ -309,12 +315,12 @@ fn a_key_walks_its_whole_life_at_the_exact_edges() {
     let trial_end = T0 + Duration::days(7);
     assert!(
         store
-            .evaluate(trial_end - Duration::seconds(1))
+            .evaluate(trial_end - Duration::seconds(1), &DenySensitive)
             .transitions
             .is_empty(),
         "still on trial"
     );
-    let moves = store.evaluate(trial_end).transitions;
+    let moves = store.evaluate(trial_end, &DenySensitive).transitions;
     let summary: Vec<_> = moves
         .iter()
         .map(|t| (t.key_name.as_str(), t.from, t.to, t.at))
@@ -350,12 +356,12 @@ fn a_key_walks_its_whole_life_at_the_exact_edges() {
     let withdrawn_at = trial_end + Duration::days(14);
     assert!(
         store
-            .evaluate(withdrawn_at - Duration::seconds(1))
+            .evaluate(withdrawn_at - Duration::seconds(1), &DenySensitive)
             .transitions
             .is_empty()
     );
     assert_eq!(
-        store.evaluate(withdrawn_at).transitions[0].to,
+        store.evaluate(withdrawn_at, &DenySensitive).transitions[0].to,
         KeyState::Withdrawn
     );
     let schema = store.compile_for(None, withdrawn_at).unwrap();
@@ -371,11 +377,14 @@ fn a_key_walks_its_whole_life_at_the_exact_edges() {
     let gone_at = withdrawn_at + Duration::days(30);
     assert!(
         store
-            .evaluate(gone_at - Duration::seconds(1))
+            .evaluate(gone_at - Duration::seconds(1), &DenySensitive)
             .transitions
             .is_empty()
     );
-    assert_eq!(store.evaluate(gone_at).transitions[0].to, KeyState::Gone);
+    assert_eq!(
+        store.evaluate(gone_at, &DenySensitive).transitions[0].to,
+        KeyState::Gone
+    );
     let report = store
         .compile_for(None, gone_at)
         .unwrap()
@@ -411,10 +420,10 @@ fn one_late_evaluation_gives_the_same_history_as_punctual_ones() {
     let mut steps = Vec::new();
     let mut now = T0;
     while now <= end {
-        steps.extend(punctual.evaluate(now).transitions);
+        steps.extend(punctual.evaluate(now, &DenySensitive).transitions);
         now += Duration::hours(6);
     }
-    let at_once = late.evaluate(end).transitions;
+    let at_once = late.evaluate(end, &DenySensitive).transitions;
     // Metric decisions are stamped `now`; the timed ones must agree exactly.
     let timed = |v: &[sdsi::patch::Transition]| {
         v.iter()
@@ -440,7 +449,7 @@ fn an_undecided_key_is_deprecated_after_a_whole_window() {
             };
             store.record(&message(payload), "c", now);
         }
-        store.evaluate(now);
+        store.evaluate(now, &DenySensitive);
     }
     let record = store
         .lifecycle()
@@ -503,9 +512,14 @@ fn the_convergence_guard_queues_fifo_and_releases_as_keys_leave_trial() {
         "c",
         T0 + Duration::days(1),
     );
-    let evaluation = store.evaluate(T0 + Duration::days(7));
+    let evaluation = store.evaluate(T0 + Duration::days(7), &DenySensitive);
     assert_eq!(evaluation.released, ["c", "d"]);
-    assert_eq!(store.lifecycle().experimental_count(&PatchScope::Global), 2);
+    assert_eq!(
+        store
+            .lifecycle()
+            .experimental_count(&PatchScope::Global, T0 + Duration::days(7)),
+        2
+    );
     assert_eq!(store.queued().count(), 0);
 }
 
@@ -571,14 +585,14 @@ fn digests_change_exactly_when_the_schema_does() {
     assert_eq!(d0, store.compile_for(None, T0).unwrap().digest());
     assert_ne!(d0, base().digest());
     store.record(&message(json!({"origin": "PEK"})), "c", T0);
-    store.evaluate(T0 + Duration::days(7)); // unused keys deprecated: flags change
+    store.evaluate(T0 + Duration::days(7), &DenySensitive); // unused keys deprecated: flags change
     assert_ne!(d0, store.digest_for(None, T0 + Duration::days(7)).unwrap());
 }
 
 #[test]
 fn clocks_going_backwards_change_nothing() {
     let mut store = store_with_two_keys();
-    store.evaluate(T0 + Duration::days(7));
+    store.evaluate(T0 + Duration::days(7), &DenySensitive);
     let before: Vec<_> = store
         .lifecycle()
         .records()
@@ -587,7 +601,7 @@ fn clocks_going_backwards_change_nothing() {
         .collect();
     assert!(
         store
-            .evaluate(T0 - Duration::days(400))
+            .evaluate(T0 - Duration::days(400), &DenySensitive)
             .transitions
             .is_empty()
     );
@@ -612,11 +626,16 @@ fn extreme_policies_do_not_panic() {
     policy.grace = Duration::MIN;
     policy.observation_window = Duration::ZERO;
     let mut lifecycle = Lifecycle::new(policy);
-    lifecycle.track(&patch("p", T0, vec![key("seat", KeyType::String)]));
+    lifecycle.track(&patch("p", T0, vec![key("seat", KeyType::String)]), T0);
     lifecycle.record_payload(
         json!({"seat": "w"}).as_object().unwrap(),
         "c",
         OffsetDateTime::UNIX_EPOCH,
     );
-    assert!(lifecycle.evaluate(T0 + Duration::days(10_000)).is_empty());
+    // The trial never ends, so the key is never judged on its metrics; a
+    // zero window leaves it undecided at once (deprecated), and a grace of
+    // `Duration::MIN` never ends.
+    let moves = lifecycle.evaluate(T0 + Duration::days(10_000));
+    let states: Vec<KeyState> = moves.iter().map(|t| t.to).collect();
+    assert_eq!(states, [KeyState::Deprecated]);
 }

@@ -7,7 +7,9 @@ use time::OffsetDateTime;
 
 use crate::digest::canonical_digest;
 use crate::issue::{Issue, IssueCode};
-use crate::key::{DEPRECATED_MEMBER, EXPERIMENTAL_MEMBER, KeyDefinition, KeyName, KeyType};
+use crate::key::{
+    DEPRECATED_MEMBER, EXPERIMENTAL_MEMBER, KeyDefinition, KeyName, KeyType, Sensitivity,
+};
 use crate::patch::{DenySensitive, PatchAuthorizer};
 use crate::patch::{KeyState, Lifecycle};
 use crate::patch::{PatchError, PatchScope, SchemaPatch};
@@ -15,36 +17,84 @@ use crate::template::SchemaTemplate;
 use crate::template::TemplateError;
 use crate::validate::{CompiledSchema, ValidateOptions};
 
-/// Where the merge learns each patch key's lifecycle state.
+/// Where the merge learns which patch keys exist and in what state.
 ///
-/// [`Lifecycle`] implements it; without one, every patch key is experimental
-/// and no name is reserved.
+/// [`Lifecycle`] implements it: the keys come from its records (one per
+/// scope and name), in their state at `now`, and withdrawn or gone names stay
+/// reserved. [`AllExperimental`] lets the patches decide: each active patch
+/// offers its new keys as experimental, and nothing is reserved.
 pub trait KeyStates: Send + Sync {
-    /// The state of `name` as introduced by `patch_id` in `scope`.
-    fn state(&self, scope: &PatchScope, name: &KeyName, patch_id: &str) -> KeyState;
-    /// The type a withdrawn key's name stays reserved for, if any.
-    fn reserved_type(&self, scope: &PatchScope, name: &KeyName) -> Option<KeyType>;
+    /// The patch keys `client` sees at `now`, each with its state; `None`
+    /// when the patches themselves decide.
+    fn keys_at(
+        &self,
+        client: Option<&str>,
+        now: OffsetDateTime,
+    ) -> Option<Vec<(KeyDefinition, KeyState)>>;
+    /// Whether a new key `name` of `key_type` in `scope` would take a
+    /// reserved name at `now`; the message says whose.
+    fn reserved(
+        &self,
+        scope: &PatchScope,
+        name: &KeyName,
+        key_type: KeyType,
+        now: OffsetDateTime,
+    ) -> Option<String>;
 }
 
-/// Every patch key experimental, nothing reserved.
+/// Every active patch's new keys experimental, nothing reserved.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AllExperimental;
 
 impl KeyStates for AllExperimental {
-    fn state(&self, _: &PatchScope, _: &KeyName, _: &str) -> KeyState {
-        KeyState::Experimental
+    fn keys_at(
+        &self,
+        _: Option<&str>,
+        _: OffsetDateTime,
+    ) -> Option<Vec<(KeyDefinition, KeyState)>> {
+        None
     }
-    fn reserved_type(&self, _: &PatchScope, _: &KeyName) -> Option<KeyType> {
+    fn reserved(
+        &self,
+        _: &PatchScope,
+        _: &KeyName,
+        _: KeyType,
+        _: OffsetDateTime,
+    ) -> Option<String> {
         None
     }
 }
 
 impl KeyStates for Lifecycle {
-    fn state(&self, scope: &PatchScope, name: &KeyName, patch_id: &str) -> KeyState {
-        Lifecycle::state(self, scope, name, patch_id).unwrap_or(KeyState::Experimental)
+    fn keys_at(
+        &self,
+        client: Option<&str>,
+        now: OffsetDateTime,
+    ) -> Option<Vec<(KeyDefinition, KeyState)>> {
+        Some(
+            Lifecycle::keys_at(self, client, now)
+                .into_iter()
+                .map(|(definition, state)| (definition.clone(), state))
+                .collect(),
+        )
     }
-    fn reserved_type(&self, scope: &PatchScope, name: &KeyName) -> Option<KeyType> {
-        Lifecycle::reserved_type(self, scope, name)
+    fn reserved(
+        &self,
+        scope: &PatchScope,
+        name: &KeyName,
+        key_type: KeyType,
+        now: OffsetDateTime,
+    ) -> Option<String> {
+        let record = self.reservation(scope, name, key_type, now)?;
+        Some(match self.state_at(&record.scope, name.as_str(), now) {
+            Some(KeyState::Withdrawn) => format!(
+                "{name:?} belongs to a withdrawn key still accepted from clients; its name is reserved until it is gone"
+            ),
+            _ => format!(
+                "{name:?} belonged to a withdrawn {} key; its name stays reserved for that type",
+                record.key_type
+            ),
+        })
     }
 }
 
@@ -100,29 +150,46 @@ impl SchemaTemplate {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
-/// The rules, each refusal a [`PatchError`] with a code:
-/// - patches apply in (timestamp, id) order, from their timestamp until
-///   `expires_at`; the same patch given twice applies once;
-/// - base keys are never removed or retyped; only their description is refined;
-/// - a new key named like an existing key refines that key's description
-///   (`key_retype` if the types differ);
-/// - `other` cannot be patched (`other_not_patchable`); new keys must be
-///   optional (`new_key_required`), since a new required key would break
-///   every client that does not know it yet;
-/// - modified keys must exist (`unknown_modified_key`) and change only their
-///   description (`key_retype`, `modification_not_allowed`);
-/// - a withdrawn key's name stays reserved for its type (`reserved_key_name`);
+/// Every patch given is checked against its own rules whatever `now` is,
+/// each refusal a [`PatchError`] with a code:
 /// - a patch for another schema (`patch_parent_mismatch`) or another base
-///   digest (`parent_digest_mismatch`) is refused;
+///   digest (`parent_digest_mismatch`) is refused; two different patches
+///   may not share an id (`duplicate_patch_id`);
+/// - `other` cannot be patched (`other_not_patchable`);
 /// - a patch touching a sensitive key needs the authorizer's approval
-///   (`unauthorized_sensitive_change`; the default authorizer refuses).
+///   (`unauthorized_sensitive_change`; the default authorizer refuses). A key
+///   is sensitive when it says so, or when its name or description means
+///   payment, identity, credentials, health or location
+///   ([`crate::key::Sensitivity::classify`]), whatever the patch claims.
 ///
-/// Keys follow their lifecycle state: experimental keys carry
-/// `"experimental": true`, deprecated ones `"deprecated": true` (accepted with
-/// warning `deprecated_key`), withdrawn ones leave the template but are
-/// accepted with warning `withdrawn_key`, gone ones are `unknown_key`. A patch
-/// that expires takes its experimental keys and refinements with it; keys the
-/// lifecycle has promoted or is winding down follow their lifecycle instead.
+/// Patches apply in (timestamp, id) order while active (`timestamp <= now <
+/// expires_at`); the same patch given twice applies once. Against the keys
+/// in force when it applies:
+/// - base keys are never removed or retyped; only their description is refined;
+/// - a new key named like an existing key refines that key's description,
+///   and must agree with it in type (`key_retype`), `required` and default
+///   (`modification_not_allowed`);
+/// - a new key must be optional (`new_key_required`), since a new required
+///   key would break every client that does not know it yet;
+/// - modified keys must exist (`unknown_modified_key`) and change only their
+///   description (`key_retype`, `modification_not_allowed`: `required`, the
+///   default and other members must stay as they are);
+/// - a withdrawn key's name stays reserved (`reserved_key_name`).
+///
+/// By default a conflict refuses the whole merge. [`EffectiveSchema::lenient`]
+/// skips what cannot apply and reports it in [`EffectiveSchema::warnings`]
+/// instead: a [`crate::SchemaStore`] serves its accepted patches that way, so
+/// that a patch that expires (taking its key with it) can never break a
+/// later patch's merge.
+///
+/// Which patch keys exist, and in what state, comes from [`KeyStates`]:
+/// with a [`Lifecycle`], from its records (a key stays after its patch
+/// expires once promoted; an offer still on trial when its patch expires is
+/// withdrawn); by default, from the active patches, each new key
+/// experimental. Experimental keys carry `"experimental": true`, deprecated
+/// ones `"deprecated": true` (accepted with warning `deprecated_key`),
+/// withdrawn ones leave the template but are accepted with warning
+/// `withdrawn_key`, gone ones are `unknown_key`.
 pub struct EffectiveSchema<'a> {
     base: &'a SchemaTemplate,
     patches: Vec<&'a SchemaPatch>,
@@ -130,19 +197,28 @@ pub struct EffectiveSchema<'a> {
     states: &'a dyn KeyStates,
     authorizer: &'a dyn PatchAuthorizer,
     options: ValidateOptions,
+    lenient: bool,
 }
 
 /// A key of the merge in progress.
-struct Entry {
+#[derive(Clone)]
+pub(crate) struct Entry {
     definition: KeyDefinition,
-    /// The patch that introduced the key; `None` for base keys.
-    origin: Option<(PatchScope, String)>,
+    /// Whether a patch introduced the key (base keys get no lifecycle flags).
+    from_patch: bool,
     state: KeyState,
+}
+
+/// What a merge produced.
+pub(crate) struct Merged {
+    pub(crate) keys: IndexMap<KeyName, Entry>,
+    pub(crate) withdrawn: Vec<KeyDefinition>,
+    pub(crate) warnings: Vec<Issue>,
 }
 
 impl<'a> EffectiveSchema<'a> {
     /// Starts from `base`, with no patches, no client, every patch key
-    /// experimental and sensitive changes refused.
+    /// experimental, sensitive changes refused and conflicts refused.
     pub fn new(base: &'a SchemaTemplate) -> Self {
         Self {
             base,
@@ -151,6 +227,7 @@ impl<'a> EffectiveSchema<'a> {
             states: &AllExperimental,
             authorizer: &DenySensitive,
             options: ValidateOptions::default(),
+            lenient: false,
         }
     }
 
@@ -166,7 +243,7 @@ impl<'a> EffectiveSchema<'a> {
         self
     }
 
-    /// Where patch keys' lifecycle states come from (usually a [`Lifecycle`]).
+    /// Where patch keys and their lifecycle states come from (usually a [`Lifecycle`]).
     pub fn states(mut self, states: &'a dyn KeyStates) -> Self {
         self.states = states;
         self
@@ -184,14 +261,24 @@ impl<'a> EffectiveSchema<'a> {
         self
     }
 
+    /// Skips a patch entry that conflicts with the keys in force (a
+    /// modification of a key that is gone, a retype...) with a warning,
+    /// instead of refusing the merge. A patch's own rules still refuse it.
+    pub fn lenient(mut self) -> Self {
+        self.lenient = true;
+        self
+    }
+
     /// The merged template clients see at `now` (with lifecycle flags), without compiling.
     pub fn template(&self, now: OffsetDateTime) -> Result<SchemaTemplate, CompileError> {
-        Ok(self.merge(now)?.0)
+        Ok(self.render(self.merge(now)?.keys))
     }
 
     /// Merges and compiles.
     pub fn compile(&self, now: OffsetDateTime) -> Result<CompiledSchema, CompileError> {
-        let (template, withdrawn) = self.merge(now)?;
+        let merged = self.merge(now)?;
+        let withdrawn = merged.withdrawn.clone();
+        let template = self.render(merged.keys);
         Ok(CompiledSchema::from_parts(
             template,
             &withdrawn,
@@ -199,50 +286,120 @@ impl<'a> EffectiveSchema<'a> {
         )?)
     }
 
-    /// The merged template and the withdrawn keys still accepted.
-    fn merge(
-        &self,
-        now: OffsetDateTime,
-    ) -> Result<(SchemaTemplate, Vec<KeyDefinition>), CompileError> {
+    /// What a lenient merge skipped at `now` (empty for a strict one, which
+    /// refuses instead).
+    pub fn warnings(&self, now: OffsetDateTime) -> Result<Vec<Issue>, CompileError> {
+        Ok(self.merge(now)?.warnings)
+    }
+
+    /// The patches that apply to the client, in order, each once.
+    fn applying(&self) -> Result<Vec<&'a SchemaPatch>, CompileError> {
+        let mut applying: Vec<&SchemaPatch> = self
+            .patches
+            .iter()
+            .copied()
+            .filter(|p| p.scope.applies_to(self.client))
+            .collect();
+        applying.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
+        check_unique_ids(&applying)?;
+        applying.dedup_by(|a, b| a.patch_id == b.patch_id);
+        Ok(applying)
+    }
+
+    /// Merges the base, the patch keys and the active patches' refinements.
+    pub(crate) fn merge(&self, now: OffsetDateTime) -> Result<Merged, CompileError> {
         let check = self.base.check();
         if !check.is_valid() {
             return Err(TemplateError::from(check).into());
         }
-        let mut keys: IndexMap<KeyName, Entry> = self
-            .base
-            .keys
-            .iter()
-            .map(|k| {
-                let entry = Entry {
-                    definition: k.clone(),
-                    origin: None,
-                    state: KeyState::Stable,
-                };
-                (k.key_name.clone(), entry)
-            })
-            .collect();
-        let mut applicable: Vec<&SchemaPatch> = self
-            .patches
-            .iter()
-            .copied()
-            .filter(|p| p.scope.applies_to(self.client) && p.timestamp <= now)
-            .collect();
-        applicable.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
-        check_unique_ids(&applicable)?;
-        applicable.dedup_by(|a, b| a.patch_id == b.patch_id);
+        let applying = self.applying()?;
         let mut base_digest = None;
-        for patch in applicable {
-            self.apply(patch, now, &mut keys, &mut base_digest)?;
+        for patch in &applying {
+            self.check_own_rules(patch, self.authorizer, &mut base_digest)?;
         }
-        Ok(self.render(keys))
+        let mut merged = Merged {
+            keys: self
+                .base
+                .keys
+                .iter()
+                .map(|k| {
+                    let entry = Entry {
+                        definition: k.clone(),
+                        from_patch: false,
+                        state: KeyState::Stable,
+                    };
+                    (k.key_name.clone(), entry)
+                })
+                .collect(),
+            withdrawn: Vec::new(),
+            warnings: Vec::new(),
+        };
+        let decided = self.states.keys_at(self.client, now);
+        let introduce = decided.is_none();
+        for (definition, state) in decided.into_iter().flatten() {
+            if merged.keys.contains_key(&definition.key_name) {
+                continue; // a base key wins; the store never lets this happen
+            }
+            match state {
+                KeyState::Withdrawn => merged.withdrawn.push(definition),
+                KeyState::Gone => {}
+                state => {
+                    let name = definition.key_name.clone();
+                    let entry = Entry {
+                        definition,
+                        from_patch: true,
+                        state,
+                    };
+                    merged.keys.insert(name, entry);
+                }
+            }
+        }
+        for patch in applying.into_iter().filter(|p| p.is_active_at(now)) {
+            let problems = self.apply(patch, now, &mut merged.keys, introduce);
+            if problems.is_empty() {
+                continue;
+            }
+            if self.lenient {
+                let prefix = format!("patch {:?}: ", patch.patch_id);
+                merged.warnings.extend(problems.iter().map(|i| {
+                    Issue::new(
+                        i.code(),
+                        i.path(),
+                        format!("{prefix}{} (skipped)", i.message()),
+                    )
+                }));
+            } else {
+                return Err(refused(patch, problems));
+            }
+        }
+        Ok(merged)
     }
 
-    /// Applies one patch to the keys, or refuses it with every reason.
-    fn apply(
+    /// Checks `candidate` as if it were added now to the patches given: its
+    /// own rules, then every entry against the keys in force at
+    /// `max(now, its timestamp)`, strictly. For a store's `submit`.
+    pub(crate) fn check_candidate(
+        &self,
+        candidate: &SchemaPatch,
+        now: OffsetDateTime,
+        authorizer: &dyn PatchAuthorizer,
+    ) -> Result<(), CompileError> {
+        self.check_own_rules(candidate, authorizer, &mut None)?;
+        let at = now.max(candidate.timestamp);
+        let mut keys = self.merge(at)?.keys;
+        let problems = self.apply(candidate, at, &mut keys, true);
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(refused(candidate, problems))
+        }
+    }
+
+    /// The rules a patch breaks on its own, whatever `now` is.
+    fn check_own_rules(
         &self,
         patch: &SchemaPatch,
-        now: OffsetDateTime,
-        keys: &mut IndexMap<KeyName, Entry>,
+        authorizer: &dyn PatchAuthorizer,
         base_digest: &mut Option<String>,
     ) -> Result<(), CompileError> {
         let mut errors = Vec::new();
@@ -266,8 +423,17 @@ impl<'a> EffectiveSchema<'a> {
                 ));
             }
         }
-        let sensitive = sensitive_keys(patch, keys);
-        if !sensitive.is_empty() && !self.authorizer.authorize(patch, &sensitive) {
+        for (i, key) in patch.new_keys.iter().enumerate() {
+            if key.key_name.is_other() {
+                errors.push(issue(
+                    IssueCode::OtherNotPatchable,
+                    format!("/new_keys/{i}"),
+                    "the reserved key \"other\" cannot be patched",
+                ));
+            }
+        }
+        let sensitive = sensitive_keys(patch, self.base);
+        if !sensitive.is_empty() && !authorizer.authorize(patch, &sensitive) {
             errors.push(Issue::new(
                 IssueCode::UnauthorizedSensitiveChange,
                 "",
@@ -277,113 +443,102 @@ impl<'a> EffectiveSchema<'a> {
                 ),
             ));
         }
-        let active = patch.is_active_at(now);
-        let mut additions = Vec::new();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(refused(patch, errors))
+        }
+    }
+
+    /// Applies an active patch's entries to `keys`: refinements of keys in
+    /// force, and (when `introduce`) its new keys. Returns what could not
+    /// apply; every entry that can apply does.
+    fn apply(
+        &self,
+        patch: &SchemaPatch,
+        now: OffsetDateTime,
+        keys: &mut IndexMap<KeyName, Entry>,
+        introduce: bool,
+    ) -> Vec<Issue> {
+        let mut problems = Vec::new();
         for (i, key) in patch.new_keys.iter().enumerate() {
             let path = format!("/new_keys/{i}");
             let name = &key.key_name;
             if name.is_other() {
-                errors.push(issue(
-                    IssueCode::OtherNotPatchable,
-                    path,
-                    "the reserved key \"other\" cannot be patched",
-                ));
-            } else if let Some(existing) = keys.get(name) {
-                if existing.definition.key_type != key.key_type {
-                    errors.push(retype(&path, &existing.definition, key.key_type));
+                continue; // refused by the patch's own rules
+            }
+            if let Some(existing) = keys.get_mut(name) {
+                match disagreement(&path, &existing.definition, key, false) {
+                    Some(problem) => problems.push(problem),
+                    None => existing
+                        .definition
+                        .semantic_description
+                        .clone_from(&key.semantic_description),
                 }
-            } else if let Some(reserved) = self
-                .states
-                .reserved_type(&patch.scope, name)
-                .filter(|t| *t != key.key_type)
+            } else if !introduce {
+                problems.push(Issue::new(
+                    IssueCode::UnknownModifiedKey,
+                    format!("{path}/key_name"),
+                    format!(
+                        "key {:?} is not in the schema now (not offered, withdrawn or gone)",
+                        name.as_str()
+                    ),
+                ));
+            } else if let Some(message) =
+                self.states.reserved(&patch.scope, name, key.key_type, now)
             {
-                errors.push(Issue::new(
+                problems.push(Issue::new(
                     IssueCode::ReservedKeyName,
                     format!("{path}/key_name"),
-                    format!("{name:?} belonged to a withdrawn {reserved} key; its name stays reserved for that type"),
+                    message,
                 ));
             } else if key.required {
-                errors.push(issue(
+                problems.push(issue(
                     IssueCode::NewKeyRequired,
                     format!("{path}/required"),
                     "a patch can only add optional keys: a new required key would break existing clients",
                 ));
+            } else {
+                let mut definition = key.clone();
+                definition.extra.shift_remove(EXPERIMENTAL_MEMBER);
+                definition.extra.shift_remove(DEPRECATED_MEMBER);
+                let entry = Entry {
+                    definition,
+                    from_patch: true,
+                    state: KeyState::Experimental,
+                };
+                keys.insert(name.clone(), entry);
             }
-            additions.push(key);
         }
         for (i, key) in patch.modified_keys.iter().enumerate() {
             let path = format!("/modified_keys/{i}");
-            match keys.get(&key.key_name) {
-                None => errors.push(Issue::new(
+            match keys.get_mut(&key.key_name) {
+                None => problems.push(Issue::new(
                     IssueCode::UnknownModifiedKey,
                     format!("{path}/key_name"),
                     format!("there is no key {:?} to modify", key.key_name.as_str()),
                 )),
-                Some(existing) if existing.definition.key_type != key.key_type => {
-                    errors.push(retype(&path, &existing.definition, key.key_type));
-                }
-                Some(existing)
-                    if existing.definition.required != key.required
-                        || existing.definition.effective_default() != key.effective_default() =>
-                {
-                    errors.push(issue(
-                        IssueCode::ModificationNotAllowed,
-                        path,
-                        "a modification may refine the semantic description only",
-                    ));
-                }
-                Some(_) => {}
-            }
-        }
-        if !errors.is_empty() {
-            return Err(refused(patch, errors));
-        }
-        for key in additions {
-            let state = self
-                .states
-                .state(&patch.scope, &key.key_name, &patch.patch_id);
-            match keys.get_mut(&key.key_name) {
-                Some(existing) if active => existing
-                    .definition
-                    .semantic_description
-                    .clone_from(&key.semantic_description),
-                Some(_) => {}
-                // Expiry ends a trial offer; promoted or retiring keys follow their lifecycle.
-                None if state == KeyState::Gone || (!active && state == KeyState::Experimental) => {
-                }
-                None => {
-                    let entry = Entry {
-                        definition: key.clone(),
-                        origin: Some((patch.scope.clone(), patch.patch_id.clone())),
-                        state,
-                    };
-                    keys.insert(key.key_name.clone(), entry);
-                }
-            }
-        }
-        if active {
-            for key in &patch.modified_keys {
-                if let Some(existing) = keys.get_mut(&key.key_name) {
-                    existing
+                Some(existing) => match disagreement(&path, &existing.definition, key, true) {
+                    Some(problem) => problems.push(problem),
+                    None => existing
                         .definition
                         .semantic_description
-                        .clone_from(&key.semantic_description);
-                }
+                        .clone_from(&key.semantic_description),
+                },
             }
         }
-        Ok(())
+        problems
     }
 
-    /// The template clients see, and the withdrawn keys.
-    fn render(&self, keys: IndexMap<KeyName, Entry>) -> (SchemaTemplate, Vec<KeyDefinition>) {
+    /// The template clients see.
+    fn render(&self, keys: IndexMap<KeyName, Entry>) -> SchemaTemplate {
         let mut template = SchemaTemplate {
             keys: Vec::new(),
             ..self.base.clone()
         };
-        let mut withdrawn = Vec::new();
         for (_, entry) in keys {
             let mut definition = entry.definition;
-            if entry.origin.is_some() {
+            if entry.from_patch {
                 definition.extra.shift_remove(EXPERIMENTAL_MEMBER);
                 definition.extra.shift_remove(DEPRECATED_MEMBER);
                 match entry.state {
@@ -400,14 +555,45 @@ impl<'a> EffectiveSchema<'a> {
                     _ => {}
                 }
             }
-            match entry.state {
-                KeyState::Withdrawn => withdrawn.push(definition),
-                KeyState::Gone => {}
-                _ => template.keys.push(definition),
-            }
+            template.keys.push(definition);
         }
-        (template, withdrawn)
+        template
     }
+}
+
+/// Why `entry` may not refine `existing`, if it may not: it must keep the
+/// type, `required` and the default; a modification must also keep every
+/// other member (lifecycle flags aside), since only the description may change.
+fn disagreement(
+    path: &str,
+    existing: &KeyDefinition,
+    entry: &KeyDefinition,
+    modification: bool,
+) -> Option<Issue> {
+    if existing.key_type != entry.key_type {
+        return Some(retype(path, existing, entry.key_type));
+    }
+    let flag = |k: &String| k != EXPERIMENTAL_MEMBER && k != DEPRECATED_MEMBER;
+    let members = |d: &KeyDefinition| -> Vec<(String, Value)> {
+        let mut m: Vec<_> = d
+            .extra
+            .iter()
+            .filter(|(k, _)| flag(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        m.sort_by(|a, b| a.0.cmp(&b.0));
+        m
+    };
+    let changed = existing.required != entry.required
+        || existing.effective_default() != entry.effective_default()
+        || (modification && members(existing) != members(entry));
+    changed.then(|| {
+        issue(
+            IssueCode::ModificationNotAllowed,
+            path,
+            "a patch may refine an existing key's semantic description only: its type, required flag, default and other members must stay as they are",
+        )
+    })
 }
 
 /// Refuses two different patches with one id; identical copies are fine
@@ -449,18 +635,21 @@ fn refused(patch: &SchemaPatch, errors: Vec<Issue>) -> CompileError {
     PatchError::new(Some(patch.patch_id.clone()), errors).into()
 }
 
-/// The keys `patch` adds or modifies that are sensitive (marked on the patch's
-/// key, or on the existing key it modifies).
-fn sensitive_keys(patch: &SchemaPatch, keys: &IndexMap<KeyName, Entry>) -> Vec<KeyName> {
-    let existing_sensitive = |k: &KeyDefinition| {
-        keys.get(&k.key_name)
-            .is_some_and(|e| e.definition.sensitivity().is_some())
+/// The keys `patch` adds or modifies that are sensitive: marked so on the
+/// patch's key or on the base key it refines, or classified so from their
+/// name and description whatever the patch claims.
+fn sensitive_keys(patch: &SchemaPatch, base: &SchemaTemplate) -> Vec<KeyName> {
+    let base_sensitive = |k: &KeyDefinition| {
+        base.key(k.key_name.as_str())
+            .is_some_and(|b| b.sensitivity().is_some())
     };
     patch
         .new_keys
         .iter()
         .chain(&patch.modified_keys)
-        .filter(|k| k.sensitivity().is_some() || existing_sensitive(k))
+        .filter(|k| {
+            k.sensitivity().is_some() || Sensitivity::classify(k).is_some() || base_sensitive(k)
+        })
         .map(|k| k.key_name.clone())
         .collect()
 }

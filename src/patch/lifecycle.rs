@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use time::{Duration, OffsetDateTime};
 
-use crate::key::{KeyName, KeyType};
+use crate::key::{KeyDefinition, KeyName, KeyType};
 use crate::patch::metrics::{DayWindow, day_of};
 use crate::patch::{PatchScope, SchemaPatch};
 
@@ -60,8 +60,26 @@ pub struct LifecyclePolicy {
     pub backward_compatibility: Duration,
     /// The window metrics are counted over, in whole UTC days. Default 30 days.
     pub observation_window: Duration,
-    /// The convergence guard: most experimental keys at once, per scope. Default 10.
+    /// The convergence guard: most experimental keys at once. Default 10.
     pub max_experimental: usize,
+    /// What the guard's cap counts: every scope of the scenario together
+    /// (the draft's reading, the default) or each scope on its own.
+    pub guard: GuardScope,
+    /// How far in the future a submitted patch's timestamp may lie, for
+    /// clocks that disagree a little. Default 5 minutes.
+    pub clock_skew: Duration,
+}
+
+/// What the convergence guard's cap counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum GuardScope {
+    /// Experimental keys of the whole scenario: global ones plus every
+    /// client's personal ones (§6.2.3: "per scenario").
+    #[default]
+    Scenario,
+    /// Experimental keys of the patch's own scope (global, or one client).
+    PerScope,
 }
 
 impl Default for LifecyclePolicy {
@@ -82,6 +100,8 @@ impl Default for LifecyclePolicy {
             backward_compatibility: Duration::days(30),
             observation_window: Duration::days(30),
             max_experimental: 10,
+            guard: GuardScope::Scenario,
+            clock_skew: Duration::minutes(5),
         }
     }
 }
@@ -104,7 +124,8 @@ pub struct KeyMetrics {
     pub semantic_alignment_accuracy: Option<f64>,
     /// Payloads whose value had the key's type / payloads carrying the key.
     pub value_type_correctness: Option<f64>,
-    /// Clients that sent the key well-typed / clients it was delivered to.
+    /// Clients it was delivered to that then sent it well-typed / clients it
+    /// was delivered to (so at most 1).
     pub client_adoption_rate: Option<f64>,
 }
 
@@ -154,7 +175,8 @@ impl Counts {
     }
 }
 
-/// One patch key's life.
+/// One patch key's life: one record per (scope, key name), which the merge
+/// reads for the key's definition and state.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct KeyRecord {
@@ -162,14 +184,20 @@ pub struct KeyRecord {
     pub scope: PatchScope,
     /// The key.
     pub key_name: KeyName,
-    /// Its type; a withdrawn key's name stays reserved for it.
+    /// Its type; a withdrawn or gone key's name stays reserved for it.
     pub key_type: KeyType,
+    /// The key as its patch introduced it (without lifecycle flags).
+    pub definition: KeyDefinition,
     /// The patch that introduced it.
     pub patch_id: String,
-    /// Its state.
+    /// Its state as of the last [`Lifecycle::evaluate`] (see
+    /// [`Lifecycle::state_at`] for the state at any later time).
     pub state: KeyState,
-    /// When the patch introduced it.
+    /// When its trial started: when its patch was accepted (or released from
+    /// the guard's queue), not before the patch's own timestamp.
     pub introduced_at: OffsetDateTime,
+    /// When its patch expires: an offer still experimental then is withdrawn.
+    pub offer_ends_at: OffsetDateTime,
     /// When it entered its current state.
     pub state_since: OffsetDateTime,
     counts: Counts,
@@ -210,6 +238,8 @@ pub struct Lifecycle {
     personal: FxHashMap<String, FxHashMap<Box<str>, usize>>,
     totals: DayWindow,
     client_totals: FxHashMap<String, DayWindow>,
+    /// The latest `now` [`Lifecycle::evaluate`] ran at: time never goes back.
+    evaluated_at: Option<OffsetDateTime>,
 }
 
 impl Lifecycle {
@@ -222,6 +252,7 @@ impl Lifecycle {
             personal: FxHashMap::default(),
             totals: DayWindow::new(policy.window_days()),
             client_totals: FxHashMap::default(),
+            evaluated_at: None,
         }
     }
 
@@ -230,27 +261,64 @@ impl Lifecycle {
         &self.policy
     }
 
+    /// The latest `now` [`Lifecycle::evaluate`] ran at.
+    pub fn evaluated_at(&self) -> Option<OffsetDateTime> {
+        self.evaluated_at
+    }
+
     /// Every key record, in the order keys were introduced.
     pub fn records(&self) -> &[KeyRecord] {
         &self.records
     }
 
-    /// Starts tracking the keys `patch` introduces, as experimental from the
-    /// patch's timestamp. Keys already tracked and not withdrawn are skipped
-    /// (a repeat is a refinement, not a new key). Returns how many were added.
-    pub fn track(&mut self, patch: &SchemaPatch) -> usize {
+    /// Starts tracking the keys `patch` introduces, each on trial from
+    /// `at` (not before the patch's timestamp) until its patch expires. A key
+    /// already tracked in the scope and not withdrawn is a refinement, not a
+    /// new key, and is skipped; a gone key's name taken again (by the same
+    /// type: the store refuses another) starts a new record. Returns how many
+    /// keys were added.
+    pub fn track(&mut self, patch: &SchemaPatch, at: OffsetDateTime) -> usize {
         let days = self.policy.window_days();
+        let start = at.max(patch.timestamp);
         let mut added = 0;
         for key in &patch.new_keys {
             let name = key.key_name.as_str();
-            let live = self
-                .record_index(&patch.scope, name)
+            let existing = self.record_index(&patch.scope, name);
+            let reusable = existing
                 .and_then(|i| self.records.get(i))
-                .is_some_and(|r| r.state < KeyState::Withdrawn);
-            if live {
+                .is_some_and(|r| r.state == KeyState::Gone);
+            if existing.is_some() && !reusable {
                 continue;
             }
-            let index = self.records.len();
+            let mut definition = key.clone();
+            definition
+                .extra
+                .shift_remove(crate::key::EXPERIMENTAL_MEMBER);
+            definition.extra.shift_remove(crate::key::DEPRECATED_MEMBER);
+            let record = KeyRecord {
+                scope: patch.scope.clone(),
+                key_name: key.key_name.clone(),
+                key_type: key.key_type,
+                definition,
+                patch_id: patch.patch_id.clone(),
+                state: KeyState::Experimental,
+                introduced_at: start,
+                offer_ends_at: patch.expires_at,
+                state_since: start,
+                counts: Counts::new(days),
+            };
+            let index = match existing.filter(|_| reusable) {
+                Some(index) => {
+                    if let Some(slot) = self.records.get_mut(index) {
+                        *slot = record;
+                    }
+                    index
+                }
+                None => {
+                    self.records.push(record);
+                    self.records.len() - 1
+                }
+            };
             match &patch.scope {
                 PatchScope::Global => self.global.insert(name.into(), index),
                 PatchScope::Client(client) => self
@@ -259,16 +327,6 @@ impl Lifecycle {
                     .or_default()
                     .insert(name.into(), index),
             };
-            self.records.push(KeyRecord {
-                scope: patch.scope.clone(),
-                key_name: key.key_name.clone(),
-                key_type: key.key_type,
-                patch_id: patch.patch_id.clone(),
-                state: KeyState::Experimental,
-                introduced_at: patch.timestamp,
-                state_since: patch.timestamp,
-                counts: Counts::new(days),
-            });
             if let PatchScope::Client(client) = &patch.scope {
                 self.client_totals
                     .entry(client.clone())
@@ -286,29 +344,105 @@ impl Lifecycle {
         }
     }
 
-    /// The state of the key `name` introduced by `patch_id` in `scope`;
-    /// `None` when that key is not tracked.
-    pub fn state(&self, scope: &PatchScope, name: &KeyName, patch_id: &str) -> Option<KeyState> {
-        self.records
-            .iter()
-            .rev()
-            .find(|r| r.scope == *scope && r.key_name == *name && r.patch_id == patch_id)
-            .map(|r| r.state)
+    /// The record of the key `name` in `scope`.
+    pub fn record(&self, scope: &PatchScope, name: &str) -> Option<&KeyRecord> {
+        self.record_index(scope, name)
+            .and_then(|i| self.records.get(i))
     }
 
-    /// The type a withdrawn key `name` keeps its name reserved for.
-    pub fn reserved_type(&self, scope: &PatchScope, name: &KeyName) -> Option<KeyType> {
+    /// The state of the key `name` in `scope` at `now`: what
+    /// [`Lifecycle::evaluate`] at `now` would make it, without changing
+    /// anything, so that readers get the same answer whether or not
+    /// `evaluate` ran. `None` when the key is not tracked or its trial
+    /// starts after `now`.
+    pub fn state_at(
+        &self,
+        scope: &PatchScope,
+        name: &str,
+        now: OffsetDateTime,
+    ) -> Option<KeyState> {
+        let record = self.record(scope, name)?;
+        self.project(record, now).map(|(state, _)| state)
+    }
+
+    /// The record's state and since when, as of `now`.
+    fn project(
+        &self,
+        record: &KeyRecord,
+        now: OffsetDateTime,
+    ) -> Option<(KeyState, OffsetDateTime)> {
+        if now < record.introduced_at {
+            return None;
+        }
+        let mut state = (record.state, record.state_since);
+        // Each move goes strictly forward through five states.
+        for _ in 0..5 {
+            match self.next_move(record, state, now) {
+                Some(next) => state = next,
+                None => break,
+            }
+        }
+        Some(state)
+    }
+
+    /// Every patch key `client` sees at `now` (the global ones and its own),
+    /// with its state at `now`, in the order they were introduced.
+    pub fn keys_at(
+        &self,
+        client: Option<&str>,
+        now: OffsetDateTime,
+    ) -> Vec<(&KeyDefinition, KeyState)> {
         self.records
             .iter()
-            .find(|r| r.scope == *scope && r.key_name == *name && r.state >= KeyState::Withdrawn)
+            .filter(|r| r.scope.applies_to(client))
+            .filter_map(|r| Some((&r.definition, self.project(r, now)?.0)))
+            .collect()
+    }
+
+    /// Whether a new key `name` of type `key_type` in `scope` would take a
+    /// reserved name: one whose key is withdrawn (any type: it is still
+    /// accepted from clients) or gone with another type, in any scope that
+    /// shares clients with `scope` at `now`. Returns the reserving record.
+    pub fn reservation(
+        &self,
+        scope: &PatchScope,
+        name: &KeyName,
+        key_type: KeyType,
+        now: OffsetDateTime,
+    ) -> Option<&KeyRecord> {
+        self.records.iter().find(|r| {
+            let shares_clients = match (scope, &r.scope) {
+                (PatchScope::Global, _) | (_, PatchScope::Global) => true,
+                (a, b) => a == b,
+            };
+            shares_clients
+                && r.key_name == *name
+                && match self.project(r, now).map(|(state, _)| state) {
+                    Some(KeyState::Withdrawn) => true,
+                    Some(KeyState::Gone) => r.key_type != key_type,
+                    _ => false,
+                }
+        })
+    }
+
+    /// The type a withdrawn or gone key `name` keeps its name reserved for
+    /// in `scope` (as last evaluated).
+    pub fn reserved_type(&self, scope: &PatchScope, name: &KeyName) -> Option<KeyType> {
+        self.record(scope, name.as_str())
+            .filter(|r| r.state >= KeyState::Withdrawn)
             .map(|r| r.key_type)
     }
 
-    /// How many keys are experimental in `scope`.
-    pub fn experimental_count(&self, scope: &PatchScope) -> usize {
+    /// How many keys are experimental at `now`: in `scope` alone, or in the
+    /// whole scenario, as the policy's [`GuardScope`] says.
+    pub fn experimental_count(&self, scope: &PatchScope, now: OffsetDateTime) -> usize {
         self.records
             .iter()
-            .filter(|r| r.scope == *scope && r.state == KeyState::Experimental)
+            .filter(|r| self.policy.guard == GuardScope::Scenario || r.scope == *scope)
+            .filter(|r| {
+                self.project(r, now)
+                    .is_some_and(|(s, _)| s == KeyState::Experimental)
+            })
             .count()
     }
 
@@ -424,7 +558,10 @@ impl Lifecycle {
             usage_frequency: ratio(present, totals.map_or(0, |t| t.sum(from, to))),
             semantic_alignment_accuracy: ratio(c.aligned.sum(from, to), c.judged.sum(from, to)),
             value_type_correctness: ratio(c.well_typed.sum(from, to), present),
-            client_adoption_rate: ratio(c.adopted_by.len() as u64, c.delivered_to.len() as u64),
+            client_adoption_rate: ratio(
+                c.adopted_by.intersection(&c.delivered_to).count() as u64,
+                c.delivered_to.len() as u64,
+            ),
         }
     }
 
@@ -443,13 +580,18 @@ impl Lifecycle {
     /// of timed moves as many punctual ones. Decisions on metrics are stamped
     /// `now`, since the metrics are those of `now`'s window.
     pub fn evaluate(&mut self, now: OffsetDateTime) -> Vec<Transition> {
+        if self.evaluated_at.is_some_and(|last| now < last) {
+            return Vec::new(); // time only moves forward
+        }
+        self.evaluated_at = Some(now);
         let mut moves = Vec::new();
         for index in 0..self.records.len() {
-            while let Some((record, (to, at))) = self
-                .records
-                .get(index)
-                .and_then(|r| Some((r, self.next_move(r, now)?)))
-            {
+            while let Some((record, (to, at))) = self.records.get(index).and_then(|r| {
+                if now < r.introduced_at {
+                    return None;
+                }
+                Some((r, self.next_move(r, (r.state, r.state_since), now)?))
+            }) {
                 moves.push(Transition {
                     scope: record.scope.clone(),
                     key_name: record.key_name.clone(),
@@ -467,9 +609,11 @@ impl Lifecycle {
         moves
     }
 
+    /// The move after `(state, since)` that `now` allows, and when it happened.
     fn next_move(
         &self,
         record: &KeyRecord,
+        (state, since): (KeyState, OffsetDateTime),
         now: OffsetDateTime,
     ) -> Option<(KeyState, OffsetDateTime)> {
         let p = &self.policy;
@@ -477,8 +621,18 @@ impl Lifecycle {
         let reached = |start: OffsetDateTime, length: Duration| {
             start.checked_add(length).filter(|end| now >= *end)
         };
-        match record.state {
+        match state {
             KeyState::Experimental => {
+                let undecided = reached(record.introduced_at, p.observation_window)
+                    .map(|end| (KeyState::Deprecated, end));
+                if record.offer_ends_at <= now {
+                    // The offer ended (its patch expired) while on trial:
+                    // withdrawn then, unless a whole undecided window ended first.
+                    return match undecided {
+                        Some(early) if early.1 < record.offer_ends_at => Some(early),
+                        _ => Some((KeyState::Withdrawn, record.offer_ends_at)),
+                    };
+                }
                 reached(record.introduced_at, p.trial)?;
                 let m = self.metrics_of(record, now);
                 if m.promotes(&p.promote_at) {
@@ -487,21 +641,19 @@ impl Lifecycle {
                     Some((KeyState::Deprecated, now))
                 } else {
                     // Undecided for a whole window: deprecated, stamped when the window ended.
-                    reached(record.introduced_at, p.observation_window)
-                        .map(|end| (KeyState::Deprecated, end))
+                    undecided
                 }
             }
             KeyState::Stable => {
-                reached(record.state_since, p.observation_window)?;
+                reached(since, p.observation_window)?;
                 self.metrics_of(record, now)
                     .deprecates(&p.deprecate_below)
                     .then_some((KeyState::Deprecated, now))
             }
-            KeyState::Deprecated => {
-                reached(record.state_since, p.grace).map(|end| (KeyState::Withdrawn, end))
+            KeyState::Deprecated => reached(since, p.grace).map(|end| (KeyState::Withdrawn, end)),
+            KeyState::Withdrawn => {
+                reached(since, p.backward_compatibility).map(|end| (KeyState::Gone, end))
             }
-            KeyState::Withdrawn => reached(record.state_since, p.backward_compatibility)
-                .map(|end| (KeyState::Gone, end)),
             KeyState::Gone => None,
         }
     }

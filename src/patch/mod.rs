@@ -22,7 +22,7 @@ mod store;
 
 pub use effective::{AllExperimental, CompileError, EffectiveSchema, KeyStates};
 pub use lifecycle::{
-    KeyMetrics, KeyRecord, KeyState, Lifecycle, LifecyclePolicy, Thresholds, Transition,
+    GuardScope, KeyMetrics, KeyRecord, KeyState, Lifecycle, LifecyclePolicy, Thresholds, Transition,
 };
 pub use security::{DenySensitive, PatchAuthorizer};
 pub use store::{Evaluation, SchemaStore, Submission};

@@ -2,17 +2,17 @@
 //! patches, the convergence guard's queue, the key lifecycle, and what each
 //! client has been told.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
-use crate::issue::Issue;
+use crate::issue::{Issue, IssueCode};
 use crate::key::{KeyDefinition, KeyName};
 use crate::negotiate::SchemaUpdateSuggestion;
 use crate::patch::PatchAuthorizer;
 use crate::patch::{CompileError, EffectiveSchema};
-use crate::patch::{Lifecycle, LifecyclePolicy, Transition};
+use crate::patch::{GuardScope, KeyState, Lifecycle, LifecyclePolicy, Transition};
 use crate::patch::{PatchError, PatchScope, SchemaPatch};
 use crate::template::SchemaTemplate;
 use crate::template::TemplateError;
@@ -40,27 +40,42 @@ pub struct Evaluation {
     pub transitions: Vec<Transition>,
     /// Queued patches that now apply.
     pub released: Vec<String>,
-    /// Queued patches that no longer merge (another patch took their key
-    /// meanwhile), dropped with the reasons.
+    /// Queued patches dropped, with the reasons: expired while waiting,
+    /// refused by the authorizer, or no longer merging (another patch took
+    /// their key meanwhile).
     pub dropped: Vec<PatchError>,
 }
 
 /// A server's evolving schema for one scenario.
 ///
 /// Pure and clock-free like the rest of the crate: every call that depends on
-/// time takes `now`.
+/// time takes `now`. Readers ([`SchemaStore::compile_for`],
+/// [`SchemaStore::template_for`], [`SchemaStore::digest_for`],
+/// [`SchemaStore::suggestion_for`]) give the same answer at `now` whether or
+/// not [`SchemaStore::evaluate`] ran at `now`; `evaluate` records the moves
+/// and releases queued patches.
+///
+/// The store never holds a patch that would break a client: `submit` checks
+/// a patch against every client's view (a global patch against each client's
+/// personal stack too), and the views are merged leniently, so a patch that
+/// expires (taking its key with it) cannot break a later one.
 #[derive(Debug, Clone)]
 pub struct SchemaStore {
     base: SchemaTemplate,
     patches: Vec<SchemaPatch>,
     queue: VecDeque<SchemaPatch>,
+    /// Every patch id the store has taken (accepted, queued or dropped),
+    /// with the patch, so a replay is recognised and an id is never reused.
+    seen: HashMap<String, SchemaPatch>,
+    /// Clients with a personal patch, whose views a global patch must suit.
+    clients: BTreeSet<String>,
     lifecycle: Lifecycle,
     options: ValidateOptions,
     /// Client → the key definitions it was last told about.
     delivered: HashMap<String, HashMap<KeyName, KeyDefinition>>,
 }
 
-/// Patches in the store were authorized when submitted.
+/// Patches in the store were authorized when submitted (and again on release).
 fn already_authorized(_: &SchemaPatch, _: &[KeyName]) -> bool {
     true
 }
@@ -76,6 +91,8 @@ impl SchemaStore {
             base,
             patches: Vec::new(),
             queue: VecDeque::new(),
+            seen: HashMap::new(),
+            clients: BTreeSet::new(),
             lifecycle: Lifecycle::new(policy),
             options: ValidateOptions::default(),
             delivered: HashMap::new(),
@@ -108,31 +125,50 @@ impl SchemaStore {
         &self.lifecycle
     }
 
-    /// Checks `patch` against the merge rules and the authorizer, then applies
-    /// it or queues it behind the convergence guard.
+    /// Checks `patch` (its window, its id, its own rules, the authorizer,
+    /// and every client view it reaches), then applies it or queues it behind
+    /// the convergence guard.
+    ///
+    /// Submitting a patch the store already took, unchanged, is a replay: it
+    /// changes nothing and answers as the first time did (`Applied`, or
+    /// `Queued` while it waits). Another patch with a taken id is refused
+    /// (`duplicate_patch_id`), whatever its scope and however long ago.
     pub fn submit(
         &mut self,
         patch: SchemaPatch,
         now: OffsetDateTime,
         authorizer: &dyn PatchAuthorizer,
     ) -> Result<Submission, CompileError> {
-        self.check(&patch, now, authorizer)?;
-        let ahead = self.queue.iter().filter(|q| q.scope == patch.scope).count();
-        if ahead == 0 && self.has_room(&patch) {
-            self.accept(patch);
-            Ok(Submission::Applied)
-        } else {
-            self.queue.push_back(patch);
-            Ok(Submission::Queued { ahead })
+        if let Some(previous) = self.seen.get(&patch.patch_id) {
+            if *previous != patch {
+                return Err(refusal(
+                    &patch,
+                    IssueCode::DuplicatePatchId,
+                    "/patch_id",
+                    "the store already took another patch with this id".to_owned(),
+                ));
+            }
+            return match self.queue.iter().position(|q| q.patch_id == patch.patch_id) {
+                Some(position) => Ok(Submission::Queued {
+                    ahead: self
+                        .queue
+                        .iter()
+                        .take(position)
+                        .filter(|q| self.guard_shared(q, &patch))
+                        .count(),
+                }),
+                None if self.patches.iter().any(|p| p.patch_id == patch.patch_id) => {
+                    Ok(Submission::Applied)
+                }
+                None => Err(refusal(
+                    &patch,
+                    IssueCode::DuplicatePatchId,
+                    "/patch_id",
+                    "the store dropped this patch earlier; submit it under a new id".to_owned(),
+                )),
+            };
         }
-    }
-
-    fn check(
-        &self,
-        patch: &SchemaPatch,
-        now: OffsetDateTime,
-        authorizer: &dyn PatchAuthorizer,
-    ) -> Result<(), CompileError> {
+        self.check_window(&patch, now)?;
         let limit = self.lifecycle.policy().max_experimental;
         if patch.new_keys.len() > limit {
             let issue = Issue::limit(
@@ -142,51 +178,153 @@ impl SchemaStore {
             );
             return Err(PatchError::new(Some(patch.patch_id.clone()), vec![issue]).into());
         }
-        let mut merge = EffectiveSchema::new(&self.base)
-            .patches(self.patches.iter().chain([patch]))
-            .states(&self.lifecycle)
-            .authorizer(authorizer);
-        if let PatchScope::Client(client) = &patch.scope {
-            merge = merge.client(client);
+        self.check(&patch, now, authorizer)?;
+        self.seen.insert(patch.patch_id.clone(), patch.clone());
+        let ahead = self
+            .queue
+            .iter()
+            .filter(|q| self.guard_shared(q, &patch))
+            .count();
+        if ahead == 0 && self.has_room(&patch, now) {
+            self.accept(patch, now);
+            Ok(Submission::Applied)
+        } else {
+            self.queue.push_back(patch);
+            Ok(Submission::Queued { ahead })
         }
-        // Judged as of when the patch starts to apply, so a future-dated patch is checked too.
-        merge.template(now.max(patch.timestamp)).map(|_| ())
     }
 
-    /// Whether the guard lets the patch's new keys in now.
-    fn has_room(&self, patch: &SchemaPatch) -> bool {
-        let experimental = self.lifecycle.experimental_count(&patch.scope);
-        experimental + patch.new_keys.len() <= self.lifecycle.policy().max_experimental
+    /// A patch must start no later than `now` plus the allowed clock skew,
+    /// and end after both its start and `now`.
+    fn check_window(&self, patch: &SchemaPatch, now: OffsetDateTime) -> Result<(), CompileError> {
+        let skew = self.lifecycle.policy().clock_skew;
+        let latest_start = now.checked_add(skew).unwrap_or(now);
+        let problem = if patch.expires_at <= patch.timestamp {
+            Some((
+                "/expires_at",
+                "the patch expires at or before its own timestamp".to_owned(),
+            ))
+        } else if patch.expires_at <= now {
+            Some(("/expires_at", "the patch has already expired".to_owned()))
+        } else if patch.timestamp > latest_start {
+            Some((
+                "/timestamp",
+                format!("the patch starts more than {skew} after now; submit it when it starts"),
+            ))
+        } else {
+            None
+        };
+        match problem {
+            Some((path, message)) => {
+                Err(refusal(patch, IssueCode::InvalidPatchWindow, path, message))
+            }
+            None => Ok(()),
+        }
     }
 
-    fn accept(&mut self, patch: SchemaPatch) {
-        self.lifecycle.track(&patch);
+    /// The patch's own rules and the authorizer, then its entries against
+    /// every client view it reaches, as of when it starts to apply.
+    fn check(
+        &self,
+        patch: &SchemaPatch,
+        now: OffsetDateTime,
+        authorizer: &dyn PatchAuthorizer,
+    ) -> Result<(), CompileError> {
+        let views: Vec<Option<&str>> = match &patch.scope {
+            PatchScope::Client(client) => vec![Some(client.as_str())],
+            PatchScope::Global => std::iter::once(None)
+                .chain(self.clients.iter().map(|c| Some(c.as_str())))
+                .collect(),
+        };
+        for client in views {
+            // The view's own patches were authorized; only the candidate is asked.
+            self.effective(client)
+                .check_candidate(patch, now, authorizer)?;
+        }
+        Ok(())
+    }
+
+    /// Whether two patches wait in one line of the guard's queue.
+    fn guard_shared(&self, a: &SchemaPatch, b: &SchemaPatch) -> bool {
+        self.lifecycle.policy().guard == GuardScope::Scenario || a.scope == b.scope
+    }
+
+    /// Whether the guard lets the patch's new keys in now. Entries that
+    /// refine a key already in force are not new keys.
+    fn has_room(&self, patch: &SchemaPatch, now: OffsetDateTime) -> bool {
+        let fresh = patch
+            .new_keys
+            .iter()
+            .filter(|k| {
+                self.base.key(k.key_name.as_str()).is_none()
+                    && self
+                        .lifecycle
+                        .state_at(&patch.scope, k.key_name.as_str(), now)
+                        .is_none_or(|s| s >= KeyState::Withdrawn)
+                    && self
+                        .lifecycle
+                        .state_at(&PatchScope::Global, k.key_name.as_str(), now)
+                        .is_none_or(|s| s >= KeyState::Withdrawn)
+            })
+            .count();
+        let experimental = self.lifecycle.experimental_count(&patch.scope, now);
+        experimental + fresh <= self.lifecycle.policy().max_experimental
+    }
+
+    fn accept(&mut self, patch: SchemaPatch, now: OffsetDateTime) {
+        self.lifecycle.track(&patch, now);
+        if let PatchScope::Client(client) = &patch.scope {
+            self.clients.insert(client.clone());
+        }
         self.patches.push(patch);
     }
 
     /// Moves keys through their lifecycle at `now`, then releases queued
-    /// patches, oldest first per scope, as far as the guard allows.
-    pub fn evaluate(&mut self, now: OffsetDateTime) -> Evaluation {
+    /// patches, oldest first, as far as the guard allows; each is checked
+    /// again (with `authorizer`) and its keys start their trial now. Patches
+    /// that expired while waiting are dropped. A `now` earlier than a
+    /// previous evaluation's changes nothing.
+    pub fn evaluate(
+        &mut self,
+        now: OffsetDateTime,
+        authorizer: &dyn PatchAuthorizer,
+    ) -> Evaluation {
         let mut evaluation = Evaluation {
             transitions: self.lifecycle.evaluate(now),
             ..Evaluation::default()
         };
+        if self.lifecycle.evaluated_at() != Some(now) {
+            return evaluation; // a clock that went back
+        }
         let mut waiting = std::mem::take(&mut self.queue);
         let mut blocked: Vec<PatchScope> = Vec::new();
+        let scenario = self.lifecycle.policy().guard == GuardScope::Scenario;
         while let Some(patch) = waiting.pop_front() {
-            if blocked.contains(&patch.scope) {
-                self.queue.push_back(patch);
+            if patch.expires_at <= now {
+                evaluation.dropped.push(PatchError::new(
+                    Some(patch.patch_id.clone()),
+                    vec![Issue::new(
+                        IssueCode::InvalidPatchWindow,
+                        "/expires_at",
+                        "the patch expired while it waited for the convergence guard",
+                    )],
+                ));
                 continue;
             }
-            if !self.has_room(&patch) {
+            let line_blocked = if scenario {
+                !blocked.is_empty()
+            } else {
+                blocked.contains(&patch.scope)
+            };
+            if line_blocked || !self.has_room(&patch, now) {
                 blocked.push(patch.scope.clone());
                 self.queue.push_back(patch);
                 continue;
             }
-            match self.check(&patch, now, &already_authorized) {
+            match self.check(&patch, now, authorizer) {
                 Ok(()) => {
                     evaluation.released.push(patch.patch_id.clone());
-                    self.accept(patch);
+                    self.accept(patch, now);
                 }
                 Err(CompileError::Patch(error)) => evaluation.dropped.push(error),
                 Err(other) => {
@@ -205,7 +343,8 @@ impl SchemaStore {
             .patches(&self.patches)
             .states(&self.lifecycle)
             .authorizer(&already_authorized)
-            .options(self.options);
+            .options(self.options)
+            .lenient();
         match client {
             Some(client) => merge.client(client),
             None => merge,
@@ -325,4 +464,13 @@ impl SchemaStore {
     ) -> Result<String, CompileError> {
         Ok(self.template_for(client, now)?.digest())
     }
+}
+
+/// A refusal of `patch` with one issue.
+fn refusal(patch: &SchemaPatch, code: IssueCode, path: &str, message: String) -> CompileError {
+    PatchError::new(
+        Some(patch.patch_id.clone()),
+        vec![Issue::new(code, path, message)],
+    )
+    .into()
 }

@@ -9,7 +9,7 @@ use sdsi::evolution::{
     Branching, Evolution, EvolutionConfig, EvolutionEngine, HashingEmbedder, PoolConfig,
     RuleInducer,
 };
-use sdsi::patch::LifecyclePolicy;
+use sdsi::patch::{DenySensitive, LifecyclePolicy};
 use sdsi::validate::ValidateOptions;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -151,7 +151,8 @@ fn replay(
                 return Outcome::streamed(Status::Unusable);
             }
         }
-        let evaluation = store.evaluate(event.at);
+        // The pipeline submits with `DenySensitive`; releases are held to the same rule.
+        let evaluation = store.evaluate(event.at, &DenySensitive);
         for transition in evaluation.transitions {
             let value = serde_json::to_value(&transition).unwrap_or(Value::Null);
             emit(with_line(

@@ -7,6 +7,10 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+mod sensitivity;
+
+pub use sensitivity::{SENSITIVE_MEMBER, Sensitivity};
+
 /// The name of the key the draft reserves in every template (§4.3).
 pub const OTHER_KEY: &str = "other";
 
@@ -300,62 +304,6 @@ impl KeyDefinition {
     /// The default that applies: `None` when absent or an explicit `null`.
     pub fn effective_default(&self) -> Option<&Value> {
         self.default_value.as_ref().filter(|v| !v.is_null())
-    }
-}
-
-/// The wire member that marks a key as security-relevant.
-pub const SENSITIVE_MEMBER: &str = "sensitive";
-
-/// Why a key is security-relevant (§7 names payment, identity and access control).
-///
-/// On the wire a key carries `"sensitive": "payment" | "identity" |
-/// "access_control"`, or `"sensitive": true` for another reason. Any other
-/// non-false value also counts as sensitive: an unknown marker errs on the safe side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Sensitivity {
-    /// Payment data or actions.
-    Payment,
-    /// Identity data.
-    Identity,
-    /// Access control.
-    AccessControl,
-    /// Marked sensitive for another reason.
-    Other,
-}
-
-impl Sensitivity {
-    /// The wire name (`true` stands for [`Sensitivity::Other`]).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Sensitivity::Payment => "payment",
-            Sensitivity::Identity => "identity",
-            Sensitivity::AccessControl => "access_control",
-            Sensitivity::Other => "other",
-        }
-    }
-}
-
-impl KeyDefinition {
-    /// The key's sensitivity, read from its `sensitive` member.
-    pub fn sensitivity(&self) -> Option<Sensitivity> {
-        match self.extra.get(SENSITIVE_MEMBER)? {
-            Value::Bool(false) | Value::Null => None,
-            Value::String(s) if s == "payment" => Some(Sensitivity::Payment),
-            Value::String(s) if s == "identity" => Some(Sensitivity::Identity),
-            Value::String(s) if s == "access_control" => Some(Sensitivity::AccessControl),
-            _ => Some(Sensitivity::Other),
-        }
-    }
-
-    /// Marks the key sensitive.
-    pub fn with_sensitivity(mut self, sensitivity: Sensitivity) -> Self {
-        let value = match sensitivity {
-            Sensitivity::Other => Value::Bool(true),
-            s => Value::from(s.as_str()),
-        };
-        self.extra.insert(SENSITIVE_MEMBER.to_owned(), value);
-        self
     }
 }
 
