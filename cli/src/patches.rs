@@ -41,14 +41,15 @@ impl PatchArgs {
     }
 }
 
-/// Reads the patches and compiles the schema the client sees at `--at`.
+/// Reads the patches and compiles the schema the client sees at `--at`, with
+/// the warnings of what the merge skipped.
 /// Every problem (unreadable or malformed patch, refused patch, bad time)
 /// comes back as an issue; a message names the patch file it concerns.
 pub fn compile(
     args: &PatchArgs,
     template: &SchemaTemplate,
     options: ValidateOptions,
-) -> Result<CompiledSchema, Vec<Issue>> {
+) -> Result<(CompiledSchema, Vec<Issue>), Vec<Issue>> {
     let now = match &args.at {
         None => OffsetDateTime::now_utc(),
         Some(text) => OffsetDateTime::parse(text, &Rfc3339).map_err(|e| {
@@ -79,19 +80,26 @@ pub fn compile(
         return Err(problems);
     }
     let allow_all = |_: &SchemaPatch, _: &[KeyName]| true;
+    // Lenient: an entry that conflicts with the keys in force at `--at` (it
+    // modifies a key whose patch expired, say) is skipped with a warning, so
+    // that individually valid patches never make a base-only message fail.
     let mut merge = EffectiveSchema::new(template)
         .patches(&patches)
-        .options(options);
+        .options(options)
+        .lenient();
     if args.allow_sensitive {
         merge = merge.authorizer(&allow_all);
     }
     if let Some(client) = &args.client {
         merge = merge.client(client);
     }
-    merge.compile(now).map_err(|error| {
+    let refused = |error: sdsi::patch::CompileError| {
         let file = error_file(args, &patches, &error);
         in_file(&file, error.errors())
-    })
+    };
+    let schema = merge.compile(now).map_err(refused)?;
+    let skipped = merge.warnings(now).map_err(refused)?;
+    Ok((schema, skipped))
 }
 
 /// The file a refused patch came from (its id when no file matches).

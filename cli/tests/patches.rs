@@ -132,3 +132,29 @@ fn bad_time_and_missing_patch_exit_2() {
     assert_eq!(code, 2);
     assert_eq!(codes(&json)[0].0, "invalid_patch");
 }
+
+/// A refinement that outlives the key it refined (the key's patch expired)
+/// is skipped with a warning: a base-only message stays valid at any time.
+#[test]
+fn an_expired_key_never_breaks_its_refinement() {
+    let add = fixture("patch_meal.json");
+    let refined = fixture("patch_meal_refined.json");
+    for at in [
+        "2026-04-30T00:00:00Z",
+        "2026-05-05T00:00:00Z",
+        "2026-05-20T00:00:00Z",
+        "2026-07-01T00:00:00Z",
+    ] {
+        let (code, json) = validate(
+            "valid_message.json",
+            &["--patch", &add, "--patch", &refined, "--at", at],
+        );
+        assert_eq!(code, 0, "{at}: {json}");
+        let skipped = json["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["code"] == "unknown_modified_key");
+        assert_eq!(skipped, at == "2026-05-20T00:00:00Z", "{at}: {json}");
+    }
+}

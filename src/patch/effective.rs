@@ -177,10 +177,12 @@ impl SchemaTemplate {
 /// - a withdrawn key's name stays reserved (`reserved_key_name`).
 ///
 /// By default a conflict refuses the whole merge. [`EffectiveSchema::lenient`]
-/// skips what cannot apply and reports it in [`EffectiveSchema::warnings`]
-/// instead: a [`crate::SchemaStore`] serves its accepted patches that way, so
-/// that a patch that expires (taking its key with it) can never break a
-/// later patch's merge.
+/// refuses only what is a patch's own fault (its own rules, a conflict with
+/// a base key, a new required key) and skips an entry that conflicts with
+/// what other patches made or unmade, reporting it in
+/// [`EffectiveSchema::warnings`]: a [`crate::SchemaStore`] and `sdsi
+/// validate --patch` merge that way, so that a patch that expires (taking
+/// its key with it) never breaks a later patch's merge.
 ///
 /// Which patch keys exist, and in what state, comes from [`KeyStates`]:
 /// with a [`Lifecycle`], from its records (a key stays after its patch
@@ -207,6 +209,25 @@ pub(crate) struct Entry {
     /// Whether a patch introduced the key (base keys get no lifecycle flags).
     from_patch: bool,
     state: KeyState,
+}
+
+/// What an active patch could not apply.
+#[derive(Default)]
+struct Conflicts {
+    /// Against the base, or the patch's own rules: refused even when lenient.
+    hard: Vec<Issue>,
+    /// Against keys other patches made or unmade: skipped when lenient.
+    soft: Vec<Issue>,
+}
+
+impl Conflicts {
+    fn push(&mut self, hard: bool, issue: Issue) {
+        if hard {
+            self.hard.push(issue);
+        } else {
+            self.soft.push(issue);
+        }
+    }
 }
 
 /// What a merge produced.
@@ -261,9 +282,11 @@ impl<'a> EffectiveSchema<'a> {
         self
     }
 
-    /// Skips a patch entry that conflicts with the keys in force (a
-    /// modification of a key that is gone, a retype...) with a warning,
-    /// instead of refusing the merge. A patch's own rules still refuse it.
+    /// Skips a patch entry that conflicts with keys other patches made or
+    /// unmade (a modification of a key whose patch expired, a retype of
+    /// another patch's key...) with a warning, instead of refusing the
+    /// merge. A patch's own faults (its own rules, a conflict with a base
+    /// key, a new required key) still refuse it.
     pub fn lenient(mut self) -> Self {
         self.lenient = true;
         self
@@ -355,13 +378,10 @@ impl<'a> EffectiveSchema<'a> {
             }
         }
         for patch in applying.into_iter().filter(|p| p.is_active_at(now)) {
-            let problems = self.apply(patch, now, &mut merged.keys, introduce);
-            if problems.is_empty() {
-                continue;
-            }
+            let Conflicts { mut hard, soft } = self.apply(patch, now, &mut merged.keys, introduce);
             if self.lenient {
                 let prefix = format!("patch {:?}: ", patch.patch_id);
-                merged.warnings.extend(problems.iter().map(|i| {
+                merged.warnings.extend(soft.iter().map(|i| {
                     Issue::new(
                         i.code(),
                         i.path(),
@@ -369,7 +389,10 @@ impl<'a> EffectiveSchema<'a> {
                     )
                 }));
             } else {
-                return Err(refused(patch, problems));
+                hard.extend(soft);
+            }
+            if !hard.is_empty() {
+                return Err(refused(patch, hard));
             }
         }
         Ok(merged)
@@ -387,11 +410,12 @@ impl<'a> EffectiveSchema<'a> {
         self.check_own_rules(candidate, authorizer, &mut None)?;
         let at = now.max(candidate.timestamp);
         let mut keys = self.merge(at)?.keys;
-        let problems = self.apply(candidate, at, &mut keys, true);
-        if problems.is_empty() {
+        let Conflicts { mut hard, soft } = self.apply(candidate, at, &mut keys, true);
+        hard.extend(soft);
+        if hard.is_empty() {
             Ok(())
         } else {
-            Err(refused(candidate, problems))
+            Err(refused(candidate, hard))
         }
     }
 
@@ -452,15 +476,17 @@ impl<'a> EffectiveSchema<'a> {
 
     /// Applies an active patch's entries to `keys`: refinements of keys in
     /// force, and (when `introduce`) its new keys. Returns what could not
-    /// apply; every entry that can apply does.
+    /// apply; every entry that can apply does. A conflict with a base key,
+    /// or a new required key, is the patch's own fault (`hard`); a conflict
+    /// with what other patches made (or unmade) is not (`soft`).
     fn apply(
         &self,
         patch: &SchemaPatch,
         now: OffsetDateTime,
         keys: &mut IndexMap<KeyName, Entry>,
         introduce: bool,
-    ) -> Vec<Issue> {
-        let mut problems = Vec::new();
+    ) -> Conflicts {
+        let mut problems = Conflicts::default();
         for (i, key) in patch.new_keys.iter().enumerate() {
             let path = format!("/new_keys/{i}");
             let name = &key.key_name;
@@ -469,14 +495,14 @@ impl<'a> EffectiveSchema<'a> {
             }
             if let Some(existing) = keys.get_mut(name) {
                 match disagreement(&path, &existing.definition, key, false) {
-                    Some(problem) => problems.push(problem),
+                    Some(problem) => problems.push(!existing.from_patch, problem),
                     None => existing
                         .definition
                         .semantic_description
                         .clone_from(&key.semantic_description),
                 }
             } else if !introduce {
-                problems.push(Issue::new(
+                problems.soft.push(Issue::new(
                     IssueCode::UnknownModifiedKey,
                     format!("{path}/key_name"),
                     format!(
@@ -487,13 +513,13 @@ impl<'a> EffectiveSchema<'a> {
             } else if let Some(message) =
                 self.states.reserved(&patch.scope, name, key.key_type, now)
             {
-                problems.push(Issue::new(
+                problems.soft.push(Issue::new(
                     IssueCode::ReservedKeyName,
                     format!("{path}/key_name"),
                     message,
                 ));
             } else if key.required {
-                problems.push(issue(
+                problems.hard.push(issue(
                     IssueCode::NewKeyRequired,
                     format!("{path}/required"),
                     "a patch can only add optional keys: a new required key would break existing clients",
@@ -513,13 +539,13 @@ impl<'a> EffectiveSchema<'a> {
         for (i, key) in patch.modified_keys.iter().enumerate() {
             let path = format!("/modified_keys/{i}");
             match keys.get_mut(&key.key_name) {
-                None => problems.push(Issue::new(
+                None => problems.soft.push(Issue::new(
                     IssueCode::UnknownModifiedKey,
                     format!("{path}/key_name"),
                     format!("there is no key {:?} to modify", key.key_name.as_str()),
                 )),
                 Some(existing) => match disagreement(&path, &existing.definition, key, true) {
-                    Some(problem) => problems.push(problem),
+                    Some(problem) => problems.push(!existing.from_patch, problem),
                     None => existing
                         .definition
                         .semantic_description

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use sdsi::Report;
 use sdsi::validate::ValidateOptions;
+use sdsi::{Issue, Report};
 
 use crate::input;
 use crate::output::{Entry, Format, Outcome, Status, ValidateOutput, entries};
@@ -58,11 +58,11 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         Ok(usable) => usable,
         Err(rejected) => return rejected_template(&rejected, format),
     };
-    let schema = if args.patches.is_empty() {
-        usable.schema
+    let (schema, skipped) = if args.patches.is_empty() {
+        (usable.schema, Vec::new())
     } else {
         match patches::compile(&args.patches, &usable.template, options) {
-            Ok(schema) => schema,
+            Ok(compiled) => compiled,
             Err(problems) => {
                 return unusable(
                     problems.iter().map(Entry::Issue).collect(),
@@ -75,15 +75,18 @@ pub fn run(args: &Args, format: Format) -> Outcome {
     // A message over the size limit was read only up to the limit plus one
     // byte; `validate_slice` reports it as `limit_exceeded` (exit 1).
     let report = schema.validate_slice(&message_bytes);
-    report_outcome(&report, format)
+    report_outcome(&report, &skipped, format)
 }
 
-fn report_outcome(report: &Report, format: Format) -> Outcome {
+/// The report, with the patch entries the merge skipped among the warnings.
+fn report_outcome(report: &Report, skipped: &[Issue], format: Format) -> Outcome {
     let status = Status::of(report.errors());
+    let mut warnings = entries(skipped);
+    warnings.extend(entries(report.warnings()));
     let output = ValidateOutput {
         valid: report.is_valid(),
         errors: entries(report.errors()),
-        warnings: entries(report.warnings()),
+        warnings,
         normalized: report.normalized(),
     };
     Outcome::new(status, &output, format)

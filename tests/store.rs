@@ -1,0 +1,666 @@
+//! Store-level correctness: ordinary sequences of patches that once broke a
+//! client (issue "Schema updates that cannot break a client"), each replayed
+//! here, plus a property test over random sequences of submit / evaluate /
+//! record / deliver across global and client scopes.
+#![cfg(feature = "patch")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test helpers: a panic is a failed test"
+)]
+
+use proptest::prelude::*;
+use sdsi::patch::{
+    DenySensitive, EffectiveSchema, KeyState, LifecyclePolicy, PatchScope, SchemaPatch, Submission,
+};
+use sdsi::{IssueCode, KeyDefinition, KeyName, KeyType, SchemaStore, SchemaTemplate};
+use serde_json::{Value, json};
+use time::macros::datetime;
+use time::{Duration, OffsetDateTime};
+
+const T0: OffsetDateTime = datetime!(2026-05-01 0:00 UTC);
+
+fn base() -> SchemaTemplate {
+    SchemaTemplate::from_value(&json!({
+        "schema_id": "flight_booking_v1", "scenario": "flight_booking",
+        "keys": [
+            {"key_name": "origin", "key_type": "string", "required": true, "semantic_description": "from"},
+            {"key_name": "passenger_count", "key_type": "integer", "required": false, "default_value": 1,
+             "semantic_description": "passengers"}
+        ]
+    }))
+    .unwrap()
+}
+
+fn key(name: &str, ty: KeyType) -> KeyDefinition {
+    KeyDefinition::new(
+        KeyName::new(name).unwrap(),
+        ty,
+        false,
+        format!("{name} description"),
+    )
+}
+
+fn patch(id: &str, at: OffsetDateTime, days: i64, new_keys: Vec<KeyDefinition>) -> SchemaPatch {
+    let mut p = SchemaPatch::new(id, "flight_booking_v1", at, at + Duration::days(days));
+    p.new_keys = new_keys;
+    p
+}
+
+fn refine(id: &str, at: OffsetDateTime, days: i64, name: &str, ty: KeyType) -> SchemaPatch {
+    let mut p = patch(id, at, days, vec![]);
+    let mut k = key(name, ty);
+    k.semantic_description = format!("{name}, refined by {id}");
+    p.modified_keys = vec![k];
+    p
+}
+
+fn client(id: &str, mut p: SchemaPatch) -> SchemaPatch {
+    p.scope = PatchScope::Client(id.to_owned());
+    p
+}
+
+fn message(payload: Value) -> Value {
+    json!({"schema_id": "flight_booking_v1", "payload": payload})
+}
+
+fn store() -> SchemaStore {
+    SchemaStore::new(base(), LifecyclePolicy::default()).unwrap()
+}
+
+fn allow_all(_: &SchemaPatch, _: &[KeyName]) -> bool {
+    true
+}
+
+fn first_code(result: Result<Submission, sdsi::patch::CompileError>) -> IssueCode {
+    result.unwrap_err().errors()[0].code()
+}
+
+/// Every client view compiles and accepts a base-only message.
+fn every_view_serves(store: &SchemaStore, clients: &[&str], now: OffsetDateTime) {
+    let views = std::iter::once(None).chain(clients.iter().map(|c| Some(*c)));
+    for view in views {
+        let schema = store
+            .compile_for(view, now)
+            .unwrap_or_else(|e| panic!("{view:?} at {now}: {e}"));
+        let report = schema.validate(&message(json!({"origin": "PEK"})));
+        assert!(
+            report.is_valid(),
+            "{view:?} at {now}: {:?}",
+            report.errors()
+        );
+    }
+}
+
+#[test]
+fn a_refinement_outlives_the_key_it_refined() {
+    let mut store = store();
+    let add = patch("a", T0, 9, vec![key("meal_preference", KeyType::String)]);
+    let later = refine(
+        "b",
+        T0 + Duration::days(1),
+        40,
+        "meal_preference",
+        KeyType::String,
+    );
+    store.submit(add, T0, &DenySensitive).unwrap();
+    store
+        .submit(later, T0 + Duration::days(1), &DenySensitive)
+        .unwrap();
+    for day in [0, 5, 9, 10, 30, 41, 90] {
+        every_view_serves(&store, &[], T0 + Duration::days(day));
+    }
+    // Once the offer ended (day 9) the key is withdrawn: still accepted, with a warning.
+    let schema = store.compile_for(None, T0 + Duration::days(10)).unwrap();
+    let report = schema.validate(&message(json!({"origin": "PEK", "meal_preference": "veg"})));
+    assert!(report.is_valid());
+    assert_eq!(report.warnings()[0].code(), IssueCode::WithdrawnKey);
+    // ... and the lenient merge says what it skipped.
+    let b = base();
+    let warnings = EffectiveSchema::new(&b)
+        .patches(store.patches())
+        .states(store.lifecycle())
+        .lenient()
+        .warnings(T0 + Duration::days(10))
+        .unwrap();
+    assert_eq!(warnings[0].code(), IssueCode::UnknownModifiedKey);
+}
+
+#[test]
+fn the_cli_merge_of_individually_valid_patches_never_breaks() {
+    // What `sdsi validate --patch a --patch b --at T` does: no store, no
+    // lifecycle, a lenient merge.
+    let b = base();
+    let add = patch("a", T0, 9, vec![key("meal_preference", KeyType::String)]);
+    let later = refine(
+        "b",
+        T0 + Duration::days(1),
+        40,
+        "meal_preference",
+        KeyType::String,
+    );
+    // Retypes the key of patch "a": a conflict between patches, skipped.
+    let retype = patch(
+        "c",
+        T0 + Duration::days(2),
+        40,
+        vec![key("meal_preference", KeyType::Integer)],
+    );
+    for day in [-1, 0, 2, 5, 9, 30, 41] {
+        let schema = EffectiveSchema::new(&b)
+            .patches([&add, &later, &retype])
+            .lenient()
+            .compile(T0 + Duration::days(day))
+            .unwrap();
+        assert!(
+            schema.is_valid(&message(json!({"origin": "PEK"}))),
+            "day {day}"
+        );
+    }
+    // A patch at odds with the base itself is its own fault: refused, lenient or not.
+    let bad = patch("d", T0, 40, vec![key("origin", KeyType::Integer)]);
+    let error = EffectiveSchema::new(&b)
+        .patches([&bad])
+        .lenient()
+        .compile(T0)
+        .unwrap_err();
+    assert_eq!(error.errors()[0].code(), IssueCode::KeyRetype);
+}
+
+#[test]
+fn a_global_patch_must_suit_every_client_stack() {
+    let mut store = store();
+    let personal = client(
+        "agent-7",
+        patch("p7", T0, 30, vec![key("seat", KeyType::Integer)]),
+    );
+    store.submit(personal, T0, &DenySensitive).unwrap();
+    let global = patch("g", T0, 30, vec![key("seat", KeyType::String)]);
+    assert_eq!(
+        first_code(store.submit(global, T0, &DenySensitive)),
+        IssueCode::KeyRetype
+    );
+    // One id for two patches is refused across scopes, and for good.
+    let same_id = patch("p7", T0, 30, vec![key("meal", KeyType::String)]);
+    assert_eq!(
+        first_code(store.submit(same_id, T0, &DenySensitive)),
+        IssueCode::DuplicatePatchId
+    );
+    every_view_serves(&store, &["agent-7"], T0 + Duration::days(1));
+}
+
+#[test]
+fn queued_patches_start_their_trial_when_released_and_expire_in_the_queue() {
+    let mut policy = LifecyclePolicy::default();
+    policy.max_experimental = 1;
+    let mut store = SchemaStore::new(base(), policy).unwrap();
+    store
+        .submit(
+            patch("a", T0, 60, vec![key("k_a", KeyType::String)]),
+            T0,
+            &DenySensitive,
+        )
+        .unwrap();
+    let waits = patch("b", T0, 60, vec![key("k_b", KeyType::String)]);
+    let short = patch("c", T0, 3, vec![key("k_c", KeyType::String)]);
+    assert_eq!(
+        store.submit(waits, T0, &DenySensitive).unwrap(),
+        Submission::Queued { ahead: 0 }
+    );
+    assert_eq!(
+        store.submit(short, T0, &DenySensitive).unwrap(),
+        Submission::Queued { ahead: 1 }
+    );
+    // Nobody uses k_a: deprecated at trial end, making room.
+    store.record(
+        &message(json!({"origin": "PEK"})),
+        "c1",
+        T0 + Duration::days(1),
+    );
+    let released_at = T0 + Duration::days(7);
+    let evaluation = store.evaluate(released_at, &DenySensitive);
+    assert_eq!(evaluation.released, ["b"]);
+    assert_eq!(
+        evaluation.dropped.len(),
+        1,
+        "the short patch expired while waiting"
+    );
+    assert_eq!(evaluation.dropped[0].patch_id(), Some("c"));
+    let record = store
+        .lifecycle()
+        .record(&PatchScope::Global, "k_b")
+        .unwrap();
+    assert_eq!(record.introduced_at, released_at);
+    // Six days into its own trial it is still experimental, whatever its patch's timestamp says.
+    let six_days_in = released_at + Duration::days(6);
+    store.record(&message(json!({"origin": "PEK"})), "c1", six_days_in);
+    assert_eq!(
+        store
+            .lifecycle()
+            .state_at(&PatchScope::Global, "k_b", six_days_in),
+        Some(KeyState::Experimental)
+    );
+}
+
+#[test]
+fn windows_are_checked_at_submit() {
+    let mut store = store();
+    let far = patch(
+        "far",
+        datetime!(9999-12-01 0:00 UTC),
+        20,
+        vec![key("k", KeyType::String)],
+    );
+    assert_eq!(
+        first_code(store.submit(far, T0, &DenySensitive)),
+        IssueCode::InvalidPatchWindow
+    );
+    let expired = patch(
+        "old",
+        T0 - Duration::days(10),
+        5,
+        vec![key("k", KeyType::String)],
+    );
+    assert_eq!(
+        first_code(store.submit(expired, T0, &DenySensitive)),
+        IssueCode::InvalidPatchWindow
+    );
+    // A little skew is allowed.
+    let soon = patch(
+        "soon",
+        T0 + Duration::minutes(2),
+        5,
+        vec![key("k", KeyType::String)],
+    );
+    assert_eq!(
+        store.submit(soon, T0, &DenySensitive).unwrap(),
+        Submission::Applied
+    );
+}
+
+#[test]
+fn a_backdated_patch_starts_its_trial_now_and_cannot_touch_a_stable_key() {
+    let mut store = store();
+    let backdated = patch(
+        "back",
+        T0 - Duration::days(30),
+        60,
+        vec![key("seat", KeyType::String)],
+    );
+    store.submit(backdated, T0, &DenySensitive).unwrap();
+    let record = store
+        .lifecycle()
+        .record(&PatchScope::Global, "seat")
+        .unwrap();
+    assert_eq!(record.introduced_at, T0);
+    assert_eq!(
+        store
+            .lifecycle()
+            .state_at(&PatchScope::Global, "seat", T0 + Duration::days(6)),
+        Some(KeyState::Experimental)
+    );
+}
+
+#[test]
+fn replays_are_idempotent_and_a_withdrawn_name_stays_reserved_everywhere() {
+    let mut store = store();
+    let add = patch("a", T0, 5, vec![key("seat", KeyType::String)]);
+    assert_eq!(
+        store.submit(add.clone(), T0, &DenySensitive).unwrap(),
+        Submission::Applied
+    );
+    let withdrawn_at = T0 + Duration::days(6);
+    store.evaluate(withdrawn_at, &DenySensitive);
+    assert_eq!(
+        store
+            .lifecycle()
+            .state_at(&PatchScope::Global, "seat", withdrawn_at),
+        Some(KeyState::Withdrawn)
+    );
+    // The same patch again changes nothing (the window check does not even apply).
+    let records = store.lifecycle().records().len();
+    assert_eq!(
+        store.submit(add, withdrawn_at, &DenySensitive).unwrap(),
+        Submission::Applied
+    );
+    assert_eq!(store.lifecycle().records().len(), records);
+    assert_eq!(
+        store
+            .lifecycle()
+            .state_at(&PatchScope::Global, "seat", withdrawn_at),
+        Some(KeyState::Withdrawn)
+    );
+    // The name is reserved while withdrawn, in a client patch too, of any type.
+    for ty in [KeyType::String, KeyType::Integer] {
+        let personal = client(
+            "agent-7",
+            patch(&format!("p-{ty}"), withdrawn_at, 30, vec![key("seat", ty)]),
+        );
+        assert_eq!(
+            first_code(store.submit(personal, withdrawn_at, &DenySensitive)),
+            IssueCode::ReservedKeyName
+        );
+    }
+    // Once gone, only its type may take the name again, as a new trial through the guard.
+    let gone_at = withdrawn_at + Duration::days(31);
+    store.evaluate(gone_at, &DenySensitive);
+    let retyped = patch("r", gone_at, 30, vec![key("seat", KeyType::Integer)]);
+    assert_eq!(
+        first_code(store.submit(retyped, gone_at, &DenySensitive)),
+        IssueCode::ReservedKeyName
+    );
+    let again = patch("s", gone_at, 30, vec![key("seat", KeyType::String)]);
+    assert_eq!(
+        store.submit(again, gone_at, &DenySensitive).unwrap(),
+        Submission::Applied
+    );
+    assert_eq!(
+        store
+            .lifecycle()
+            .experimental_count(&PatchScope::Global, gone_at),
+        1
+    );
+}
+
+#[test]
+fn sensitivity_is_the_servers_call_and_releases_are_authorized_again() {
+    let mut store = store();
+    // Not marked sensitive, but its name says what it holds.
+    let passport = patch("pp", T0, 30, vec![key("passport_number", KeyType::String)]);
+    assert_eq!(
+        first_code(store.submit(passport.clone(), T0, &DenySensitive)),
+        IssueCode::UnauthorizedSensitiveChange
+    );
+    let mut described = key("travel_doc", KeyType::String);
+    described.semantic_description = "Passport number and CVV of the card".into();
+    let sneaky = patch("sn", T0, 30, vec![described]);
+    assert_eq!(
+        first_code(store.submit(sneaky, T0, &DenySensitive)),
+        IssueCode::UnauthorizedSensitiveChange
+    );
+    // Allowed at submit but queued; the release asks the authorizer again.
+    let mut policy = LifecyclePolicy::default();
+    policy.max_experimental = 1;
+    let mut store = SchemaStore::new(base(), policy).unwrap();
+    store
+        .submit(
+            patch("a", T0, 60, vec![key("k_a", KeyType::String)]),
+            T0,
+            &DenySensitive,
+        )
+        .unwrap();
+    assert!(matches!(
+        store.submit(passport, T0, &allow_all).unwrap(),
+        Submission::Queued { .. }
+    ));
+    store.record(
+        &message(json!({"origin": "PEK"})),
+        "c1",
+        T0 + Duration::days(1),
+    );
+    let evaluation = store.evaluate(T0 + Duration::days(7), &DenySensitive);
+    assert!(evaluation.released.is_empty());
+    assert_eq!(
+        evaluation.dropped[0].errors()[0].code(),
+        IssueCode::UnauthorizedSensitiveChange
+    );
+}
+
+#[test]
+fn merge_rules_refuse_instead_of_dropping() {
+    let mut store = store();
+    // A new key named like a base key with another `required` is no refinement.
+    let mut required = key("passenger_count", KeyType::Integer).with_default(json!(1));
+    required.required = true;
+    let p = patch("r", T0, 30, vec![required]);
+    assert_eq!(
+        first_code(store.submit(p, T0, &DenySensitive)),
+        IssueCode::ModificationNotAllowed
+    );
+    // A modification may not carry other members.
+    let mut m = refine("m", T0, 30, "passenger_count", KeyType::Integer);
+    m.modified_keys[0].default_value = Some(json!(1));
+    m.modified_keys[0]
+        .extra
+        .insert("unit".into(), json!("people"));
+    assert_eq!(
+        first_code(store.submit(m, T0, &DenySensitive)),
+        IssueCode::ModificationNotAllowed
+    );
+}
+
+#[test]
+fn readers_do_not_depend_on_whether_evaluate_ran() {
+    let mut store = store();
+    store
+        .submit(
+            patch(
+                "a",
+                T0,
+                60,
+                vec![key("seat", KeyType::String), key("meal", KeyType::String)],
+            ),
+            T0,
+            &DenySensitive,
+        )
+        .unwrap();
+    for day in 0..8 {
+        store.record(
+            &message(json!({"origin": "PEK", "seat": "w"})),
+            "c1",
+            T0 + Duration::days(day),
+        );
+    }
+    let later = T0 + Duration::days(8);
+    let lazy = store.clone();
+    store.evaluate(later, &DenySensitive);
+    assert_eq!(
+        store.digest_for(None, later).unwrap(),
+        lazy.digest_for(None, later).unwrap()
+    );
+    assert_eq!(
+        store.template_for(None, later).unwrap(),
+        lazy.template_for(None, later).unwrap()
+    );
+    // And time does not go back: an earlier evaluation changes nothing.
+    let before = store.lifecycle().records().to_vec();
+    assert!(store.evaluate(T0, &DenySensitive).transitions.is_empty());
+    assert_eq!(store.lifecycle().records(), before.as_slice());
+}
+
+#[test]
+fn adoption_never_exceeds_one() {
+    let mut store = store();
+    store
+        .submit(
+            patch("a", T0, 60, vec![key("seat", KeyType::String)]),
+            T0,
+            &DenySensitive,
+        )
+        .unwrap();
+    store.suggestion_for("c1", T0).unwrap();
+    for c in ["c1", "c2", "c3"] {
+        store.record(&message(json!({"origin": "PEK", "seat": "w"})), c, T0);
+    }
+    let m = store
+        .lifecycle()
+        .metrics(&PatchScope::Global, "seat", T0)
+        .unwrap();
+    assert_eq!(m.client_adoption_rate, Some(1.0));
+}
+
+#[test]
+fn the_guard_counts_the_whole_scenario() {
+    let mut policy = LifecyclePolicy::default();
+    policy.max_experimental = 2;
+    let mut store = SchemaStore::new(base(), policy).unwrap();
+    for (i, c) in ["a1", "a2"].iter().enumerate() {
+        let p = client(
+            c,
+            patch(
+                &format!("p{i}"),
+                T0,
+                30,
+                vec![key(&format!("k{i}"), KeyType::String)],
+            ),
+        );
+        assert_eq!(
+            store.submit(p, T0, &DenySensitive).unwrap(),
+            Submission::Applied
+        );
+    }
+    let third = client("a3", patch("p3", T0, 30, vec![key("k3", KeyType::String)]));
+    assert!(matches!(
+        store.submit(third, T0, &DenySensitive).unwrap(),
+        Submission::Queued { .. }
+    ));
+    // A refinement of a key in force is not a new key.
+    let refinement = client("a1", patch("p4", T0, 30, vec![key("k0", KeyType::String)]));
+    assert_eq!(
+        store.submit(refinement, T0, &DenySensitive).unwrap(),
+        Submission::Queued { ahead: 1 }
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Property: random operation sequences never break a client.
+// ---------------------------------------------------------------------------
+
+const NAMES: [&str; 4] = ["seat", "meal", "bag", "origin"];
+const CLIENTS: [&str; 2] = ["a1", "a2"];
+const TYPES: [KeyType; 2] = [KeyType::String, KeyType::Integer];
+
+#[derive(Debug, Clone)]
+enum Op {
+    Submit {
+        id: u8,
+        scope: Option<usize>,
+        start: i64,
+        days: i64,
+        new: Vec<(usize, usize)>,
+        modified: Vec<(usize, usize)>,
+    },
+    Evaluate(i64),
+    Record {
+        client: usize,
+        name: usize,
+        typed: bool,
+        day: i64,
+    },
+    Suggest {
+        client: usize,
+        day: i64,
+    },
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let entry = (0..NAMES.len(), 0..TYPES.len());
+    prop_oneof![
+        (
+            0u8..12,
+            proptest::option::of(0..CLIENTS.len()),
+            -3i64..60,
+            1i64..40,
+            prop::collection::vec(entry.clone(), 0..3),
+            prop::collection::vec(entry, 0..2)
+        )
+            .prop_map(|(id, scope, start, days, new, modified)| Op::Submit {
+                id,
+                scope,
+                start,
+                days,
+                new,
+                modified
+            }),
+        (0i64..90).prop_map(Op::Evaluate),
+        (0..CLIENTS.len(), 0..NAMES.len(), any::<bool>(), 0i64..90).prop_map(
+            |(client, name, typed, day)| Op::Record {
+                client,
+                name,
+                typed,
+                day
+            }
+        ),
+        (0..CLIENTS.len(), 0i64..90).prop_map(|(client, day)| Op::Suggest { client, day }),
+    ]
+}
+
+fn build(
+    id: u8,
+    scope: Option<usize>,
+    start: i64,
+    days: i64,
+    new: &[(usize, usize)],
+    modified: &[(usize, usize)],
+) -> SchemaPatch {
+    let mut p = patch(&format!("p{id}"), T0 + Duration::days(start), days, vec![]);
+    p.new_keys = new.iter().map(|&(n, t)| key(NAMES[n], TYPES[t])).collect();
+    p.modified_keys = modified
+        .iter()
+        .map(|&(n, t)| key(NAMES[n], TYPES[t]))
+        .collect();
+    if let Some(c) = scope {
+        p.scope = PatchScope::Client(CLIENTS[c].to_owned());
+    }
+    p
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn no_sequence_breaks_a_client(ops in prop::collection::vec(op(), 1..40)) {
+        let mut store = store();
+        let mut clock = T0;
+        for op in ops {
+            match op {
+                Op::Submit { id, scope, start, days, new, modified } => {
+                    let p = build(id, scope, start, days, &new, &modified);
+                    let now = clock.max(T0 + Duration::days(start.max(0)));
+                    clock = now;
+                    let before = store.patches().len();
+                    if store.submit(p.clone(), now, &DenySensitive).is_ok() {
+                        // Replay: same answer, nothing changes.
+                        let records = store.lifecycle().records().len();
+                        prop_assert!(store.submit(p, now, &DenySensitive).is_ok());
+                        prop_assert_eq!(store.lifecycle().records().len(), records);
+                    } else {
+                        prop_assert_eq!(store.patches().len(), before);
+                    }
+                }
+                Op::Evaluate(day) => {
+                    clock = clock.max(T0 + Duration::days(day));
+                    store.evaluate(T0 + Duration::days(day), &DenySensitive);
+                }
+                Op::Record { client, name, typed, day } => {
+                    let value = if typed { json!("x") } else { json!(3) };
+                    let mut payload = serde_json::Map::new();
+                    payload.insert("origin".into(), json!("PEK"));
+                    payload.insert(NAMES[name].into(), value);
+                    store.record(&message(Value::Object(payload)), CLIENTS[client], T0 + Duration::days(day));
+                }
+                Op::Suggest { client, day } => {
+                    prop_assert!(store.suggestion_for(CLIENTS[client], T0 + Duration::days(day)).is_ok());
+                }
+            }
+            for day in [0i64, 3, 7, 15, 40, 70, 120] {
+                let now = T0 + Duration::days(day);
+                for view in [None, Some("a1"), Some("a2")] {
+                    let schema = store.compile_for(view, now);
+                    prop_assert!(schema.is_ok(), "{:?} at day {}: {:?}", view, day, schema.err());
+                    let schema = schema.unwrap();
+                    let origin = schema.template().key("origin").unwrap();
+                    prop_assert_eq!(origin.key_type, KeyType::String, "base keys never change");
+                    prop_assert!(!origin.is_experimental());
+                    let base_only = message(json!({"origin": "PEK"}));
+                    prop_assert!(schema.is_valid(&base_only));
+                }
+                // The guard holds whatever happened.
+                prop_assert!(store.lifecycle().experimental_count(&PatchScope::Global, now)
+                    <= store.lifecycle().policy().max_experimental);
+            }
+        }
+    }
+}
