@@ -1,22 +1,73 @@
 //! Content digests: SHA-256 over RFC 8785 canonical JSON.
 
 use serde::Serialize;
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-/// `sha256:<hex>` of `value`'s RFC 8785 (JCS) canonical JSON: equal for any two
-/// values that are equal as JSON, whatever their member order or number spelling.
+/// `sha256:<hex>` of `value`'s canonical bytes ([`canonical_bytes`]): equal
+/// for any two values that are equal as JSON, whatever their member order or
+/// number spelling.
 pub(crate) fn canonical_digest<T: Serialize>(value: &T) -> String {
-    // Canonicalizing a value that serde_json can represent does not fail;
-    // were it to, hashing the empty string keeps the function total.
-    let bytes = serde_json_canonicalizer::to_vec(value).unwrap_or_default();
-    let hash = Sha256::digest(&bytes);
+    let hash = Sha256::digest(canonical_bytes(value));
     let mut out = String::with_capacity(7 + 64);
     out.push_str("sha256:");
-    for byte in hash {
+    push_hex(&mut out, &hash);
+    out
+}
+
+/// Lowercase hex of `bytes`, appended to `out`.
+pub(crate) fn push_hex(out: &mut String, bytes: &[u8]) {
+    for byte in bytes {
         out.push(char::from_digit(u32::from(byte >> 4), 16).unwrap_or('0'));
         out.push(char::from_digit(u32::from(byte & 15), 16).unwrap_or('0'));
     }
-    out
+}
+
+/// The bytes digests and signatures are computed over: RFC 8785 (JCS)
+/// canonical JSON, which compares numbers as IEEE-754 doubles, followed, only
+/// when the value holds integers beyond ±2^53 (which a double cannot tell
+/// apart), by a NUL byte and those integers written exactly, comma-separated,
+/// in the canonical order. So `9007199254740993` and `9007199254740992`
+/// differ, while every value without such integers keeps its plain RFC 8785
+/// digest.
+pub(crate) fn canonical_bytes<T: Serialize>(value: &T) -> Vec<u8> {
+    let Ok(value) = serde_json::to_value(value) else {
+        // Our types always serialize; were one not to, hash nothing rather than panic.
+        return Vec::new();
+    };
+    // Canonicalizing a JSON value does not fail; were it to, the empty string
+    // keeps the function total.
+    let mut bytes = serde_json_canonicalizer::to_vec(&value).unwrap_or_default();
+    let mut exact = Vec::new();
+    collect_big_integers(&value, &mut exact);
+    if !exact.is_empty() {
+        bytes.push(0);
+        bytes.extend_from_slice(exact.join(",").as_bytes());
+    }
+    bytes
+}
+
+/// Integers a double cannot hold exactly, in a fixed order (members sorted).
+fn collect_big_integers(value: &Value, out: &mut Vec<String>) {
+    const EXACT: u64 = 1 << 53;
+    match value {
+        Value::Number(n) => {
+            let big = n.as_u64().is_some_and(|u| u > EXACT)
+                || n.as_i64().is_some_and(|i| i.unsigned_abs() > EXACT);
+            if big {
+                out.push(n.to_string());
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_big_integers(v, out)),
+        Value::Object(members) => {
+            let mut sorted: Vec<_> = members.iter().collect();
+            sorted.sort_by(|a, b| a.0.cmp(b.0));
+            for (_, v) in sorted {
+                collect_big_integers(v, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -31,6 +82,22 @@ mod tests {
         assert_eq!(a, canonical_digest(&b));
         assert_ne!(a, canonical_digest(&json!({"b": 2, "a": [1, "x"]})));
         assert!(a.starts_with("sha256:") && a.len() == 71);
+    }
+
+    #[test]
+    fn integers_beyond_double_precision_stay_apart() {
+        let a = canonical_digest(&json!({"d": 9_007_199_254_740_993_u64}));
+        let b = canonical_digest(&json!({"d": 9_007_199_254_740_992_u64}));
+        assert_ne!(a, b);
+        assert_ne!(
+            canonical_digest(&json!([-9_007_199_254_740_995_i64])),
+            canonical_digest(&json!([-9_007_199_254_740_996_i64]))
+        );
+        // Small integers keep the plain RFC 8785 digest.
+        assert_eq!(
+            canonical_digest(&json!({"d": 3})),
+            canonical_digest(&json!({"d": 3.0}))
+        );
     }
 
     #[test]

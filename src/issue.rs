@@ -99,6 +99,8 @@ pub enum IssueCode {
     ReservedKeyName,
     /// A patch adds or modifies a sensitive key and the authorizer refused it.
     UnauthorizedSensitiveChange,
+    /// A patch's signature is missing, malformed or does not match its content.
+    InvalidSignature,
     /// Warning: the payload uses a deprecated key.
     DeprecatedKey,
     /// Warning: the payload uses a withdrawn key, still accepted during the backward-compatibility window.
@@ -113,7 +115,7 @@ pub enum IssueCode {
 
 impl IssueCode {
     /// Every code, in declaration order (for bindings, docs and tests).
-    pub const ALL: [IssueCode; 46] = [
+    pub const ALL: [IssueCode; 47] = [
         IssueCode::InvalidJson,
         IssueCode::InvalidMember,
         IssueCode::MissingMember,
@@ -155,6 +157,7 @@ impl IssueCode {
         IssueCode::NewKeyRequired,
         IssueCode::ReservedKeyName,
         IssueCode::UnauthorizedSensitiveChange,
+        IssueCode::InvalidSignature,
         IssueCode::DeprecatedKey,
         IssueCode::WithdrawnKey,
         IssueCode::NotExpressible,
@@ -206,6 +209,7 @@ impl IssueCode {
             IssueCode::NewKeyRequired => "new_key_required",
             IssueCode::ReservedKeyName => "reserved_key_name",
             IssueCode::UnauthorizedSensitiveChange => "unauthorized_sensitive_change",
+            IssueCode::InvalidSignature => "invalid_signature",
             IssueCode::DeprecatedKey => "deprecated_key",
             IssueCode::WithdrawnKey => "withdrawn_key",
             IssueCode::NotExpressible => "not_expressible",

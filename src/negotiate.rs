@@ -7,7 +7,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::key::KeyDefinition;
+use crate::key::{KeyDefinition, KeyName};
 
 /// The method name of a schema request.
 pub const GET_SCHEMA_TEMPLATE: &str = "get_schema_template";
@@ -72,7 +72,11 @@ pub struct ExecutionResult {
     pub result: IndexMap<String, Value>,
 }
 
-/// `{"new_keys": [...], "modified_keys": [...]}`; either list may be absent.
+/// `{"new_keys": [...], "modified_keys": [...]}` as the draft's Appendix
+/// A.2 writes it; either list may be absent. This crate adds two optional
+/// members a client may ignore: `removed_keys` (keys it was told about that
+/// left its schema) and `patches` (which patch each suggested key comes from,
+/// and until when it is offered).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SchemaUpdateSuggestion {
@@ -82,6 +86,13 @@ pub struct SchemaUpdateSuggestion {
     /// Existing keys with a refined semantic description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub modified_keys: Option<Vec<KeyDefinition>>,
+    /// Keys the client was told about that are no longer in its schema
+    /// (withdrawn: still accepted for a while, with a warning; or gone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub removed_keys: Option<Vec<KeyName>>,
+    /// The patches the suggested keys come from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patches: Option<Vec<PatchReference>>,
     /// Members this crate does not know, kept so that a round trip loses nothing.
     #[serde(flatten)]
     pub extra: IndexMap<String, Value>,
@@ -96,5 +107,38 @@ impl SchemaUpdateSuggestion {
     /// The modified keys, empty when the member is absent.
     pub fn modified_keys(&self) -> &[KeyDefinition] {
         self.modified_keys.as_deref().unwrap_or_default()
+    }
+
+    /// The removed keys, empty when the member is absent.
+    pub fn removed_keys(&self) -> &[KeyName] {
+        self.removed_keys.as_deref().unwrap_or_default()
+    }
+}
+
+/// Where a suggested key comes from: `{"patch_id", "keys", "expires_at"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PatchReference {
+    /// The patch's id.
+    pub patch_id: String,
+    /// The suggested keys it brings.
+    pub keys: Vec<KeyName>,
+    /// When the patch's offer ends (RFC 3339); a key promoted before then
+    /// stays after it.
+    pub expires_at: String,
+}
+
+impl PatchReference {
+    /// A reference to `patch_id` for `keys`, offered until `expires_at` (RFC 3339).
+    pub fn new(
+        patch_id: impl Into<String>,
+        keys: Vec<KeyName>,
+        expires_at: impl Into<String>,
+    ) -> Self {
+        Self {
+            patch_id: patch_id.into(),
+            keys,
+            expires_at: expires_at.into(),
+        }
     }
 }

@@ -309,6 +309,25 @@ impl<'a> EffectiveSchema<'a> {
         )?)
     }
 
+    /// The digest of what a client sees at `now`: the merged template's
+    /// digest, or, while withdrawn keys are still accepted, the digest of the
+    /// template together with their names, so that a withdrawn key becoming
+    /// gone (accepted with a warning, then refused) changes it too.
+    pub fn digest(&self, now: OffsetDateTime) -> Result<String, CompileError> {
+        let merged = self.merge(now)?;
+        let withdrawn: Vec<&str> = merged
+            .withdrawn
+            .iter()
+            .map(|k| k.key_name.as_str())
+            .collect();
+        let template = self.render(merged.keys);
+        Ok(if withdrawn.is_empty() {
+            template.digest()
+        } else {
+            canonical_digest(&serde_json::json!({"template": template, "withdrawn": withdrawn}))
+        })
+    }
+
     /// What a lenient merge skipped at `now` (empty for a strict one, which
     /// refuses instead).
     pub fn warnings(&self, now: OffsetDateTime) -> Result<Vec<Issue>, CompileError> {

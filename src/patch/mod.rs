@@ -9,18 +9,21 @@
 //! | [`Lifecycle`], [`LifecyclePolicy`], [`KeyState`], metrics | `patch/lifecycle.rs` |
 //! | windowed day counters behind the metrics | `patch/metrics.rs` |
 //! | [`PatchAuthorizer`], [`DenySensitive`] | `patch/security.rs` |
+//! | [`Signer`]: HMAC-SHA-256 signatures of patches, templates, suggestions | `patch/integrity.rs` |
 //! | [`SchemaStore`]: submissions, the convergence guard, suggestions | `patch/store.rs` |
 //!
 //! Everything here depends on time only through the `now` it is given.
 //! Feature `patch` (on by default).
 
 mod effective;
+mod integrity;
 mod lifecycle;
 pub(crate) mod metrics;
 mod security;
 mod store;
 
 pub use effective::{AllExperimental, CompileError, EffectiveSchema, KeyStates};
+pub use integrity::{IntegrityError, MIN_KEY_BYTES, SIGNATURE_MEMBER, Signer};
 pub use lifecycle::{
     GuardScope, KeyMetrics, KeyRecord, KeyState, Lifecycle, LifecyclePolicy, Thresholds, Transition,
 };

@@ -6,13 +6,14 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
 
 use crate::issue::{Issue, IssueCode};
 use crate::key::{KeyDefinition, KeyName};
-use crate::negotiate::SchemaUpdateSuggestion;
-use crate::patch::PatchAuthorizer;
+use crate::negotiate::{PatchReference, SchemaUpdateSuggestion};
 use crate::patch::{CompileError, EffectiveSchema};
 use crate::patch::{GuardScope, KeyState, Lifecycle, LifecyclePolicy, Transition};
+use crate::patch::{PatchAuthorizer, Signer};
 use crate::patch::{PatchError, PatchScope, SchemaPatch};
 use crate::template::SchemaTemplate;
 use crate::template::TemplateError;
@@ -73,6 +74,8 @@ pub struct SchemaStore {
     options: ValidateOptions,
     /// Client → the key definitions it was last told about.
     delivered: HashMap<String, HashMap<KeyName, KeyDefinition>>,
+    /// When set, `submit` takes only patches signed with this key.
+    signer: Option<Signer>,
 }
 
 /// Patches in the store were authorized when submitted (and again on release).
@@ -96,7 +99,17 @@ impl SchemaStore {
             lifecycle: Lifecycle::new(policy),
             options: ValidateOptions::default(),
             delivered: HashMap::new(),
+            signer: None,
         })
+    }
+
+    /// Takes only patches that carry a valid `signature` made with
+    /// `signer`'s key (see [`Signer::seal`]); others are refused with
+    /// `invalid_signature`. For a store fed by more than one process, so that
+    /// a patch altered on the way is never applied.
+    pub fn require_signatures(mut self, signer: Signer) -> Self {
+        self.signer = Some(signer);
+        self
     }
 
     /// Sets the validation options of the schemas the store compiles.
@@ -139,6 +152,16 @@ impl SchemaStore {
         now: OffsetDateTime,
         authorizer: &dyn PatchAuthorizer,
     ) -> Result<Submission, CompileError> {
+        if let Some(signer) = &self.signer {
+            if let Err(error) = signer.check(&patch) {
+                return Err(refusal(
+                    &patch,
+                    IssueCode::InvalidSignature,
+                    "/signature",
+                    error.to_string(),
+                ));
+            }
+        }
         if let Some(previous) = self.seen.get(&patch.patch_id) {
             if *previous != patch {
                 return Err(refusal(
@@ -400,10 +423,11 @@ impl SchemaStore {
     }
 
     /// The `schema_update_suggestion` to attach to `client`'s next execution
-    /// result: keys it has not been told about (`new_keys`) and keys whose
-    /// description or flags changed since (`modified_keys`). `None` when there
-    /// is nothing new. Remembers what it returned, and counts the delivery
-    /// for the adoption rate.
+    /// result: keys it has not been told about (`new_keys`), keys whose
+    /// description or flags changed since (`modified_keys`), keys it was told
+    /// about that left its schema (`removed_keys`), and the patches they come
+    /// from (`patches`). `None` when there is nothing new. Remembers what it
+    /// returned, and counts the delivery for the adoption rate.
     pub fn suggestion_for(
         &mut self,
         client: &str,
@@ -423,8 +447,17 @@ impl SchemaStore {
                 Some(_) => {}
             }
         }
-        if new_keys.is_empty() && modified_keys.is_empty() {
+        let mut removed_keys: Vec<KeyName> = seen
+            .keys()
+            .filter(|name| template.key(name.as_str()).is_none())
+            .cloned()
+            .collect();
+        removed_keys.sort();
+        if new_keys.is_empty() && modified_keys.is_empty() && removed_keys.is_empty() {
             return Ok(None);
+        }
+        for name in &removed_keys {
+            seen.remove(name);
         }
         for key in new_keys.iter().chain(&modified_keys) {
             seen.insert(key.key_name.clone(), key.clone());
@@ -434,21 +467,67 @@ impl SchemaStore {
             self.lifecycle
                 .record_delivery(&scope, key.key_name.as_str(), client);
         }
+        let patches = self.sources(client, new_keys.iter().chain(&modified_keys), now);
         Ok(Some(SchemaUpdateSuggestion {
             new_keys: (!new_keys.is_empty()).then_some(new_keys),
             modified_keys: (!modified_keys.is_empty()).then_some(modified_keys),
+            removed_keys: (!removed_keys.is_empty()).then_some(removed_keys),
+            patches: (!patches.is_empty()).then_some(patches),
             ..SchemaUpdateSuggestion::default()
         }))
     }
 
+    /// The patch each key last came from for `client` at `now`: the latest
+    /// active patch that names it, else the patch that introduced it.
+    fn sources<'k>(
+        &self,
+        client: &str,
+        keys: impl Iterator<Item = &'k KeyDefinition>,
+        now: OffsetDateTime,
+    ) -> Vec<PatchReference> {
+        let mut references: Vec<PatchReference> = Vec::new();
+        for key in keys {
+            let name = key.key_name.as_str();
+            let names = |p: &&SchemaPatch| {
+                p.scope.applies_to(Some(client))
+                    && p.is_active_at(now)
+                    && p.new_keys
+                        .iter()
+                        .chain(&p.modified_keys)
+                        .any(|k| k.key_name.as_str() == name)
+            };
+            let latest = self
+                .patches
+                .iter()
+                .filter(names)
+                .max_by(|a, b| a.order_key().cmp(&b.order_key()));
+            let source = match latest {
+                Some(p) => Some((p.patch_id.clone(), p.expires_at)),
+                None => {
+                    let scope = self.scope_of(client, &key.key_name);
+                    self.lifecycle
+                        .record(&scope, name)
+                        .map(|r| (r.patch_id.clone(), r.offer_ends_at))
+                }
+            };
+            let Some((patch_id, expires_at)) = source else {
+                continue;
+            };
+            match references.iter_mut().find(|r| r.patch_id == patch_id) {
+                Some(reference) => reference.keys.push(key.key_name.clone()),
+                None => references.push(PatchReference::new(
+                    patch_id,
+                    vec![key.key_name.clone()],
+                    expires_at.format(&Rfc3339).unwrap_or_default(),
+                )),
+            }
+        }
+        references
+    }
+
     fn scope_of(&self, client: &str, name: &KeyName) -> PatchScope {
         let personal = PatchScope::Client(client.to_owned());
-        let is_personal = self
-            .lifecycle
-            .records()
-            .iter()
-            .any(|r| r.scope == personal && r.key_name == *name);
-        if is_personal {
+        if self.lifecycle.record(&personal, name.as_str()).is_some() {
             personal
         } else {
             PatchScope::Global
@@ -456,13 +535,14 @@ impl SchemaStore {
     }
 
     /// The digest of the schema `client` sees at `now`: a version a polling
-    /// endpoint can serve (an ETag); it changes exactly when the schema does.
+    /// endpoint can serve (an ETag); it changes exactly when what the client
+    /// may send does (see [`EffectiveSchema::digest`]).
     pub fn digest_for(
         &self,
         client: Option<&str>,
         now: OffsetDateTime,
     ) -> Result<String, CompileError> {
-        Ok(self.template_for(client, now)?.digest())
+        self.effective(client).digest(now)
     }
 }
 
