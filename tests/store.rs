@@ -13,8 +13,8 @@
 
 use proptest::prelude::*;
 use sdsi::patch::{
-    DenySensitive, EffectiveSchema, KeyState, LifecyclePolicy, PatchScope, SchemaPatch, Signer,
-    Submission,
+    DenySensitive, EffectiveSchema, KeyState, LifecyclePolicy, PatchAuthorizer, PatchScope,
+    SchemaPatch, Signer, Submission,
 };
 use sdsi::{IssueCode, KeyDefinition, KeyName, KeyType, SchemaStore, SchemaTemplate};
 use serde_json::{Value, json};
@@ -406,6 +406,62 @@ fn sensitivity_is_the_servers_call_and_releases_are_authorized_again() {
     assert_eq!(
         evaluation.dropped[0].errors()[0].code(),
         IssueCode::UnauthorizedSensitiveChange
+    );
+}
+
+/// Lets operators (and nobody else) change sensitive keys.
+struct Operators;
+
+impl PatchAuthorizer for Operators {
+    fn authorize(&self, _: &SchemaPatch, _: &[KeyName]) -> bool {
+        false
+    }
+    fn authorize_by(&self, _: &SchemaPatch, _: &[KeyName], submitter: Option<&str>) -> bool {
+        submitter.is_some_and(|s| s.starts_with("ops:"))
+    }
+}
+
+#[test]
+fn the_authorizer_knows_who_submitted_also_on_release() {
+    let passport = |id: &str| patch(id, T0, 30, vec![key("passport_number", KeyType::String)]);
+    let mut store = store();
+    assert_eq!(
+        first_code(store.submit_by(passport("x"), Some("sdsi:evolution"), T0, &Operators)),
+        IssueCode::UnauthorizedSensitiveChange
+    );
+    assert_eq!(
+        first_code(store.submit(passport("y"), T0, &Operators)),
+        IssueCode::UnauthorizedSensitiveChange
+    );
+    assert_eq!(
+        store
+            .submit_by(passport("z"), Some("ops:alice"), T0, &Operators)
+            .unwrap(),
+        Submission::Applied
+    );
+    // Queued, then released: asked again with the same submitter.
+    let mut policy = LifecyclePolicy::default();
+    policy.max_experimental = 1;
+    let mut store = SchemaStore::new(base(), policy).unwrap();
+    store
+        .submit(
+            patch("a", T0, 60, vec![key("k_a", KeyType::String)]),
+            T0,
+            &DenySensitive,
+        )
+        .unwrap();
+    let queued = store
+        .submit_by(passport("q"), Some("ops:bob"), T0, &Operators)
+        .unwrap();
+    assert!(matches!(queued, Submission::Queued { .. }));
+    store.record(
+        &message(json!({"origin": "PEK"})),
+        "c1",
+        T0 + Duration::days(1),
+    );
+    assert_eq!(
+        store.evaluate(T0 + Duration::days(7), &Operators).released,
+        ["q"]
     );
 }
 

@@ -263,7 +263,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             }
         }
         let patch_id = patch.patch_id.clone();
-        match store.submit(patch.clone(), now, &DenySensitive) {
+        match store.submit_by(patch.clone(), Some("sdsi:evolution"), now, &DenySensitive) {
             Ok(submission) => events.push(EvolutionEvent::Proposed {
                 pool: key.clone(),
                 cluster,

@@ -357,7 +357,7 @@ impl<'a> EffectiveSchema<'a> {
         let applying = self.applying()?;
         let mut base_digest = None;
         for patch in &applying {
-            self.check_own_rules(patch, self.authorizer, &mut base_digest)?;
+            self.check_own_rules(patch, self.authorizer, None, &mut base_digest)?;
         }
         let mut merged = Merged {
             keys: self
@@ -425,8 +425,9 @@ impl<'a> EffectiveSchema<'a> {
         candidate: &SchemaPatch,
         now: OffsetDateTime,
         authorizer: &dyn PatchAuthorizer,
+        submitter: Option<&str>,
     ) -> Result<(), CompileError> {
-        self.check_own_rules(candidate, authorizer, &mut None)?;
+        self.check_own_rules(candidate, authorizer, submitter, &mut None)?;
         let at = now.max(candidate.timestamp);
         let mut keys = self.merge(at)?.keys;
         let Conflicts { mut hard, soft } = self.apply(candidate, at, &mut keys, true);
@@ -443,6 +444,7 @@ impl<'a> EffectiveSchema<'a> {
         &self,
         patch: &SchemaPatch,
         authorizer: &dyn PatchAuthorizer,
+        submitter: Option<&str>,
         base_digest: &mut Option<String>,
     ) -> Result<(), CompileError> {
         let mut errors = Vec::new();
@@ -476,7 +478,7 @@ impl<'a> EffectiveSchema<'a> {
             }
         }
         let sensitive = sensitive_keys(patch, self.base);
-        if !sensitive.is_empty() && !authorizer.authorize(patch, &sensitive) {
+        if !sensitive.is_empty() && !authorizer.authorize_by(patch, &sensitive, submitter) {
             errors.push(Issue::new(
                 IssueCode::UnauthorizedSensitiveChange,
                 "",

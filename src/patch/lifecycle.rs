@@ -240,6 +240,13 @@ pub struct Lifecycle {
     client_totals: FxHashMap<String, DayWindow>,
     /// The latest `now` [`Lifecycle::evaluate`] ran at: time never goes back.
     evaluated_at: Option<OffsetDateTime>,
+    /// Records experimental as of the last evaluation (a key never becomes
+    /// experimental again), so the guard counts without scanning history.
+    experimental: Vec<usize>,
+    /// Records not gone as of the last evaluation: the only ones that can move.
+    live: Vec<usize>,
+    /// Key name → its records in every scope.
+    by_name: FxHashMap<Box<str>, Vec<usize>>,
 }
 
 impl Lifecycle {
@@ -253,6 +260,9 @@ impl Lifecycle {
             totals: DayWindow::new(policy.window_days()),
             client_totals: FxHashMap::default(),
             evaluated_at: None,
+            experimental: Vec::new(),
+            live: Vec::new(),
+            by_name: FxHashMap::default(),
         }
     }
 
@@ -319,6 +329,12 @@ impl Lifecycle {
                     self.records.len() - 1
                 }
             };
+            self.experimental.push(index);
+            self.live.push(index);
+            let named = self.by_name.entry(name.into()).or_default();
+            if !named.contains(&index) {
+                named.push(index);
+            }
             match &patch.scope {
                 PatchScope::Global => self.global.insert(name.into(), index),
                 PatchScope::Client(client) => self
@@ -410,7 +426,8 @@ impl Lifecycle {
         key_type: KeyType,
         now: OffsetDateTime,
     ) -> Option<&KeyRecord> {
-        self.records.iter().find(|r| {
+        let named = self.by_name.get(name.as_str())?;
+        named.iter().filter_map(|&i| self.records.get(i)).find(|r| {
             let shares_clients = match (scope, &r.scope) {
                 (PatchScope::Global, _) | (_, PatchScope::Global) => true,
                 (a, b) => a == b,
@@ -436,8 +453,9 @@ impl Lifecycle {
     /// How many keys are experimental at `now`: in `scope` alone, or in the
     /// whole scenario, as the policy's [`GuardScope`] says.
     pub fn experimental_count(&self, scope: &PatchScope, now: OffsetDateTime) -> usize {
-        self.records
+        self.experimental
             .iter()
+            .filter_map(|&i| self.records.get(i))
             .filter(|r| self.policy.guard == GuardScope::Scenario || r.scope == *scope)
             .filter(|r| {
                 self.project(r, now)
@@ -585,7 +603,9 @@ impl Lifecycle {
         }
         self.evaluated_at = Some(now);
         let mut moves = Vec::new();
-        for index in 0..self.records.len() {
+        self.live.sort_unstable();
+        self.live.dedup();
+        for index in self.live.clone() {
             while let Some((record, (to, at))) = self.records.get(index).and_then(|r| {
                 if now < r.introduced_at {
                     return None;
@@ -606,6 +626,14 @@ impl Lifecycle {
                 }
             }
         }
+        let records = &self.records;
+        self.experimental.retain(|&i| {
+            records
+                .get(i)
+                .is_some_and(|r| r.state == KeyState::Experimental)
+        });
+        self.live
+            .retain(|&i| records.get(i).is_some_and(|r| r.state < KeyState::Gone));
         moves
     }
 

@@ -20,6 +20,15 @@ use crate::patch::SchemaPatch;
 pub trait PatchAuthorizer: Send + Sync {
     /// Whether `patch` may add or modify the sensitive keys `keys`.
     fn authorize(&self, patch: &SchemaPatch, keys: &[KeyName]) -> bool;
+
+    /// The same question, knowing who submitted the patch (`None` when the
+    /// caller did not say: [`crate::SchemaStore::submit`]); a store asks this
+    /// at submit and again when the patch leaves the guard's queue. By
+    /// default the submitter is ignored.
+    fn authorize_by(&self, patch: &SchemaPatch, keys: &[KeyName], submitter: Option<&str>) -> bool {
+        let _ = submitter;
+        self.authorize(patch, keys)
+    }
 }
 
 impl<F> PatchAuthorizer for F

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
+use crate::digest::canonical_digest;
 use crate::issue::{Issue, IssueCode};
 use crate::key::{KeyDefinition, KeyName};
 use crate::negotiate::{PatchReference, SchemaUpdateSuggestion};
@@ -64,18 +65,34 @@ pub struct Evaluation {
 pub struct SchemaStore {
     base: SchemaTemplate,
     patches: Vec<SchemaPatch>,
-    queue: VecDeque<SchemaPatch>,
+    queue: VecDeque<Waiting>,
     /// Every patch id the store has taken (accepted, queued or dropped),
-    /// with the patch, so a replay is recognised and an id is never reused.
-    seen: HashMap<String, SchemaPatch>,
-    /// Clients with a personal patch, whose views a global patch must suit.
-    clients: BTreeSet<String>,
+    /// with the patch's content digest, so a replay is recognised and an id
+    /// is never reused, while expired patches themselves are pruned.
+    seen: HashMap<String, Taken>,
+    /// Key name → clients whose personal patches name it: the client views
+    /// a global patch naming that key must suit.
+    personal_names: HashMap<KeyName, BTreeSet<String>>,
     lifecycle: Lifecycle,
     options: ValidateOptions,
     /// Client → the key definitions it was last told about.
     delivered: HashMap<String, HashMap<KeyName, KeyDefinition>>,
     /// When set, `submit` takes only patches signed with this key.
     signer: Option<Signer>,
+}
+
+/// What became of a patch id the store took.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Taken {
+    digest: String,
+    dropped: bool,
+}
+
+/// A patch behind the convergence guard, and who submitted it.
+#[derive(Debug, Clone)]
+struct Waiting {
+    patch: SchemaPatch,
+    submitter: Option<String>,
 }
 
 /// Patches in the store were authorized when submitted (and again on release).
@@ -95,7 +112,7 @@ impl SchemaStore {
             patches: Vec::new(),
             queue: VecDeque::new(),
             seen: HashMap::new(),
-            clients: BTreeSet::new(),
+            personal_names: HashMap::new(),
             lifecycle: Lifecycle::new(policy),
             options: ValidateOptions::default(),
             delivered: HashMap::new(),
@@ -130,7 +147,7 @@ impl SchemaStore {
 
     /// Patches waiting for the convergence guard, oldest first.
     pub fn queued(&self) -> impl Iterator<Item = &SchemaPatch> {
-        self.queue.iter()
+        self.queue.iter().map(|w| &w.patch)
     }
 
     /// The key lifecycle.
@@ -152,6 +169,20 @@ impl SchemaStore {
         now: OffsetDateTime,
         authorizer: &dyn PatchAuthorizer,
     ) -> Result<Submission, CompileError> {
+        self.submit_by(patch, None, now, authorizer)
+    }
+
+    /// [`SchemaStore::submit`] on behalf of `submitter` (an operator, a
+    /// service, `"sdsi:evolution"`), whom the authorizer is told about
+    /// through [`PatchAuthorizer::authorize_by`], now and on release from
+    /// the guard's queue.
+    pub fn submit_by(
+        &mut self,
+        patch: SchemaPatch,
+        submitter: Option<&str>,
+        now: OffsetDateTime,
+        authorizer: &dyn PatchAuthorizer,
+    ) -> Result<Submission, CompileError> {
         if let Some(signer) = &self.signer {
             if let Err(error) = signer.check(&patch) {
                 return Err(refusal(
@@ -162,8 +193,9 @@ impl SchemaStore {
                 ));
             }
         }
-        if let Some(previous) = self.seen.get(&patch.patch_id) {
-            if *previous != patch {
+        let digest = canonical_digest(&patch);
+        if let Some(taken) = self.seen.get(&patch.patch_id) {
+            if taken.digest != digest {
                 return Err(refusal(
                     &patch,
                     IssueCode::DuplicatePatchId,
@@ -171,25 +203,29 @@ impl SchemaStore {
                     "the store already took another patch with this id".to_owned(),
                 ));
             }
-            return match self.queue.iter().position(|q| q.patch_id == patch.patch_id) {
-                Some(position) => Ok(Submission::Queued {
-                    ahead: self
-                        .queue
-                        .iter()
-                        .take(position)
-                        .filter(|q| self.guard_shared(q, &patch))
-                        .count(),
-                }),
-                None if self.patches.iter().any(|p| p.patch_id == patch.patch_id) => {
-                    Ok(Submission::Applied)
-                }
-                None => Err(refusal(
+            if taken.dropped {
+                return Err(refusal(
                     &patch,
                     IssueCode::DuplicatePatchId,
                     "/patch_id",
                     "the store dropped this patch earlier; submit it under a new id".to_owned(),
-                )),
-            };
+                ));
+            }
+            let position = self
+                .queue
+                .iter()
+                .position(|w| w.patch.patch_id == patch.patch_id);
+            return Ok(match position {
+                Some(position) => Submission::Queued {
+                    ahead: self
+                        .queue
+                        .iter()
+                        .take(position)
+                        .filter(|w| self.guard_shared(&w.patch, &patch))
+                        .count(),
+                },
+                None => Submission::Applied,
+            });
         }
         self.check_window(&patch, now)?;
         let limit = self.lifecycle.policy().max_experimental;
@@ -201,18 +237,25 @@ impl SchemaStore {
             );
             return Err(PatchError::new(Some(patch.patch_id.clone()), vec![issue]).into());
         }
-        self.check(&patch, now, authorizer)?;
-        self.seen.insert(patch.patch_id.clone(), patch.clone());
+        self.check(&patch, submitter, now, authorizer)?;
+        let taken = Taken {
+            digest,
+            dropped: false,
+        };
+        self.seen.insert(patch.patch_id.clone(), taken);
         let ahead = self
             .queue
             .iter()
-            .filter(|q| self.guard_shared(q, &patch))
+            .filter(|w| self.guard_shared(&w.patch, &patch))
             .count();
         if ahead == 0 && self.has_room(&patch, now) {
             self.accept(patch, now);
             Ok(Submission::Applied)
         } else {
-            self.queue.push_back(patch);
+            self.queue.push_back(Waiting {
+                patch,
+                submitter: submitter.map(str::to_owned),
+            });
             Ok(Submission::Queued { ahead })
         }
     }
@@ -250,19 +293,32 @@ impl SchemaStore {
     fn check(
         &self,
         patch: &SchemaPatch,
+        submitter: Option<&str>,
         now: OffsetDateTime,
         authorizer: &dyn PatchAuthorizer,
     ) -> Result<(), CompileError> {
         let views: Vec<Option<&str>> = match &patch.scope {
             PatchScope::Client(client) => vec![Some(client.as_str())],
-            PatchScope::Global => std::iter::once(None)
-                .chain(self.clients.iter().map(|c| Some(c.as_str())))
-                .collect(),
+            // The global view, and the views of clients whose own patches
+            // name a key this patch names: no other view can conflict.
+            PatchScope::Global => {
+                let clients: BTreeSet<&str> = patch
+                    .new_keys
+                    .iter()
+                    .chain(&patch.modified_keys)
+                    .filter_map(|k| self.personal_names.get(&k.key_name))
+                    .flatten()
+                    .map(String::as_str)
+                    .collect();
+                std::iter::once(None)
+                    .chain(clients.into_iter().map(Some))
+                    .collect()
+            }
         };
         for client in views {
             // The view's own patches were authorized; only the candidate is asked.
             self.effective(client)
-                .check_candidate(patch, now, authorizer)?;
+                .check_candidate(patch, now, authorizer, submitter)?;
         }
         Ok(())
     }
@@ -297,9 +353,21 @@ impl SchemaStore {
     fn accept(&mut self, patch: SchemaPatch, now: OffsetDateTime) {
         self.lifecycle.track(&patch, now);
         if let PatchScope::Client(client) = &patch.scope {
-            self.clients.insert(client.clone());
+            for key in patch.new_keys.iter().chain(&patch.modified_keys) {
+                self.personal_names
+                    .entry(key.key_name.clone())
+                    .or_default()
+                    .insert(client.clone());
+            }
         }
         self.patches.push(patch);
+    }
+
+    fn drop_patch(&mut self, evaluation: &mut Evaluation, error: PatchError) {
+        if let Some(taken) = error.patch_id().and_then(|id| self.seen.get_mut(id)) {
+            taken.dropped = true;
+        }
+        evaluation.dropped.push(error);
     }
 
     /// Moves keys through their lifecycle at `now`, then releases queued
@@ -319,19 +387,23 @@ impl SchemaStore {
         if self.lifecycle.evaluated_at() != Some(now) {
             return evaluation; // a clock that went back
         }
+        // Expired patches leave the merge; their keys live on in the
+        // lifecycle's records, and their ids in `seen`.
+        self.patches.retain(|p| p.expires_at > now);
         let mut waiting = std::mem::take(&mut self.queue);
         let mut blocked: Vec<PatchScope> = Vec::new();
         let scenario = self.lifecycle.policy().guard == GuardScope::Scenario;
-        while let Some(patch) = waiting.pop_front() {
+        while let Some(Waiting { patch, submitter }) = waiting.pop_front() {
             if patch.expires_at <= now {
-                evaluation.dropped.push(PatchError::new(
+                let error = PatchError::new(
                     Some(patch.patch_id.clone()),
                     vec![Issue::new(
                         IssueCode::InvalidPatchWindow,
                         "/expires_at",
                         "the patch expired while it waited for the convergence guard",
                     )],
-                ));
+                );
+                self.drop_patch(&mut evaluation, error);
                 continue;
             }
             let line_blocked = if scenario {
@@ -341,20 +413,19 @@ impl SchemaStore {
             };
             if line_blocked || !self.has_room(&patch, now) {
                 blocked.push(patch.scope.clone());
-                self.queue.push_back(patch);
+                self.queue.push_back(Waiting { patch, submitter });
                 continue;
             }
-            match self.check(&patch, now, authorizer) {
+            match self.check(&patch, submitter.as_deref(), now, authorizer) {
                 Ok(()) => {
                     evaluation.released.push(patch.patch_id.clone());
                     self.accept(patch, now);
                 }
-                Err(CompileError::Patch(error)) => evaluation.dropped.push(error),
+                Err(CompileError::Patch(error)) => self.drop_patch(&mut evaluation, error),
                 Err(other) => {
-                    let errors = other.errors().to_vec();
-                    evaluation
-                        .dropped
-                        .push(PatchError::new(Some(patch.patch_id.clone()), errors));
+                    let error =
+                        PatchError::new(Some(patch.patch_id.clone()), other.errors().to_vec());
+                    self.drop_patch(&mut evaluation, error);
                 }
             }
         }
