@@ -242,7 +242,7 @@ pub struct Lifecycle {
     evaluated_at: Option<OffsetDateTime>,
     /// Records experimental as of the last evaluation (a key never becomes
     /// experimental again), so the guard counts without scanning history.
-    experimental: Vec<usize>,
+    experimental: FxHashMap<PatchScope, Vec<usize>>,
     /// Records not gone as of the last evaluation: the only ones that can move.
     live: Vec<usize>,
     /// Key name → its records in every scope.
@@ -260,7 +260,7 @@ impl Lifecycle {
             totals: DayWindow::new(policy.window_days()),
             client_totals: FxHashMap::default(),
             evaluated_at: None,
-            experimental: Vec::new(),
+            experimental: FxHashMap::default(),
             live: Vec::new(),
             by_name: FxHashMap::default(),
         }
@@ -329,7 +329,10 @@ impl Lifecycle {
                     self.records.len() - 1
                 }
             };
-            self.experimental.push(index);
+            self.experimental
+                .entry(patch.scope.clone())
+                .or_default()
+                .push(index);
             self.live.push(index);
             let named = self.by_name.entry(name.into()).or_default();
             if !named.contains(&index) {
@@ -408,10 +411,22 @@ impl Lifecycle {
         client: Option<&str>,
         now: OffsetDateTime,
     ) -> Vec<(&KeyDefinition, KeyState)> {
-        self.records
-            .iter()
-            .filter(|r| r.scope.applies_to(client))
+        // Through the indexes, so the cost follows what this client sees,
+        // not every client's history; gone stays gone, so skip it first.
+        let personal = client.and_then(|c| self.personal.get(c));
+        let mut indices: Vec<usize> = self
+            .global
+            .values()
+            .chain(personal.into_iter().flat_map(|m| m.values()))
+            .copied()
+            .filter(|&i| self.records.get(i).is_some_and(|r| r.state != KeyState::Gone))
+            .collect();
+        indices.sort_unstable();
+        indices
+            .into_iter()
+            .filter_map(|i| self.records.get(i))
             .filter_map(|r| Some((&r.definition, self.project(r, now)?.0)))
+            .filter(|(_, state)| *state != KeyState::Gone)
             .collect()
     }
 
@@ -453,10 +468,14 @@ impl Lifecycle {
     /// How many keys are experimental at `now`: in `scope` alone, or in the
     /// whole scenario, as the policy's [`GuardScope`] says.
     pub fn experimental_count(&self, scope: &PatchScope, now: OffsetDateTime) -> usize {
-        self.experimental
-            .iter()
+        let lists: Vec<&Vec<usize>> = match self.policy.guard {
+            GuardScope::Scenario => self.experimental.values().collect(),
+            GuardScope::PerScope => self.experimental.get(scope).into_iter().collect(),
+        };
+        lists
+            .into_iter()
+            .flatten()
             .filter_map(|&i| self.records.get(i))
-            .filter(|r| self.policy.guard == GuardScope::Scenario || r.scope == *scope)
             .filter(|r| {
                 self.project(r, now)
                     .is_some_and(|(s, _)| s == KeyState::Experimental)
@@ -627,11 +646,14 @@ impl Lifecycle {
             }
         }
         let records = &self.records;
-        self.experimental.retain(|&i| {
-            records
-                .get(i)
-                .is_some_and(|r| r.state == KeyState::Experimental)
-        });
+        for list in self.experimental.values_mut() {
+            list.retain(|&i| {
+                records
+                    .get(i)
+                    .is_some_and(|r| r.state == KeyState::Experimental)
+            });
+        }
+        self.experimental.retain(|_, list| !list.is_empty());
         self.live
             .retain(|&i| records.get(i).is_some_and(|r| r.state < KeyState::Gone));
         moves

@@ -64,7 +64,10 @@ pub struct Evaluation {
 #[derive(Debug, Clone)]
 pub struct SchemaStore {
     base: SchemaTemplate,
-    patches: Vec<SchemaPatch>,
+    /// Accepted global patches, in acceptance order.
+    global: Vec<SchemaPatch>,
+    /// Accepted personal patches per client, in acceptance order.
+    personal: HashMap<String, Vec<SchemaPatch>>,
     queue: VecDeque<Waiting>,
     /// Every patch id the store has taken (accepted, queued or dropped),
     /// with the patch's content digest, so a replay is recognised and an id
@@ -109,7 +112,8 @@ impl SchemaStore {
         }
         Ok(Self {
             base,
-            patches: Vec::new(),
+            global: Vec::new(),
+            personal: HashMap::new(),
             queue: VecDeque::new(),
             seen: HashMap::new(),
             personal_names: HashMap::new(),
@@ -140,9 +144,19 @@ impl SchemaStore {
         &self.base
     }
 
-    /// Accepted patches, in submission order.
-    pub fn patches(&self) -> &[SchemaPatch] {
-        &self.patches
+    /// Accepted patches not yet expired (as of the last evaluation): the
+    /// global ones, then each client's, each in acceptance order.
+    pub fn patches(&self) -> impl Iterator<Item = &SchemaPatch> {
+        self.global.iter().chain(self.personal.values().flatten())
+    }
+
+    /// The accepted patches `client` sees: the global ones and its own.
+    fn patches_for<'a>(
+        &'a self,
+        client: Option<&str>,
+    ) -> impl Iterator<Item = &'a SchemaPatch> + 'a {
+        let own = client.and_then(|c| self.personal.get(c));
+        self.global.iter().chain(own.into_iter().flatten())
     }
 
     /// Patches waiting for the convergence guard, oldest first.
@@ -360,7 +374,12 @@ impl SchemaStore {
                     .insert(client.clone());
             }
         }
-        self.patches.push(patch);
+        match &patch.scope {
+            PatchScope::Global => self.global.push(patch),
+            PatchScope::Client(client) => {
+                self.personal.entry(client.clone()).or_default().push(patch)
+            }
+        }
     }
 
     fn drop_patch(&mut self, evaluation: &mut Evaluation, error: PatchError) {
@@ -389,7 +408,11 @@ impl SchemaStore {
         }
         // Expired patches leave the merge; their keys live on in the
         // lifecycle's records, and their ids in `seen`.
-        self.patches.retain(|p| p.expires_at > now);
+        self.global.retain(|p| p.expires_at > now);
+        for patches in self.personal.values_mut() {
+            patches.retain(|p| p.expires_at > now);
+        }
+        self.personal.retain(|_, patches| !patches.is_empty());
         let mut waiting = std::mem::take(&mut self.queue);
         let mut blocked: Vec<PatchScope> = Vec::new();
         let scenario = self.lifecycle.policy().guard == GuardScope::Scenario;
@@ -434,7 +457,7 @@ impl SchemaStore {
 
     fn effective<'a>(&'a self, client: Option<&'a str>) -> EffectiveSchema<'a> {
         let merge = EffectiveSchema::new(&self.base)
-            .patches(&self.patches)
+            .patches(self.patches_for(client))
             .states(&self.lifecycle)
             .authorizer(&already_authorized)
             .options(self.options)
@@ -568,8 +591,7 @@ impl SchemaStore {
                         .any(|k| k.key_name.as_str() == name)
             };
             let latest = self
-                .patches
-                .iter()
+                .patches_for(Some(client))
                 .filter(names)
                 .max_by(|a, b| a.order_key().cmp(&b.order_key()));
             let source = match latest {
