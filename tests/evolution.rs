@@ -219,3 +219,40 @@ fn show_the_seat_patch() {
         println!("{}", serde_json::to_string_pretty(patch).unwrap());
     }
 }
+
+/// A burst in the last hours of year 9999: the patch's lifetime runs past the
+/// representable range. No panic; the key is proposed (its patch cut at the
+/// last instant) or refused, and either way an event says so.
+#[test]
+fn a_burst_at_the_end_of_time_does_not_panic() {
+    let mut store = store();
+    let mut engine = Evolution::default();
+    let end = datetime!(9999-12-31 20:00 UTC);
+    let mut events = Vec::new();
+    for i in 0..60 {
+        let client = format!("agent-{}", i % 10);
+        let now = end + Duration::minutes(3 * i);
+        events.extend(engine.observe(
+            &mut store,
+            &message(SEAT[i as usize % SEAT.len()]),
+            &client,
+            now,
+        ));
+    }
+    let outcome = events.iter().find(|e| {
+        matches!(
+            e,
+            EvolutionEvent::Proposed { .. } | EvolutionEvent::Refused { .. }
+        )
+    });
+    match outcome {
+        Some(EvolutionEvent::Proposed { patch, .. }) => {
+            assert_eq!(
+                patch.expires_at,
+                datetime!(9999-12-31 23:59:59.999_999_999 UTC)
+            );
+        }
+        Some(EvolutionEvent::Refused { .. }) => {}
+        other => panic!("the burst should propose or be refused, got {other:?} in {events:?}"),
+    }
+}

@@ -110,6 +110,36 @@ proptest! {
         }
     }
 
+    /// What `sdsi validate --patch ... --at ...` promises: patches that are
+    /// each valid against the base alone never make the lenient merge fail,
+    /// at any time, and a base-only message stays valid.
+    #[test]
+    fn individually_valid_patches_never_break_the_lenient_merge(
+        patches in prop::collection::vec(patch(), 0..6),
+        day in -4i64..14,
+        client in prop_oneof![Just(None), Just(Some("a"))],
+    ) {
+        let b = base();
+        let alone_ok = |p: &SchemaPatch| {
+            (-4i64..14).all(|d| {
+                let now = T0 + Duration::days(d);
+                EffectiveSchema::new(&b).patches([p]).client("a").lenient().compile(now).is_ok()
+            })
+        };
+        let valid: Vec<&SchemaPatch> = patches.iter().filter(|p| alone_ok(p)).collect();
+        // Ids must be unique across the set, as a store or a sane caller keeps them.
+        let mut ids: Vec<&str> = valid.iter().map(|p| p.patch_id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        prop_assume!(ids.len() == valid.len());
+        let mut m = EffectiveSchema::new(&b).patches(valid.iter().copied()).lenient();
+        if let Some(c) = client { m = m.client(c); }
+        let schema = m.compile(T0 + Duration::days(day));
+        prop_assert!(schema.is_ok(), "{:?}", schema.err());
+        let message = json!({"schema_id": "s", "payload": {"origin": "PEK"}});
+        prop_assert!(schema.unwrap().is_valid(&message));
+    }
+
     #[test]
     fn applying_a_patch_twice_equals_once(patches in prop::collection::vec(patch(), 1..4), day in 0i64..8) {
         let once: Vec<_> = patches.iter().collect();

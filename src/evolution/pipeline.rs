@@ -16,6 +16,9 @@ use crate::patch::DenySensitive;
 use crate::patch::{PatchScope, SchemaPatch};
 use crate::patch::{SchemaStore, Submission};
 
+/// The last instant `time` represents (without its `large-dates` feature).
+const LAST_INSTANT: OffsetDateTime = time::macros::datetime!(9999-12-31 23:59:59.999_999_999 UTC);
+
 /// Which pools a fragment feeds (§6.2.1: per scenario, optionally per client).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -244,8 +247,11 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             format!("evo-{cluster:016x}-{}", now.unix_timestamp()),
             template.schema_id.clone(),
             now,
+            // Near the end of the representable range the lifetime is cut
+            // at its last instant; at that very instant the store refuses the
+            // patch (it would expire as it starts) and says so in an event.
             now.checked_add(self.config.patch_lifetime)
-                .unwrap_or(now + Duration::days(1)),
+                .unwrap_or(LAST_INSTANT),
         );
         patch.parent_digest = Some(store.base().digest());
         if let Some(client) = &key.client {

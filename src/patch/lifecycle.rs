@@ -419,7 +419,11 @@ impl Lifecycle {
             .values()
             .chain(personal.into_iter().flat_map(|m| m.values()))
             .copied()
-            .filter(|&i| self.records.get(i).is_some_and(|r| r.state != KeyState::Gone))
+            .filter(|&i| {
+                self.records
+                    .get(i)
+                    .is_some_and(|r| r.state != KeyState::Gone)
+            })
             .collect();
         indices.sort_unstable();
         indices
