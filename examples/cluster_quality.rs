@@ -21,11 +21,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use sdsi::evolution::{Embedder, HashingEmbedder, Pool, PoolConfig, PoolError};
+use sdsi::evolution::{
+    Embedder, HashingEmbedder, Pool, PoolConfig, PoolError, redact, sanitize_fragment,
+};
 use time::Duration;
 use time::macros::datetime;
 
-const USAGE: &str = "usage: cluster_quality DATA_DIR [--calibrate] [--orders N] [--seed S]";
+const USAGE: &str =
+    "usage: cluster_quality DATA_DIR [--calibrate] [--redact] [--orders N] [--seed S]";
 
 /// Thresholds the calibration tries: 0.50 to 0.80 in steps of 0.02 (a
 /// division, so 0.68 is the same `f32` as the literal).
@@ -36,6 +39,9 @@ fn sweep() -> impl Iterator<Item = f32> {
 struct Args {
     dir: PathBuf,
     calibrate: bool,
+    /// Sanitize and redact every text first, as the evolution pipeline does,
+    /// and list the texts redaction changed.
+    redact: bool,
     orders: usize,
     seed: u64,
 }
@@ -43,12 +49,14 @@ struct Args {
 fn parse_args() -> Result<Args, String> {
     let mut dir = None;
     let mut calibrate = false;
+    let mut redact = false;
     let mut orders = 5;
     let mut seed = 77;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--calibrate" => calibrate = true,
+            "--redact" => redact = true,
             "--orders" | "--seed" => {
                 let value = args
                     .next()
@@ -73,6 +81,7 @@ fn parse_args() -> Result<Args, String> {
     Ok(Args {
         dir,
         calibrate,
+        redact,
         orders,
         seed,
     })
@@ -440,8 +449,37 @@ fn calibrate(args: &Args) -> Result<(), String> {
     Ok(())
 }
 
+/// Runs every text through `sanitize_fragment` and `redact` as the pipeline
+/// does, and prints how many (and which) texts redaction changed.
+fn redact_all(set: &mut Labelled) {
+    let mut changed = Vec::new();
+    for text in &mut set.texts {
+        let Some(clean) = sanitize_fragment(text) else {
+            continue;
+        };
+        let redacted = redact(&clean.text);
+        if redacted.text != clean.text {
+            changed.push(format!("- `{}` → `{}`", clean.text, redacted.text));
+        }
+        *text = redacted.text;
+    }
+    println!(
+        "redaction changed {} of {} texts ({:.2} %):\n",
+        changed.len(),
+        set.texts.len(),
+        100.0 * changed.len() as f64 / set.texts.len().max(1) as f64
+    );
+    for line in &changed {
+        println!("{line}");
+    }
+    println!();
+}
+
 fn measure(args: &Args) -> Result<(), String> {
-    let test = read_csv(&args.dir.join("test.csv"))?;
+    let mut test = read_csv(&args.dir.join("test.csv"))?;
+    if args.redact {
+        redact_all(&mut test);
+    }
     let categories = test.labels.iter().max().map_or(0, |m| m + 1);
     println!(
         "test.csv: {} texts, {categories} categories; {} shuffled order(s), seed {}\n",

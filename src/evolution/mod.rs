@@ -15,6 +15,7 @@
 //! | [`HashingEmbedder`] | `evolution/embed.rs` |
 //! | [`RuleInducer`] | `evolution/induce.rs` |
 //! | [`sanitize_fragment`]: clean and flag free text before it is stored | `evolution/sanitize.rs` |
+//! | [`redact`]: personal data and secrets become placeholders | `evolution/redact.rs` |
 //!
 //! Feature `evolution` (on by default; needs `patch`).
 
@@ -24,6 +25,7 @@ mod heat;
 mod induce;
 mod pipeline;
 mod pool;
+mod redact;
 mod sanitize;
 
 pub use cluster::Exemplar;
@@ -31,6 +33,7 @@ pub use embed::HashingEmbedder;
 pub use induce::RuleInducer;
 pub use pipeline::{Branching, Evolution, EvolutionConfig, EvolutionEvent, PoolKey};
 pub use pool::{ClusterView, Ingested, Pool, PoolConfig, PoolError};
+pub use redact::{Redacted, Redaction, redact};
 pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize_fragment};
 
 use serde_json::Value;

@@ -445,20 +445,28 @@ impl Lifecycle {
         key_type: KeyType,
         now: OffsetDateTime,
     ) -> Option<&KeyRecord> {
-        let named = self.by_name.get(name.as_str())?;
-        named.iter().filter_map(|&i| self.records.get(i)).find(|r| {
-            let shares_clients = match (scope, &r.scope) {
-                (PatchScope::Global, _) | (_, PatchScope::Global) => true,
-                (a, b) => a == b,
-            };
-            shares_clients
-                && r.key_name == *name
+        let reserves = |r: &&KeyRecord| {
+            r.key_name == *name
                 && match self.project(r, now).map(|(state, _)| state) {
                     Some(KeyState::Withdrawn) => true,
                     Some(KeyState::Gone) => r.key_type != key_type,
                     _ => false,
                 }
-        })
+        };
+        match scope {
+            // A client's view holds the global keys and its own: two lookups.
+            PatchScope::Client(_) => [PatchScope::Global, scope.clone()]
+                .iter()
+                .filter_map(|s| self.record(s, name.as_str()))
+                .find(reserves),
+            // A global key reaches every client: every record of the name.
+            PatchScope::Global => self
+                .by_name
+                .get(name.as_str())?
+                .iter()
+                .filter_map(|&i| self.records.get(i))
+                .find(reserves),
+        }
     }
 
     /// The type a withdrawn or gone key `name` keeps its name reserved for
