@@ -256,3 +256,91 @@ fn a_burst_at_the_end_of_time_does_not_panic() {
         other => panic!("the burst should propose or be refused, got {other:?} in {events:?}"),
     }
 }
+
+/// A valid card number per request (Luhn), different for every message.
+fn card_number(seed: u64) -> String {
+    let mut digits: Vec<u32> = (0..15)
+        .map(|i| ((seed * 7919 + i * 104_729) % 10) as u32)
+        .collect();
+    digits[0] = 4;
+    let sum: u32 = digits
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(i, &d)| {
+            if i % 2 == 0 {
+                let x = d * 2;
+                if x > 9 { x - 9 } else { x }
+            } else {
+                d
+            }
+        })
+        .sum();
+    digits.push((10 - sum % 10) % 10);
+    digits
+        .chunks(4)
+        .map(|g| {
+            g.iter()
+                .map(|d| char::from_digit(*d, 10).unwrap())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// 150 requests from 10 clients, each paying with its own card: one need,
+/// proposed as a payment-sensitive key, which the default authorizer holds.
+/// No card number reaches a pool, an exemplar, an event or the schema.
+#[test]
+fn card_numbers_are_one_need_held_for_authorization_and_never_stored() {
+    let mut store = store();
+    let mut engine = Evolution::default();
+    let mut events = Vec::new();
+    let mut numbers = Vec::new();
+    for i in 0..150u64 {
+        let number = card_number(i);
+        let text = format!("pay with my card {number}");
+        numbers.push(number.replace(' ', ""));
+        let now = T0 + Duration::minutes(10 * i as i64);
+        events.extend(engine.observe(
+            &mut store,
+            &message(&text),
+            &format!("agent-{}", i % 10),
+            now,
+        ));
+    }
+    let refused: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            EvolutionEvent::Refused { errors, .. } => Some(errors),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !refused.is_empty(),
+        "the need was never noticed: {events:?}"
+    );
+    assert_eq!(
+        refused[0][0].code(),
+        sdsi::IssueCode::UnauthorizedSensitiveChange
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, EvolutionEvent::Proposed { .. })),
+        "a payment key must not apply without authorization"
+    );
+    assert_eq!(store.patches().count(), 0);
+    let pools: String = engine
+        .pools()
+        .map(|(_, pool)| serde_json::to_string(pool).unwrap())
+        .collect();
+    let seen = format!("{pools}{}", serde_json::to_string(&events).unwrap());
+    for number in &numbers {
+        assert!(
+            !seen.replace(' ', "").contains(number.as_str()),
+            "card {number} leaked"
+        );
+    }
+    assert!(pools.contains("<card>"));
+}

@@ -68,7 +68,9 @@ fn luhn_runs(text: &str) -> Vec<String> {
                 if chars[j].is_ascii_digit() {
                     digits.push(chars[j] as u8 - b'0');
                     j += 1;
-                } else if matches!(chars[j], ' ' | '-') && chars.get(j + 1).is_some_and(char::is_ascii_digit) {
+                } else if matches!(chars[j], ' ' | '-')
+                    && chars.get(j + 1).is_some_and(char::is_ascii_digit)
+                {
                     j += 1;
                 } else {
                     break;
@@ -153,9 +155,17 @@ proptest! {
 
 #[test]
 fn ibans_with_valid_check_digits() {
-    for iban in ["DE89370400440532013000", "GB82WEST12345698765432", "FR1420041010050500013M02606"] {
+    for iban in [
+        "DE89370400440532013000",
+        "GB82WEST12345698765432",
+        "FR1420041010050500013M02606",
+    ] {
         assert_eq!(redact(&format!("send to {iban}")).text, "send to <iban>");
     }
     // A wrong check digit: not an IBAN.
-    assert!(!redact("send to DE88370400440532013000").text.contains("<iban>"));
+    assert!(
+        !redact("send to DE88370400440532013000")
+            .text
+            .contains("<iban>")
+    );
 }

@@ -8,10 +8,11 @@ use serde_json::Value;
 use time::{Duration, OffsetDateTime};
 
 use super::pool::{Pool, PoolConfig};
+use super::redact::{Redaction, redact};
 use super::sanitize::sanitize_fragment;
 use super::{Embedder, EvolutionEngine, HashingEmbedder, IntentInducer, RuleInducer};
 use crate::issue::Issue;
-use crate::key::{EXPERIMENTAL_MEMBER, KeyDefinition, OTHER_KEY};
+use crate::key::{EXPERIMENTAL_MEMBER, KeyDefinition, OTHER_KEY, Sensitivity};
 use crate::patch::DenySensitive;
 use crate::patch::{PatchScope, SchemaPatch};
 use crate::patch::{SchemaStore, Submission};
@@ -243,6 +244,22 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         if candidate.key_name.as_str() == OTHER_KEY {
             return;
         }
+        // A need whose fragments carried payment, identity or credential
+        // values (now placeholders), or whose key reads as one, is proposed
+        // marked sensitive: the store then holds it for the authorizer.
+        let carried = pool.cluster(cluster).and_then(|view| {
+            view.exemplars()
+                .iter()
+                .flat_map(|e| Redaction::found_in(&e.text))
+                .map(Redaction::sensitivity)
+                .next()
+        });
+        let mut candidate = candidate;
+        if candidate.sensitivity().is_none() {
+            if let Some(sensitivity) = carried.or_else(|| Sensitivity::classify(&candidate)) {
+                candidate = candidate.with_sensitivity(sensitivity);
+            }
+        }
         let mut patch = SchemaPatch::new(
             format!("evo-{cluster:016x}-{}", now.unix_timestamp()),
             template.schema_id.clone(),
@@ -329,9 +346,12 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
         let mut events = Vec::new();
         let mut vector = vec![0.0; self.embedder.dimension()];
         for fragment in other_fragments(message) {
-            let Some(clean) = sanitize_fragment(fragment) else {
+            let Some(mut clean) = sanitize_fragment(fragment) else {
                 continue;
             };
+            // No raw personal value or secret goes any further: not into the
+            // embedding, the pool, an exemplar, a snapshot, an event or a key.
+            clean.text = redact(&clean.text).text;
             self.embedder.embed_into(&clean.text, &mut vector);
             for key in &keys {
                 let personal = key.client.is_some();

@@ -117,12 +117,22 @@ pub fn redact(text: &str) -> Redacted {
             index += 1;
             continue;
         }
-        if secret_next && !is_placeholder(word.text) && word.text.chars().any(char::is_alphanumeric) {
-            secret_next = false;
-            out.push_str(Redaction::Secret.placeholder());
-            found.push(Redaction::Secret);
-            index += 1;
-            continue;
+        if secret_next {
+            let (lead, body, trail) = trim_punctuation(word.text);
+            if body.eq_ignore_ascii_case("is") && trail.is_empty() {
+                out.push_str(word.text); // "my pin is 4821": the value comes next
+                index += 1;
+                continue;
+            }
+            if looks_like_value(body) && !is_placeholder(body) {
+                secret_next = false;
+                out.push_str(lead);
+                out.push_str(Redaction::Secret.placeholder());
+                out.push_str(trail);
+                found.push(Redaction::Secret);
+                index += 1;
+                continue;
+            }
         }
         secret_next = false;
         // A number may span several words: "4111 1111 1111 1111".
@@ -163,20 +173,22 @@ fn sweep_digit_runs(text: &str, found: &mut Vec<Redaction>) -> String {
             i += 1;
             continue;
         }
-        let mut digits = Vec::new();
-        let mut end = i;
-        let mut j = i;
-        while let Some(&c) = chars.get(j) {
-            if let Some(d) = digit(c) {
-                digits.push(d);
-                j += 1;
-                end = j;
-            } else if matches!(c, ' ' | '-') && chars.get(j + 1).is_some_and(|n| digit(*n).is_some()) {
-                j += 1;
-            } else {
-                break;
-            }
+        // A run mixing spaces and dashes that hides a card number anywhere
+        // in it is a card, whatever the grouping.
+        let (mixed, mixed_end) = digit_run(&chars, i, true);
+        if mixed.len() >= 13
+            && (13..=19.min(mixed.len())).any(|len| {
+                (0..=mixed.len() - len).any(|start| mixed.get(start..start + len).is_some_and(luhn))
+            })
+        {
+            out.push_str(Redaction::Card.placeholder());
+            found.push(Redaction::Card);
+            i = mixed_end.max(i + 1);
+            continue;
         }
+        // Otherwise one kind of separator per run: "2026-05-04 10:30" is a
+        // date and a time, not a ten-digit number.
+        let (digits, end) = digit_run(&chars, i, false);
         if digits.len() >= 9 {
             let kind = if (13..=19).contains(&digits.len()) && luhn(&digits) {
                 Redaction::Card
@@ -226,7 +238,9 @@ fn split_words(text: &str) -> Vec<Word<'_>> {
 }
 
 fn is_placeholder(word: &str) -> bool {
-    Redaction::ALL.iter().any(|k| word.contains(k.placeholder()))
+    Redaction::ALL
+        .iter()
+        .any(|k| word.contains(k.placeholder()))
 }
 
 /// The decimal value of a digit in the scripts the crate reads.
@@ -263,7 +277,9 @@ fn number_at<'t>(words: &[Word<'t>], index: usize) -> Option<Found<'t>> {
     let mut spaced = false;
     // Continue over single spaces with words made only of digit groups.
     if trail.is_empty() || trail == ")" {
-        while let (Some(space), Some(next)) = (words.get(index + taken), words.get(index + taken + 1)) {
+        while let (Some(space), Some(next)) =
+            (words.get(index + taken), words.get(index + taken + 1))
+        {
             if !space.is_space || space.text.chars().count() != 1 {
                 break;
             }
@@ -285,7 +301,12 @@ fn number_at<'t>(words: &[Word<'t>], index: usize) -> Option<Found<'t>> {
     let sizes: Vec<usize> = groups.iter().map(Vec::len).collect();
     let kind = if plus && (7..=15).contains(&count) {
         Redaction::Phone
-    } else if (13..=19).contains(&count) && luhn(&digits) && sizes.iter().all(|&n| (1..=6).contains(&n) || groups.len() == 1) {
+    } else if (13..=19).contains(&count)
+        && luhn(&digits)
+        && sizes
+            .iter()
+            .all(|&n| (1..=6).contains(&n) || groups.len() == 1)
+    {
         Redaction::Card
     } else if sizes == [3, 2, 4] && !spaced {
         Redaction::IdNumber
@@ -297,17 +318,38 @@ fn number_at<'t>(words: &[Word<'t>], index: usize) -> Option<Found<'t>> {
         return None;
     };
     // An area code's parenthesis belongs to the number; other punctuation stays.
-    let lead = if kind == Redaction::Phone { lead.trim_end_matches('(') } else { lead };
-    let trail = if trail.starts_with(')') { trail.get(1..).unwrap_or("") } else { trail };
-    Some(Found { kind, taken, lead, trail })
+    let lead = if kind == Redaction::Phone {
+        lead.trim_end_matches('(')
+    } else {
+        lead
+    };
+    let trail = if trail.starts_with(')') {
+        trail.get(1..).unwrap_or("")
+    } else {
+        trail
+    };
+    Some(Found {
+        kind,
+        taken,
+        lead,
+        trail,
+    })
 }
 
 /// Splits `word` into leading punctuation, body and trailing punctuation.
 fn trim_punctuation(word: &str) -> (&str, &str, &str) {
-    let is_edge = |c: char| matches!(c, '(' | ')' | ',' | ';' | ':' | '!' | '?' | '"' | '\'' | '.');
+    let is_edge = |c: char| {
+        matches!(
+            c,
+            '(' | ')' | ',' | ';' | ':' | '!' | '?' | '"' | '\'' | '.'
+        )
+    };
     let body_start = word.find(|c: char| !is_edge(c)).unwrap_or(word.len());
     let body_end = word.rfind(|c: char| !is_edge(c)).map_or(body_start, |i| {
-        i + word.get(i..).and_then(|r| r.chars().next()).map_or(1, char::len_utf8)
+        i + word
+            .get(i..)
+            .and_then(|r| r.chars().next())
+            .map_or(1, char::len_utf8)
     });
     let body_end = body_end.max(body_start);
     (
@@ -325,7 +367,8 @@ fn digit_groups(word: &str) -> Option<Vec<Vec<u8>>> {
     for c in word.chars() {
         if let Some(d) = digit(c) {
             groups.last_mut()?.push(d);
-        } else if matches!(c, '-' | '.' | '/' | ')') && groups.last().is_some_and(|g| !g.is_empty()) {
+        } else if matches!(c, '-' | '.' | '/' | ')') && groups.last().is_some_and(|g| !g.is_empty())
+        {
             let kind = if c == ')' { '-' } else { c };
             if separator.is_some_and(|s| s != kind) {
                 return None;
@@ -342,10 +385,48 @@ fn digit_groups(word: &str) -> Option<Vec<Vec<u8>>> {
     Some(groups)
 }
 
+/// The digits of the run starting at `start` (single spaces or dashes between
+/// digits, mixed when `mixed`), and where it ends.
+fn digit_run(chars: &[char], start: usize, mixed: bool) -> (Vec<u8>, usize) {
+    let mut digits = Vec::new();
+    let (mut end, mut j) = (start, start);
+    let mut separator = None;
+    while let Some(&c) = chars.get(j) {
+        if let Some(d) = digit(c) {
+            digits.push(d);
+            j += 1;
+            end = j;
+        } else if matches!(c, ' ' | '-')
+            && (mixed || separator.is_none_or(|s| s == c))
+            && chars.get(j + 1).is_some_and(|n| digit(*n).is_some())
+        {
+            separator = Some(c);
+            j += 1;
+        } else {
+            break;
+        }
+    }
+    (digits, end)
+}
+
 /// Group sizes a phone number is written in.
 fn phone_shaped(sizes: &[usize], parenthesised: bool) -> bool {
     parenthesised
-        || matches!(sizes, [3, 3, 4] | [3, 4, 4] | [4, 3, 4] | [2, 4, 4] | [4, 3, 3] | [3, 3, 3, 2] | [3, 2, 2, 2] | [2, 2, 2, 2, 2] | [4, 6] | [5, 6] | [3, 7] | [3, 8])
+        || matches!(
+            sizes,
+            [3, 3, 4]
+                | [3, 4, 4]
+                | [4, 3, 4]
+                | [2, 4, 4]
+                | [4, 3, 3]
+                | [3, 3, 3, 2]
+                | [3, 2, 2, 2]
+                | [2, 2, 2, 2, 2]
+                | [4, 6]
+                | [5, 6]
+                | [3, 7]
+                | [3, 8]
+        )
 }
 
 /// The Luhn checksum of a card number.
@@ -382,9 +463,15 @@ fn iban_at<'t>(words: &[Word<'t>], index: usize) -> Option<Found<'t>> {
     let mut taken = 1;
     if chars.len() == 4 {
         // Grouped: "DE89 3704 0044 0532 0130 00".
-        while let (Some(space), Some(next)) = (words.get(index + taken), words.get(index + taken + 1)) {
+        while let (Some(space), Some(next)) =
+            (words.get(index + taken), words.get(index + taken + 1))
+        {
             let (_, body, t) = trim_punctuation(next.text);
-            if !space.is_space || body.len() > 4 || body.is_empty() || !body.chars().all(|c| c.is_ascii_alphanumeric()) {
+            if !space.is_space
+                || body.len() > 4
+                || body.is_empty()
+                || !body.chars().all(|c| c.is_ascii_alphanumeric())
+            {
                 break;
             }
             chars.extend(body.chars());
@@ -398,7 +485,12 @@ fn iban_at<'t>(words: &[Word<'t>], index: usize) -> Option<Found<'t>> {
     if !(15..=34).contains(&chars.len()) || !iban_checksum(&chars) {
         return None;
     }
-    Some(Found { kind: Redaction::Iban, taken, lead, trail })
+    Some(Found {
+        kind: Redaction::Iban,
+        taken,
+        lead,
+        trail,
+    })
 }
 
 /// ISO 13616: move the first four characters to the end, letters as 10-35,
@@ -424,19 +516,28 @@ fn iban_checksum(chars: &[char]) -> bool {
 fn redact_word(word: &str) -> (String, Option<Redaction>) {
     let (lead, body, trail) = trim_punctuation(word);
     if is_email(body) {
-        return (format!("{lead}{}{trail}", Redaction::Email.placeholder()), Some(Redaction::Email));
+        return (
+            format!("{lead}{}{trail}", Redaction::Email.placeholder()),
+            Some(Redaction::Email),
+        );
     }
     if let Some((name, value)) = body.split_once(['=', ':']) {
         if is_secret_word(name) && !value.is_empty() {
             let separator = body.get(name.len()..=name.len()).unwrap_or("=");
             return (
-                format!("{lead}{name}{separator}{}{trail}", Redaction::Secret.placeholder()),
+                format!(
+                    "{lead}{name}{separator}{}{trail}",
+                    Redaction::Secret.placeholder()
+                ),
                 Some(Redaction::Secret),
             );
         }
     }
     if looks_like_secret(body) {
-        return (format!("{lead}{}{trail}", Redaction::Secret.placeholder()), Some(Redaction::Secret));
+        return (
+            format!("{lead}{}{trail}", Redaction::Secret.placeholder()),
+            Some(Redaction::Secret),
+        );
     }
     (word.to_owned(), None)
 }
@@ -446,12 +547,30 @@ fn is_email(text: &str) -> bool {
         return false;
     };
     let local_ok = !local.is_empty()
-        && local.chars().all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '%' | '+' | '-'));
+        && local
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '%' | '+' | '-'));
     let labels: Vec<&str> = domain.split('.').collect();
     let domain_ok = labels.len() >= 2
-        && labels.iter().all(|l| !l.is_empty() && l.chars().all(|c| c.is_alphanumeric() || c == '-'))
-        && labels.last().is_some_and(|tld| tld.chars().count() >= 2 && tld.chars().all(char::is_alphabetic));
+        && labels
+            .iter()
+            .all(|l| !l.is_empty() && l.chars().all(|c| c.is_alphanumeric() || c == '-'))
+        && labels
+            .last()
+            .is_some_and(|tld| tld.chars().count() >= 2 && tld.chars().all(char::is_alphabetic));
     local_ok && domain_ok
+}
+
+/// What a secret's value looks like after "pin", "password"...: a word with
+/// a digit or a symbol among its letters. ("my PIN is blocked" keeps
+/// "blocked"; an all-letter password after "password" is missed, the price
+/// of not redacting every word that follows.)
+fn looks_like_value(word: &str) -> bool {
+    !word.is_empty()
+        && word.chars().any(|c| {
+            c.is_ascii_digit() || digit(c).is_some() || (c.is_ascii_punctuation() && c != '\'')
+        })
+        && word.chars().any(|c| c.is_alphanumeric())
 }
 
 /// Words after which the next word is a secret ("my pin 4821").
@@ -464,26 +583,59 @@ fn is_secret_word(word: &str) -> bool {
     let lower = word.to_lowercase();
     matches!(
         lower.as_str(),
-        "password" | "passwd" | "pwd" | "passcode" | "passphrase" | "pin" | "token" | "secret"
-            | "otp" | "apikey" | "api_key" | "cvv" | "cvc"
+        "password"
+            | "passwd"
+            | "pwd"
+            | "passcode"
+            | "passphrase"
+            | "pin"
+            | "token"
+            | "secret"
+            | "otp"
+            | "apikey"
+            | "api_key"
+            | "cvv"
+            | "cvc"
     )
 }
 
 /// Known key shapes, JWTs, and long tokens that mix letters and digits.
 fn looks_like_secret(word: &str) -> bool {
     const PREFIXES: [&str; 13] = [
-        "sk-", "sk_live_", "sk_test_", "pk_live_", "rk_live_", "ghp_", "gho_", "ghs_",
-        "github_pat_", "xoxb-", "xoxp-", "glpat-", "AIza",
+        "sk-",
+        "sk_live_",
+        "sk_test_",
+        "pk_live_",
+        "rk_live_",
+        "ghp_",
+        "gho_",
+        "ghs_",
+        "github_pat_",
+        "xoxb-",
+        "xoxp-",
+        "glpat-",
+        "AIza",
     ];
-    let token_chars = |s: &str| s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | '+' | '='));
+    let token_chars = |s: &str| {
+        s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | '+' | '='))
+    };
     if word.len() >= 16 && token_chars(word) && PREFIXES.iter().any(|p| word.starts_with(p)) {
         return true;
     }
-    if word.len() == 20 && (word.starts_with("AKIA") || word.starts_with("ASIA")) && word.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()) {
+    if word.len() == 20
+        && (word.starts_with("AKIA") || word.starts_with("ASIA"))
+        && word
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+    {
         return true;
     }
     let parts: Vec<&str> = word.split('.').collect();
-    if parts.len() == 3 && word.starts_with("eyJ") && parts.iter().all(|p| p.len() >= 4 && token_chars(p)) {
+    if parts.len() == 3
+        && word.starts_with("eyJ")
+        && parts.iter().all(|p| p.len() >= 4 && token_chars(p))
+    {
         return true;
     }
     if word.len() < 20 || !token_chars(word) {
@@ -514,7 +666,11 @@ mod tests {
             "3782 822463 10005",
             "４１１１ １１１１ １１１１ １１１１",
         ] {
-            assert_eq!(text(&format!("card {card}, thanks")), "card <card>, thanks", "{card}");
+            assert_eq!(
+                text(&format!("card {card}, thanks")),
+                "card <card>, thanks",
+                "{card}"
+            );
         }
         // Fails Luhn: a long number, not a card.
         assert_eq!(text("ref 4111 1111 1111 1112"), "ref <id_number>");
@@ -522,17 +678,29 @@ mod tests {
 
     #[test]
     fn ibans_phones_ids_secrets() {
-        assert_eq!(text("IBAN DE89 3704 0044 0532 0130 00 please"), "IBAN <iban> please");
+        assert_eq!(
+            text("IBAN DE89 3704 0044 0532 0130 00 please"),
+            "IBAN <iban> please"
+        );
         assert_eq!(text("to GB82WEST12345698765432."), "to <iban>.");
         assert_eq!(text("call +44 20 7946 0958"), "call <phone>");
         assert_eq!(text("call (555) 123-4567 now"), "call <phone> now");
         assert_eq!(text("ssn 078-05-1120"), "ssn <id_number>");
         assert_eq!(text("my pin 4821"), "my pin <secret>");
+        assert_eq!(text("my pin is 4821."), "my pin is <secret>.");
+        assert_eq!(text("My PIN is blocked, help"), "My PIN is blocked, help");
+        assert_eq!(
+            text("I forgot my password and need a reset"),
+            "I forgot my password and need a reset"
+        );
         assert_eq!(text("password: hunter2"), "password: <secret>");
         assert_eq!(text("pwd=hunter2"), "pwd=<secret>");
         assert_eq!(text("key sk-live0123456789abcdefXYZ"), "key <secret>");
         assert_eq!(text("AKIAIOSFODNN7EXAMPLE"), "<secret>");
-        assert_eq!(text("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdEFGH"), "<secret>");
+        assert_eq!(
+            text("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdEFGH"),
+            "<secret>"
+        );
     }
 
     #[test]
@@ -554,7 +722,11 @@ mod tests {
 
     #[test]
     fn idempotent_and_placeholders_stay() {
-        for s in ["card <card> and mail <email>", "pin <secret>", "pay with 4111 1111 1111 1111"] {
+        for s in [
+            "card <card> and mail <email>",
+            "pin <secret>",
+            "pay with 4111 1111 1111 1111",
+        ] {
             let once = text(s);
             assert_eq!(text(&once), once);
         }
