@@ -261,7 +261,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             }
         }
         let mut patch = SchemaPatch::new(
-            format!("evo-{cluster:016x}-{}", now.unix_timestamp()),
+            patch_id(key, cluster, now),
             template.schema_id.clone(),
             now,
             // Near the end of the representable range the lifetime is cut
@@ -301,6 +301,19 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             }),
         }
     }
+}
+
+/// A patch id no other pool can produce: global and personal pools number
+/// their clusters independently, so the pool is part of it.
+fn patch_id(pool: &PoolKey, cluster: u64, now: OffsetDateTime) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = rustc_hash::FxHasher::default();
+    pool.hash(&mut hasher);
+    format!(
+        "evo-{:016x}-{cluster:016x}-{}",
+        hasher.finish(),
+        now.unix_timestamp()
+    )
 }
 
 /// `existing` with the candidate's description appended: same type, same
@@ -386,5 +399,25 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
             }
         }
         events
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patch_ids_differ_between_pools() {
+        let now = time::macros::datetime!(2026-05-01 0:00 UTC);
+        let global = PoolKey {
+            scenario: "s".into(),
+            client: None,
+        };
+        let personal = PoolKey {
+            scenario: "s".into(),
+            client: Some("agent-7".into()),
+        };
+        assert_ne!(patch_id(&global, 42, now), patch_id(&personal, 42, now));
+        assert_eq!(patch_id(&global, 42, now), patch_id(&global.clone(), 42, now));
     }
 }
