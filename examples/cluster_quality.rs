@@ -405,7 +405,10 @@ fn embedders() -> Vec<(&'static str, Box<dyn Embedder>)> {
 }
 
 fn calibrate(args: &Args) -> Result<(), String> {
-    let train = read_csv(&args.dir.join("train.csv"))?;
+    let mut train = read_csv(&args.dir.join("train.csv"))?;
+    if args.redact {
+        redact_all(&mut train);
+    }
     let categories = train.labels.iter().max().map_or(0, |m| m + 1);
     println!(
         "train.csv: {} texts, {categories} categories; {} shuffled order(s), seed {}\n",
@@ -450,13 +453,19 @@ fn calibrate(args: &Args) -> Result<(), String> {
 }
 
 /// Runs every text through `sanitize_fragment` and `redact` as the pipeline
-/// does, and prints how many (and which) texts redaction changed.
+/// does, and prints how many (and which) texts redaction changed and the
+/// sanitizer flagged as prompt injection (in a set of genuine requests,
+/// every flag is a false positive).
 fn redact_all(set: &mut Labelled) {
     let mut changed = Vec::new();
+    let mut flagged = Vec::new();
     for text in &mut set.texts {
         let Some(clean) = sanitize_fragment(text) else {
             continue;
         };
+        if clean.flagged {
+            flagged.push(format!("- `{}`", clean.text));
+        }
         let redacted = redact(&clean.text);
         if redacted.text != clean.text {
             changed.push(format!("- `{}` → `{}`", clean.text, redacted.text));
@@ -470,6 +479,15 @@ fn redact_all(set: &mut Labelled) {
         100.0 * changed.len() as f64 / set.texts.len().max(1) as f64
     );
     for line in &changed {
+        println!("{line}");
+    }
+    println!(
+        "\nflagged as prompt injection: {} of {} texts ({:.2} %):\n",
+        flagged.len(),
+        set.texts.len(),
+        100.0 * flagged.len() as f64 / set.texts.len().max(1) as f64
+    );
+    for line in &flagged {
         println!("{line}");
     }
     println!();

@@ -16,6 +16,7 @@
 //! | [`RuleInducer`] | `evolution/induce.rs` |
 //! | [`sanitize_fragment`]: clean and flag free text before it is stored | `evolution/sanitize.rs` |
 //! | [`redact`]: personal data and secrets become placeholders | `evolution/redact.rs` |
+//! | prompt-injection detection behind [`Sanitized::flagged`] | `evolution/injection.rs` |
 //!
 //! Feature `evolution` (on by default; needs `patch`).
 
@@ -23,6 +24,7 @@ mod cluster;
 mod embed;
 mod heat;
 mod induce;
+mod injection;
 mod pipeline;
 mod pool;
 mod redact;

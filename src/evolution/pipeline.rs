@@ -418,6 +418,9 @@ mod tests {
             client: Some("agent-7".into()),
         };
         assert_ne!(patch_id(&global, 42, now), patch_id(&personal, 42, now));
-        assert_eq!(patch_id(&global, 42, now), patch_id(&global.clone(), 42, now));
+        assert_eq!(
+            patch_id(&global, 42, now),
+            patch_id(&global.clone(), 42, now)
+        );
     }
 }

@@ -1,30 +1,10 @@
 //! Cleaning `other` fragments before they enter the pool (§7): `other` is
 //! free text from a client's LLM and gets the care any natural-language input does.
 
+use super::injection::looks_like_injection;
+
 /// Longest fragment kept, in characters; the rest is cut.
 pub const MAX_FRAGMENT_CHARS: usize = 512;
-
-/// Phrasings that try to steer a model rather than describe a need. A flagged
-/// fragment still counts in its cluster but is never quoted in a generated
-/// semantic description, where it would reach every client's LLM.
-const INJECTION_MARKERS: [&str; 16] = [
-    "ignore previous",
-    "ignore all previous",
-    "ignore the above",
-    "disregard previous",
-    "disregard the above",
-    "forget your instructions",
-    "system prompt",
-    "you are now",
-    "new instructions",
-    "act as",
-    "jailbreak",
-    "developer mode",
-    "<script",
-    "drop table",
-    "rm -rf",
-    "exfiltrate",
-];
 
 /// A cleaned fragment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,8 +58,9 @@ pub fn sanitize_fragment(fragment: &str) -> Option<Sanitized> {
     if text.is_empty() {
         return None;
     }
-    let lower = text.to_lowercase();
-    let flagged = INJECTION_MARKERS.iter().any(|m| lower.contains(m));
+    // A flagged fragment still counts in its cluster but is never quoted in
+    // a generated description, where it would reach every client's LLM.
+    let flagged = looks_like_injection(&text);
     Some(Sanitized {
         text,
         flagged,
