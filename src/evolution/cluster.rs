@@ -56,6 +56,13 @@ pub(crate) struct ClusterState {
     pub(crate) exemplars: Vec<Exemplar>,
     /// The key proposed from this cluster, once its trigger fired.
     pub(crate) proposed: Option<String>,
+    /// When a deferred proposal may be tried again (seconds), after the
+    /// inducer proposed nothing or the store could not answer.
+    #[serde(default)]
+    pub(crate) retry_at: Option<f64>,
+    /// How many proposals were deferred, for the backoff.
+    #[serde(default)]
+    pub(crate) failures: u32,
 }
 
 /// Keeps the `keep` largest values of `values` (ascending, total order).
@@ -87,6 +94,8 @@ impl ClusterState {
             client_heat: Vec::new(),
             exemplars: Vec::new(),
             proposed: None,
+            retry_at: None,
+            failures: 0,
         }
     }
 
@@ -252,5 +261,11 @@ impl ClusterState {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        // The later retry and the longer backoff: symmetric, so merge stays commutative.
+        self.retry_at = match (self.retry_at, other.retry_at) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        self.failures = self.failures.max(other.failures);
     }
 }

@@ -132,7 +132,42 @@ pub enum EvolutionEvent {
         /// Applied, or queued behind the convergence guard.
         submission: Submission,
     },
-    /// The store refused the packaged patch.
+    /// A proposal was put off: the inducer proposed nothing, or the store
+    /// could not build the schema to check it against. The cluster may
+    /// trigger again from `retry_at` (a backoff doubling per failure).
+    Deferred {
+        /// The pool.
+        pool: PoolKey,
+        /// The cluster.
+        #[serde(serialize_with = "hex_id")]
+        cluster: u64,
+        /// Why.
+        reason: String,
+        /// When it may be tried again.
+        #[serde(with = "time::serde::rfc3339")]
+        retry_at: OffsetDateTime,
+    },
+    /// A cluster will propose nothing: most of its fragments read as
+    /// instructions to a model, which must never become schema.
+    Withheld {
+        /// The pool.
+        pool: PoolKey,
+        /// The cluster.
+        #[serde(serialize_with = "hex_id")]
+        cluster: u64,
+        /// Why.
+        reason: String,
+    },
+    /// A fragment could not enter a pool (nothing left to embed, or an
+    /// embedder output the pool refuses); the fragment itself is not repeated.
+    Skipped {
+        /// The pool.
+        pool: PoolKey,
+        /// Why.
+        reason: String,
+    },
+    /// The store refused the packaged patch (a sensitive key refused by the
+    /// authorizer is held here: `unauthorized_sensitive_change`).
     Refused {
         /// The pool.
         pool: PoolKey,
@@ -226,18 +261,49 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         now: OffsetDateTime,
         events: &mut Vec<EvolutionEvent>,
     ) {
-        let Ok(template) = store.template_for(key.client.as_deref(), now) else {
-            return;
-        };
         let Some(pool) = self.pools.get_mut(key) else {
             return;
         };
+        let mut defer = |pool: &mut Pool, reason: String| {
+            if let Some(retry_at) = pool.defer(cluster, now) {
+                events.push(EvolutionEvent::Deferred {
+                    pool: key.clone(),
+                    cluster,
+                    reason,
+                    retry_at,
+                });
+            }
+        };
+        let template = match store.template_for(key.client.as_deref(), now) {
+            Ok(template) => template,
+            Err(error) => {
+                defer(
+                    pool,
+                    format!("the store could not build the schema: {error}"),
+                );
+                return;
+            }
+        };
+        let flagged_majority = pool.cluster(cluster).is_some_and(|view| {
+            let (flagged, total) = view.exemplars().iter().fold((0u64, 0u64), |(f, t), e| {
+                (f + if e.flagged { e.count } else { 0 }, t + e.count)
+            });
+            flagged * 2 >= total && total > 0
+        });
+        if flagged_majority {
+            pool.mark_proposed(cluster, "");
+            events.push(EvolutionEvent::Withheld {
+                pool: key.clone(),
+                cluster,
+                reason: "most of its fragments read as instructions to a model".to_owned(),
+            });
+            return;
+        }
         let candidate = pool
             .cluster(cluster)
             .and_then(|view| self.inducer.induce(&view, &template));
         let Some(candidate) = candidate else {
-            // Nothing to propose: stop asking on every further fragment.
-            pool.mark_proposed(cluster, "");
+            defer(pool, "the inducer proposed no key".to_owned());
             return;
         };
         pool.mark_proposed(cluster, candidate.key_name.as_str());
@@ -369,18 +435,31 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
             for key in &keys {
                 let personal = key.client.is_some();
                 if !self.pools.contains_key(key) {
-                    let Ok(pool) = Pool::new(self.pool_config(personal)) else {
-                        continue;
+                    let pool = match Pool::new(self.pool_config(personal)) {
+                        Ok(pool) => pool,
+                        Err(error) => {
+                            events.push(EvolutionEvent::Skipped {
+                                pool: key.clone(),
+                                reason: error.to_string(),
+                            });
+                            continue;
+                        }
                     };
                     self.pools.insert(key.clone(), pool);
                 }
                 let Some(pool) = self.pools.get_mut(key) else {
                     continue;
                 };
-                // A zero vector (nothing to embed) or a broken embedder output is skipped.
-                let Ok(ingested) = pool.ingest(&vector, &clean.text, clean.flagged, client, now)
-                else {
-                    continue;
+                let ingested = match pool.ingest(&vector, &clean.text, clean.flagged, client, now) {
+                    Ok(ingested) => ingested,
+                    Err(error) => {
+                        // A zero vector (nothing to embed) or a broken embedder output.
+                        events.push(EvolutionEvent::Skipped {
+                            pool: key.clone(),
+                            reason: error.to_string(),
+                        });
+                        continue;
+                    }
                 };
                 if !ingested.triggered {
                     continue;

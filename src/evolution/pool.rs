@@ -412,6 +412,25 @@ impl Pool {
         (0..self.clusters.len()).filter_map(|i| self.view(i))
     }
 
+    /// Puts off proposing from cluster `id` after a failure (the inducer
+    /// proposed nothing, the store could not answer): it may trigger again
+    /// after a backoff of one hour, doubling with each failure up to a week.
+    /// Returns when, or `None` for an unknown cluster.
+    pub fn defer(&mut self, id: u64, now: OffsetDateTime) -> Option<OffsetDateTime> {
+        const HOUR: f64 = 3600.0;
+        const WEEK: f64 = 7.0 * 24.0 * HOUR;
+        let cluster = self.clusters.iter_mut().find(|c| c.id == id)?;
+        cluster.failures = cluster.failures.saturating_add(1);
+        let backoff =
+            (HOUR * 2f64.powi(cluster.failures.saturating_sub(1).min(16) as i32)).min(WEEK);
+        let at = seconds(now) + backoff;
+        cluster.retry_at = Some(at);
+        Some(
+            now.checked_add(time::Duration::seconds_f64(backoff))
+                .unwrap_or(now),
+        )
+    }
+
     /// Records that a key was proposed from cluster `id`, so it triggers no more.
     pub fn mark_proposed(&mut self, id: u64, key_name: &str) -> bool {
         match self.clusters.iter_mut().find(|c| c.id == id) {
@@ -638,7 +657,9 @@ impl Pool {
         };
         cluster.observe(text, flagged, client, at, &limits);
         outcome.cluster = cluster.id;
-        outcome.triggered = cluster.proposed.is_none() && cluster.gate_open(at, threshold, &limits);
+        outcome.triggered = cluster.proposed.is_none()
+            && cluster.retry_at.is_none_or(|retry| at >= retry)
+            && cluster.gate_open(at, threshold, &limits);
         Ok(outcome)
     }
 
