@@ -410,3 +410,21 @@ fn an_injection_cluster_is_withheld() {
             .any(|e| matches!(e, EvolutionEvent::Proposed { .. }))
     );
 }
+
+/// Personal pools are capped: the least recently active client's goes first.
+#[test]
+fn personal_pools_stay_within_their_cap() {
+    let mut store = store();
+    let config = EvolutionConfig::default()
+        .branching(Branching::GlobalAndPerClient)
+        .max_client_pools(3);
+    let mut engine = Evolution::new(HashingEmbedder::default(), RuleInducer, config);
+    replay(&mut engine, &mut store, &SEAT, 10, 3);
+    let personal: Vec<String> = engine
+        .pools()
+        .filter_map(|(k, _)| k.client.clone())
+        .collect();
+    // The last three clients to send (agent-7, -8, -9) keep theirs.
+    assert_eq!(personal, ["agent-7", "agent-8", "agent-9"]);
+    assert_eq!(engine.pools().count(), 4);
+}

@@ -59,6 +59,9 @@ pub struct EvolutionConfig {
     pub branching: Branching,
     /// How long a proposed patch applies. Default 30 days.
     pub patch_lifetime: Duration,
+    /// Most personal pools kept at once (with `GlobalAndPerClient`); past it
+    /// the least recently active client's pool is dropped. Default 10,000.
+    pub max_client_pools: usize,
 }
 
 impl Default for EvolutionConfig {
@@ -68,6 +71,7 @@ impl Default for EvolutionConfig {
             threshold: None,
             branching: Branching::Global,
             patch_lifetime: Duration::days(30),
+            max_client_pools: 10_000,
         }
     }
 }
@@ -88,6 +92,12 @@ impl EvolutionConfig {
     /// Sets the pools' settings (`dimension` and `threshold` come from the embedder).
     pub fn pool(mut self, pool: PoolConfig) -> Self {
         self.pool = pool;
+        self
+    }
+
+    /// Sets how many personal pools are kept at once.
+    pub fn max_client_pools(mut self, max: usize) -> Self {
+        self.max_client_pools = max;
         self
     }
 
@@ -200,6 +210,8 @@ pub struct Evolution<E = HashingEmbedder, I = RuleInducer> {
     inducer: I,
     config: EvolutionConfig,
     pools: BTreeMap<PoolKey, Pool>,
+    /// When each personal pool last took a fragment, for eviction.
+    last_active: BTreeMap<PoolKey, OffsetDateTime>,
 }
 
 impl Default for Evolution {
@@ -220,6 +232,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             inducer,
             config,
             pools: BTreeMap::new(),
+            last_active: BTreeMap::new(),
         }
     }
 
@@ -234,7 +247,14 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
     }
 
     /// Puts a pool in place (restoring a snapshot, or after merging replicas).
+    /// A restored personal pool counts towards `max_client_pools` as the
+    /// least recently active until its client sends again.
     pub fn insert_pool(&mut self, key: PoolKey, pool: Pool) -> Option<Pool> {
+        if key.client.is_some() && !self.last_active.contains_key(&key) {
+            self.make_room_for_a_client_pool();
+            self.last_active
+                .insert(key.clone(), OffsetDateTime::UNIX_EPOCH);
+        }
         self.pools.insert(key, pool)
     }
 
@@ -251,6 +271,24 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             config.client_heat_cap = f64::MAX;
         }
         config
+    }
+
+    /// Drops the least recently active personal pools until one more fits
+    /// under `max_client_pools` (memory stays bounded however many clients
+    /// come and go; a dropped client starts afresh if it comes back).
+    fn make_room_for_a_client_pool(&mut self) {
+        while self.last_active.len() >= self.config.max_client_pools.max(1) {
+            let Some(oldest) = self
+                .last_active
+                .iter()
+                .min_by(|a, b| a.1.cmp(b.1).then_with(|| a.0.cmp(b.0)))
+                .map(|(k, _)| k.clone())
+            else {
+                break;
+            };
+            self.last_active.remove(&oldest);
+            self.pools.remove(&oldest);
+        }
     }
 
     fn propose(
@@ -434,6 +472,12 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
             self.embedder.embed_into(&clean.text, &mut vector);
             for key in &keys {
                 let personal = key.client.is_some();
+                if personal {
+                    if !self.pools.contains_key(key) {
+                        self.make_room_for_a_client_pool();
+                    }
+                    self.last_active.insert(key.clone(), now);
+                }
                 if !self.pools.contains_key(key) {
                     let pool = match Pool::new(self.pool_config(personal)) {
                         Ok(pool) => pool,
