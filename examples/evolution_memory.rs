@@ -75,8 +75,8 @@ fn main() -> ExitCode {
         let client = format!("client-{}", i % clients);
         let text = format!(
             "{} request number {i} for {}",
-            words[(i % 10) as usize],
-            words[((i / 10) % 10) as usize]
+            words.get((i % 10) as usize).unwrap_or(&"seat"),
+            words.get(((i / 10) % 10) as usize).unwrap_or(&"seat")
         );
         let message = json!({"schema_id": "s_v1", "payload": {"origin": "PEK", "other": text}});
         let now = t0 + Duration::seconds(i as i64);
