@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 
-use sdsi::evolution::{Embedder, HashingEmbedder, Pool, PoolConfig, sanitize_fragment};
+use sdsi::evolution::{Embedder, HashingEmbedder, Pool, PoolConfig, redact, sanitize_fragment};
 use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 
@@ -56,7 +56,9 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         record.insert("line".into(), json!(number + 1));
         record.insert("fragment".into(), json!(line));
         record.insert("cluster".into(), Value::Null);
-        if let Some(clean) = sanitize_fragment(&line) {
+        if let Some(mut clean) = sanitize_fragment(&line) {
+            // As the evolution pipeline does: values become placeholders first.
+            clean.text = redact(&clean.text).text;
             embedder.embed_into(&clean.text, &mut vector);
             if let Ok(ingested) = pool.ingest(&vector, &clean.text, clean.flagged, "cli", now) {
                 let next = ids.len();
