@@ -780,6 +780,10 @@ proptest! {
                     let schema = store.compile_for(view, now);
                     prop_assert!(schema.is_ok(), "{:?} at day {}: {:?}", view, day, schema.err());
                     let schema = schema.unwrap();
+                    // The per-client cache never serves a stale schema: a
+                    // clone starts with an empty cache and compiles afresh.
+                    let fresh = store.clone().compile_for(view, now).unwrap();
+                    prop_assert_eq!(schema.template(), fresh.template());
                     let origin = schema.template().key("origin").unwrap();
                     prop_assert_eq!(origin.key_type, KeyType::String, "base keys never change");
                     prop_assert!(!origin.is_experimental());

@@ -1,7 +1,7 @@
 //! The key lifecycle (§6.2.3): states, the evaluation policy, per-key metrics
 //! and the forward-only evaluation driven by `now`.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -124,8 +124,8 @@ pub struct KeyMetrics {
     pub semantic_alignment_accuracy: Option<f64>,
     /// Payloads whose value had the key's type / payloads carrying the key.
     pub value_type_correctness: Option<f64>,
-    /// Clients it was delivered to that then sent it well-typed / clients it
-    /// was delivered to (so at most 1).
+    /// Clients it was delivered to (by the window's end) that sent it
+    /// well-typed inside the window / clients it was delivered to (so at most 1).
     pub client_adoption_rate: Option<f64>,
 }
 
@@ -158,8 +158,10 @@ struct Counts {
     well_typed: DayWindow,
     judged: DayWindow,
     aligned: DayWindow,
-    delivered_to: FxHashSet<String>,
-    adopted_by: FxHashSet<String>,
+    /// Client → the day the key was first delivered to it.
+    delivered_to: FxHashMap<String, i64>,
+    /// Client → the latest day it sent the key well-typed.
+    adopted_by: FxHashMap<String, i64>,
 }
 
 impl Counts {
@@ -169,8 +171,8 @@ impl Counts {
             well_typed: DayWindow::new(days),
             judged: DayWindow::new(days),
             aligned: DayWindow::new(days),
-            delivered_to: FxHashSet::default(),
-            adopted_by: FxHashSet::default(),
+            delivered_to: FxHashMap::default(),
+            adopted_by: FxHashMap::default(),
         }
     }
 }
@@ -245,6 +247,8 @@ pub struct Lifecycle {
     experimental: FxHashMap<PatchScope, Vec<usize>>,
     /// Records not gone as of the last evaluation: the only ones that can move.
     live: Vec<usize>,
+    /// The global ones among them: what every client sees.
+    live_global: Vec<usize>,
     /// Key name → its records in every scope.
     by_name: FxHashMap<Box<str>, Vec<usize>>,
 }
@@ -262,6 +266,7 @@ impl Lifecycle {
             evaluated_at: None,
             experimental: FxHashMap::default(),
             live: Vec::new(),
+            live_global: Vec::new(),
             by_name: FxHashMap::default(),
         }
     }
@@ -334,6 +339,9 @@ impl Lifecycle {
                 .or_default()
                 .push(index);
             self.live.push(index);
+            if patch.scope.is_global() {
+                self.live_global.push(index);
+            }
             let named = self.by_name.entry(name.into()).or_default();
             if !named.contains(&index) {
                 named.push(index);
@@ -411,12 +419,26 @@ impl Lifecycle {
         client: Option<&str>,
         now: OffsetDateTime,
     ) -> Vec<(&KeyDefinition, KeyState)> {
+        self.visible_at(client, now)
+            .into_iter()
+            .filter_map(|(i, state)| Some((&self.records.get(i)?.definition, state)))
+            .collect()
+    }
+
+    /// The records `client` sees at `now` (not gone), by index, with their
+    /// state: what a merge reads from the lifecycle, so equal lists mean
+    /// equal merges.
+    pub(crate) fn visible_at(
+        &self,
+        client: Option<&str>,
+        now: OffsetDateTime,
+    ) -> Vec<(usize, KeyState)> {
         // Through the indexes, so the cost follows what this client sees,
         // not every client's history; gone stays gone, so skip it first.
         let personal = client.and_then(|c| self.personal.get(c));
         let mut indices: Vec<usize> = self
-            .global
-            .values()
+            .live_global
+            .iter()
             .chain(personal.into_iter().flat_map(|m| m.values()))
             .copied()
             .filter(|&i| {
@@ -426,10 +448,10 @@ impl Lifecycle {
             })
             .collect();
         indices.sort_unstable();
+        indices.dedup();
         indices
             .into_iter()
-            .filter_map(|i| self.records.get(i))
-            .filter_map(|r| Some((&r.definition, self.project(r, now)?.0)))
+            .filter_map(|i| Some((i, self.project(self.records.get(i)?, now)?.0)))
             .filter(|(_, state)| *state != KeyState::Gone)
             .collect()
     }
@@ -526,8 +548,11 @@ impl Lifecycle {
             record.counts.present.add(day, 1);
             if record.key_type.matches(value) {
                 record.counts.well_typed.add(day, 1);
-                if !record.counts.adopted_by.contains(client) {
-                    record.counts.adopted_by.insert(client.to_owned());
+                match record.counts.adopted_by.get_mut(client) {
+                    Some(latest) => *latest = (*latest).max(day),
+                    None => {
+                        record.counts.adopted_by.insert(client.to_owned(), day);
+                    }
                 }
             }
         }
@@ -557,16 +582,28 @@ impl Lifecycle {
         true
     }
 
-    /// Records that the key `name` was delivered to `client` (the denominator
-    /// of the adoption rate). Returns false when the key is not tracked.
-    pub fn record_delivery(&mut self, scope: &PatchScope, name: &str, client: &str) -> bool {
+    /// Records that the key `name` was delivered to `client` at `now` (the
+    /// denominator of the adoption rate). Returns false when the key is not tracked.
+    pub fn record_delivery(
+        &mut self,
+        scope: &PatchScope,
+        name: &str,
+        client: &str,
+        now: OffsetDateTime,
+    ) -> bool {
         let Some(record) = self
             .record_index(scope, name)
             .and_then(|i| self.records.get_mut(i))
         else {
             return false;
         };
-        record.counts.delivered_to.insert(client.to_owned());
+        let day = day_of(now);
+        record
+            .counts
+            .delivered_to
+            .entry(client.to_owned())
+            .and_modify(|first| *first = (*first).min(day))
+            .or_insert(day);
         true
     }
 
@@ -607,10 +644,25 @@ impl Lifecycle {
             usage_frequency: ratio(present, totals.map_or(0, |t| t.sum(from, to))),
             semantic_alignment_accuracy: ratio(c.aligned.sum(from, to), c.judged.sum(from, to)),
             value_type_correctness: ratio(c.well_typed.sum(from, to), present),
-            client_adoption_rate: ratio(
-                c.adopted_by.intersection(&c.delivered_to).count() as u64,
-                c.delivered_to.len() as u64,
-            ),
+            client_adoption_rate: {
+                // Clients told about the key by the window's end, and those of
+                // them that sent it well-typed inside the window.
+                let told: Vec<&String> = c
+                    .delivered_to
+                    .iter()
+                    .filter(|(_, day)| **day <= to)
+                    .map(|(client, _)| client)
+                    .collect();
+                let adopted = told
+                    .iter()
+                    .filter(|client| {
+                        c.adopted_by
+                            .get(client.as_str())
+                            .is_some_and(|day| (from..=to).contains(day))
+                    })
+                    .count();
+                ratio(adopted as u64, told.len() as u64)
+            },
         }
     }
 
@@ -667,6 +719,8 @@ impl Lifecycle {
         }
         self.experimental.retain(|_, list| !list.is_empty());
         self.live
+            .retain(|&i| records.get(i).is_some_and(|r| r.state < KeyState::Gone));
+        self.live_global
             .retain(|&i| records.get(i).is_some_and(|r| r.state < KeyState::Gone));
         moves
     }

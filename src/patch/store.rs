@@ -82,6 +82,55 @@ pub struct SchemaStore {
     delivered: HashMap<String, HashMap<KeyName, KeyDefinition>>,
     /// When set, `submit` takes only patches signed with this key.
     signer: Option<Signer>,
+    /// Bumped whenever the accepted patches change.
+    generation: u64,
+    /// Compiled schemas per client, valid while what the merge reads is unchanged.
+    compiled: CompiledCache,
+}
+
+/// What a client's merge reads: the store's patch generation, which of its
+/// patches have started and are active, and its lifecycle records' states.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct MergeInputs {
+    generation: u64,
+    patches: Vec<(bool, bool)>,
+    records: Vec<(usize, KeyState)>,
+}
+
+/// Compiled schemas by client, each with the merge inputs it was built from.
+/// Cloning a store starts it with an empty cache.
+#[derive(Debug, Default)]
+struct CompiledCache(std::sync::Mutex<HashMap<Option<String>, (MergeInputs, CompiledSchema)>>);
+
+/// Clients whose compiled schema is kept at once; past it the cache starts over.
+const CACHED_CLIENTS: usize = 4096;
+
+impl Clone for CompiledCache {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl CompiledCache {
+    fn get(&self, client: Option<&str>, inputs: &MergeInputs) -> Option<CompiledSchema> {
+        let map = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (cached, schema) = map.get(&client.map(str::to_owned))?;
+        (cached == inputs).then(|| schema.clone())
+    }
+
+    fn put(&self, client: Option<&str>, inputs: MergeInputs, schema: CompiledSchema) {
+        let mut map = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if map.len() >= CACHED_CLIENTS {
+            map.clear();
+        }
+        map.insert(client.map(str::to_owned), (inputs, schema));
+    }
 }
 
 /// What became of a patch id the store took.
@@ -121,6 +170,8 @@ impl SchemaStore {
             options: ValidateOptions::default(),
             delivered: HashMap::new(),
             signer: None,
+            generation: 0,
+            compiled: CompiledCache::default(),
         })
     }
 
@@ -136,6 +187,7 @@ impl SchemaStore {
     /// Sets the validation options of the schemas the store compiles.
     pub fn with_options(mut self, options: ValidateOptions) -> Self {
         self.options = options;
+        self.generation += 1;
         self
     }
 
@@ -365,6 +417,7 @@ impl SchemaStore {
     }
 
     fn accept(&mut self, patch: SchemaPatch, now: OffsetDateTime) {
+        self.generation += 1;
         self.lifecycle.track(&patch, now);
         if let PatchScope::Client(client) = &patch.scope {
             for key in patch.new_keys.iter().chain(&patch.modified_keys) {
@@ -408,6 +461,7 @@ impl SchemaStore {
         }
         // Expired patches leave the merge; their keys live on in the
         // lifecycle's records, and their ids in `seen`.
+        self.generation += 1;
         self.global.retain(|p| p.expires_at > now);
         for patches in self.personal.values_mut() {
             patches.retain(|p| p.expires_at > now);
@@ -468,13 +522,29 @@ impl SchemaStore {
         }
     }
 
-    /// The schema `client` sees at `now` (global patches plus its own), compiled.
+    /// The schema `client` sees at `now` (global patches plus its own),
+    /// compiled. Cached per client while what the merge reads (the accepted
+    /// patches, which of them are active at `now`, the visible keys' states)
+    /// is unchanged, so a server may call it per request.
     pub fn compile_for(
         &self,
         client: Option<&str>,
         now: OffsetDateTime,
     ) -> Result<CompiledSchema, CompileError> {
-        self.effective(client).compile(now)
+        let inputs = MergeInputs {
+            generation: self.generation,
+            patches: self
+                .patches_for(client)
+                .map(|p| (p.timestamp <= now, p.is_active_at(now)))
+                .collect(),
+            records: self.lifecycle.visible_at(client, now),
+        };
+        if let Some(schema) = self.compiled.get(client, &inputs) {
+            return Ok(schema);
+        }
+        let schema = self.effective(client).compile(now)?;
+        self.compiled.put(client, inputs, schema.clone());
+        Ok(schema)
     }
 
     /// The template `client` sees at `now`, with lifecycle flags.
@@ -559,7 +629,7 @@ impl SchemaStore {
         for key in &new_keys {
             let scope = self.scope_of(client, &key.key_name);
             self.lifecycle
-                .record_delivery(&scope, key.key_name.as_str(), client);
+                .record_delivery(&scope, key.key_name.as_str(), client, now);
         }
         let patches = self.sources(client, new_keys.iter().chain(&modified_keys), now);
         Ok(Some(SchemaUpdateSuggestion {
