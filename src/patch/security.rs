@@ -4,18 +4,25 @@
 use crate::key::KeyName;
 use crate::patch::SchemaPatch;
 
-/// Decides whether a patch that adds or modifies sensitive keys may apply
-/// (§7: schema updates touching security-relevant keys MUST be authorized).
+/// Decides whether a patch may apply (§7: schema updates touching
+/// security-relevant keys MUST be authorized).
 ///
-/// Called only for patches that touch at least one sensitive key, with the
-/// names of those keys. Closures implement it:
+/// Called for every patch checked (by a store's `submit`, again when a
+/// queued patch is released, and by a strict or lenient merge), with the
+/// names of the sensitive keys it adds or modifies — empty when it touches
+/// none. An authorizer that only guards sensitive keys returns `true` for an
+/// empty list; one that audits or restricts every change sees them all.
+/// Closures implement it:
 ///
 /// ```
 /// use sdsi::KeyName;
 /// use sdsi::patch::{PatchAuthorizer, SchemaPatch};
-/// let only_ops = |patch: &SchemaPatch, _keys: &[KeyName]| patch.patch_id.starts_with("ops-");
+/// // Anyone may add ordinary keys; sensitive ones need an "ops-" patch.
+/// let ops_for_sensitive = |patch: &SchemaPatch, keys: &[KeyName]| {
+///     keys.is_empty() || patch.patch_id.starts_with("ops-")
+/// };
 /// fn takes(_: &dyn PatchAuthorizer) {}
-/// takes(&only_ops);
+/// takes(&ops_for_sensitive);
 /// ```
 pub trait PatchAuthorizer: Send + Sync {
     /// Whether `patch` may add or modify the sensitive keys `keys`.
@@ -40,12 +47,13 @@ where
     }
 }
 
-/// The default authorizer: refuses every change to a sensitive key.
+/// The default authorizer: refuses every change to a sensitive key, allows
+/// every other patch.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DenySensitive;
 
 impl PatchAuthorizer for DenySensitive {
-    fn authorize(&self, _patch: &SchemaPatch, _keys: &[KeyName]) -> bool {
-        false
+    fn authorize(&self, _patch: &SchemaPatch, keys: &[KeyName]) -> bool {
+        keys.is_empty()
     }
 }
