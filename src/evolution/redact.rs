@@ -1,9 +1,9 @@
 //! Redaction of personal data and secrets in `other` fragments (§7), before
 //! anything is embedded, clustered, stored, quoted or logged.
 //!
-//! Each value found becomes a typed placeholder, so that "pay with my card
-//! 4111 1111 1111 1111" from many clients, each with their own number, is the
-//! one need "pay with my card <card>", and no raw value survives anywhere.
+//! Each value found becomes a typed placeholder, so that `pay with my card
+//! 4111 1111 1111 1111` from many clients, each with their own number, is the
+//! one need `pay with my card <card>`, and no raw value survives anywhere.
 //!
 //! | placeholder | what | how it is recognised | category |
 //! |---|---|---|---|
