@@ -428,3 +428,33 @@ fn personal_pools_stay_within_their_cap() {
     assert_eq!(personal, ["agent-7", "agent-8", "agent-9"]);
     assert_eq!(engine.pools().count(), 4);
 }
+
+/// The gate counts requests: four clients, one message each with twenty
+/// paraphrases in `other`, are four requests, not eighty, and open nothing.
+#[test]
+fn many_fragments_in_few_requests_do_not_open_the_gate() {
+    let mut store = store();
+    let mut engine = Evolution::default();
+    let mut events = Vec::new();
+    for c in 0..4 {
+        let fragments: Vec<String> = (0..20)
+            .map(|i| format!("{} {i}", SEAT[i % SEAT.len()]))
+            .collect();
+        let message = json!({"schema_id": "flight_booking_v1", "payload": {
+            "origin": "PEK", "destination": "SHA", "departure_date": "2026-05-04", "other": fragments}});
+        let now = T0 + Duration::minutes(10 * c);
+        events.extend(engine.observe(&mut store, &message, &format!("agent-{c}"), now));
+    }
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, EvolutionEvent::Triggered { .. })),
+        "{events:#?}"
+    );
+    // However the paraphrases clustered, no cluster saw more than the four requests.
+    for (_, pool) in engine.pools() {
+        for cluster in pool.clusters() {
+            assert!(cluster.occurrences() <= 4, "{}", cluster.occurrences());
+        }
+    }
+}

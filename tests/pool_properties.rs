@@ -710,7 +710,10 @@ proptest! {
                 Op::Vector(v, c, ms) => {
                     run.now = Run::advance(run.now, *ms);
                     let text = run.fresh_text("f", run.now);
-                    let _ = run.pool.ingest(&v.build(), &text, false, &client(*c), run.now);
+                    // A client per fragment: every ingest is its own request
+                    // (the fragments of one request add no heat; tested below).
+                    let who = format!("{}-{text}", client(*c));
+                    let _ = run.pool.ingest(&v.build(), &text, false, &who, run.now);
                     record(&mut records, &run.pool, &text, run.now);
                 }
                 Op::Merge(ingests) => {
@@ -719,7 +722,8 @@ proptest! {
                     for (v, c, ms) in ingests {
                         now = Run::advance(now, *ms);
                         let text = run.fresh_text("g", now);
-                        let _ = other.ingest(&v.build(), &text, false, &client(*c), now);
+                        let who = format!("{}-{text}", client(*c));
+                        let _ = other.ingest(&v.build(), &text, false, &who, now);
                         record(&mut records, &other, &text, now);
                     }
                     run.pool.merge(&other).unwrap();
@@ -755,9 +759,13 @@ proptest! {
     }
 
     /// With the per-client cap, a client adds at most `client_heat_cap` to a
-    /// cluster per tumbling window `floor(t / window_secs)`, increment by
-    /// increment, in ingest order; the heat equals the reference sum of what
-    /// was allowed.
+    /// cluster within the sliding window before each request, increment by
+    /// increment, in ingest order; a fragment from the same client at the
+    /// same instant as the last is the same request and adds nothing; the
+    /// heat equals the reference sum of what was allowed. (The reference
+    /// forgets a client's grants older than its latest minus the window, as
+    /// the pool does to stay bounded; with time that never goes back that
+    /// loses nothing, and `any_window_holds_the_cap` checks the cap itself.)
     #[test]
     fn per_client_cap_matches_reference(
         cap in prop_oneof![Just(15.0), Just(0.0), Just(2.5), 0.1f64..10.0],
@@ -769,79 +777,134 @@ proptest! {
         config.client_heat_cap = cap;
         config.increment = increment;
         config.half_life_secs = half_life;
+        let window = config.window_secs;
         let mut pool = Pool::new(config).unwrap();
-        let mut added: HashMap<(u8, i64), f64> = HashMap::new();
+        let mut grants: HashMap<u8, Vec<(f64, f64)>> = HashMap::new();
+        let mut last: Option<(u8, f64)> = None;
+        let mut requests = 0u64;
         let mut records = Vec::new();
         let mut now = T0;
         for (i, (c, ms)) in ingests.iter().enumerate() {
             now = Run::advance(now, *ms);
             let t = secs(now);
             pool.ingest(&[1.0, 0.0], &format!("f{i}"), false, &client(*c), now).unwrap();
-            let window = (t / config.window_secs).floor() as i64;
-            let entry = added.entry((*c, window)).or_insert(0.0);
-            let allowed = (cap - *entry).clamp(0.0, increment);
-            *entry += allowed;
-            if allowed > 0.0 {
-                records.push(Record { increment: allowed, when: now });
+            if last != Some((*c, t)) {
+                last = Some((*c, t));
+                requests += 1;
+                let mine = grants.entry(*c).or_default();
+                let recent: f64 = mine.iter().filter(|(g, _)| *g > t - window).map(|(_, a)| a).sum();
+                let allowed = (cap - recent).clamp(0.0, increment);
+                if allowed > 0.0 {
+                    mine.push((t, allowed));
+                    let latest = mine.iter().map(|(g, _)| *g).fold(f64::NEG_INFINITY, f64::max);
+                    mine.retain(|(g, _)| *g > latest - window);
+                    records.push(Record { increment: allowed, when: now });
+                }
             }
             prop_assert_eq!(pool.len(), 1);
             let view = pool.clusters().next().unwrap();
-            prop_assert_eq!(view.occurrences(), i as u64 + 1);
+            prop_assert_eq!(view.occurrences(), requests);
             assert_heat_matches(&view, &records, now, half_life);
             assert_heat_matches(&view, &records, now + Duration::days(1), half_life);
         }
-        for (_, total) in added {
-            prop_assert!(total <= cap + 1e-9);
+    }
+
+    /// Time moving forward, one client never adds more than the cap within
+    /// any window's length, wherever the window starts.
+    #[test]
+    fn any_window_holds_the_cap(
+        cap in prop_oneof![Just(15.0), Just(2.5), 0.1f64..10.0],
+        increment in prop::sample::select(vec![1.0, 0.7, 4.0]),
+        steps in prop::collection::vec(0i64..2 * 86_400_000, 1..60),
+    ) {
+        let mut config = PoolConfig::new(2, 0.9);
+        config.client_heat_cap = cap;
+        config.increment = increment;
+        config.half_life_secs = 1e300;
+        let window = config.window_secs;
+        let mut pool = Pool::new(config).unwrap();
+        let mut now = T0;
+        let mut added: Vec<(f64, f64)> = Vec::new();
+        let mut before = 0.0;
+        for (i, ms) in steps.iter().enumerate() {
+            now = Run::advance(now, (*ms).max(1));
+            pool.ingest(&[1.0, 0.0], &format!("f{i}"), false, "agent-1", now).unwrap();
+            let heat = pool.clusters().next().unwrap().heat(now);
+            added.push((secs(now), heat - before));
+            before = heat;
+        }
+        for (start, _) in &added {
+            let total: f64 = added.iter().filter(|(t, _)| *t >= *start && *t < start + window).map(|(_, a)| a).sum();
+            prop_assert!(total <= cap + 1e-6, "{} within a window from {}", total, start);
         }
     }
 }
 
 #[test]
-fn the_cap_holds_one_client_to_fifteen_per_window() {
-    let mut pool = Pool::new(PoolConfig::new(2, 0.9)).unwrap();
-    let week = Duration::days(7);
-    // 2026-04-30 00:00 UTC starts a tumbling window (floor(t / 7 days)).
-    let start = datetime!(2026-04-30 0:00 UTC);
-    assert_eq!(secs(start) % (7.0 * DAY), 0.0);
+fn the_cap_holds_one_client_to_fifteen_in_any_week() {
+    let mut config = PoolConfig::new(2, 0.9);
+    config.half_life_secs = 1e300; // no decay: the heat is the sum of what was added
+    let heat_at = |pool: &Pool, t| pool.clusters().next().unwrap().heat(t);
+    let mut pool = Pool::new(config).unwrap();
+    // 2026-04-30 00:00 UTC is where a tumbling window would have started.
+    let edge = datetime!(2026-04-30 0:00 UTC);
+    // Twenty requests in the last twenty minutes before that edge, twenty in
+    // the twenty after: a tumbling window let 15 + 15 through; a sliding one 15.
     for i in 0..40 {
-        pool.ingest(&[1.0, 0.0], "window seat", false, "agent-1", start)
+        let at = edge - Duration::minutes(20) + Duration::minutes(i);
+        pool.ingest(&[1.0, 0.0], "window seat", false, "agent-1", at)
             .unwrap();
-        let heat = pool.clusters().next().unwrap().heat(start);
-        let want = f64::from((i + 1).min(15));
-        // The log-domain sum is exact to ~1e-12 here (t/h ≈ 2e4).
-        assert!(
-            (heat - want).abs() < 1e-9 * want,
-            "after {} fragments: {heat}",
-            i + 1
-        );
     }
+    let after = edge + Duration::minutes(20);
+    assert!(
+        (heat_at(&pool, after) - 15.0).abs() < 1e-9,
+        "{}",
+        heat_at(&pool, after)
+    );
     // Another client is not held back by the first one's cap.
-    pool.ingest(&[1.0, 0.0], "window seat", false, "agent-2", start)
+    pool.ingest(&[1.0, 0.0], "window seat", false, "agent-2", after)
         .unwrap();
-    let heat = pool.clusters().next().unwrap().heat(start);
-    assert!((heat - 16.0).abs() < 1e-9, "{heat}");
-    // The next window starts a new allowance (heat has decayed by 2^-7 meanwhile).
-    let next = start + week;
-    pool.ingest(&[1.0, 0.0], "window seat", false, "agent-1", next)
+    assert!((heat_at(&pool, after) - 16.0).abs() < 1e-9);
+    // A week after its first grant, the first unit leaves agent-1's window.
+    let week_on = edge - Duration::minutes(20) + Duration::days(7) + Duration::seconds(30);
+    pool.ingest(&[1.0, 0.0], "window seat", false, "agent-1", week_on)
         .unwrap();
-    let heat = pool.clusters().next().unwrap().heat(next);
-    assert!((heat - (16.0 / 128.0 + 1.0)).abs() < 1e-9, "{heat}");
-    // The last instant of a window still belongs to it.
-    let mut pool = Pool::new(PoolConfig::new(2, 0.9)).unwrap();
-    for _ in 0..20 {
-        pool.ingest(
-            &[1.0, 0.0],
-            "x",
-            false,
-            "agent-1",
-            next - Duration::milliseconds(1),
-        )
-        .unwrap();
+    assert!(
+        (heat_at(&pool, week_on) - 17.0).abs() < 1e-9,
+        "{}",
+        heat_at(&pool, week_on)
+    );
+}
+
+/// One message's fragments are one request: they add one occurrence and one
+/// increment, not one each; the same client at another instant is another.
+#[test]
+fn fragments_of_one_request_count_once() {
+    let mut config = PoolConfig::new(2, 0.9);
+    config.half_life_secs = 1e300;
+    let mut pool = Pool::new(config).unwrap();
+    let at = datetime!(2026-05-01 8:00 UTC);
+    for i in 0..20 {
+        pool.ingest(&[1.0, 0.0], &format!("extra bag {i}"), false, "agent-1", at)
+            .unwrap();
     }
-    pool.ingest(&[1.0, 0.0], "x", false, "agent-1", next)
-        .unwrap();
-    let heat = pool.clusters().next().unwrap().heat(next);
-    assert!((heat - 16.0).abs() < 1e-6, "{heat}");
+    let view = pool.clusters().next().unwrap();
+    assert_eq!(view.occurrences(), 1);
+    assert!((view.heat(at) - 1.0).abs() < 1e-12);
+    assert_eq!(
+        view.exemplars().len(),
+        8,
+        "the texts are all remembered (up to the cap)"
+    );
+    pool.ingest(
+        &[1.0, 0.0],
+        "extra bag",
+        false,
+        "agent-1",
+        at + Duration::seconds(1),
+    )
+    .unwrap();
+    assert_eq!(pool.clusters().next().unwrap().occurrences(), 2);
 }
 
 #[test]

@@ -29,7 +29,7 @@
 //! | `pool-ingest-outcome` | the outcome's cluster exists; the size changes by created − merged − evicted; never above `max_clusters` |
 //! | `pool-heat-finite` | every cluster's heat is finite and ≥ 0 at every probe time |
 //! | `pool-heat-monotone` | heat never grows as `now` advances without ingest (and reads the latest increment's heat before it) |
-//! | `pool-heat-reference` | in reference mode, heat equals Σ inc·2^(−Δt/h) over the fragments the cluster holds |
+//! | `pool-heat-reference` | in reference mode (one client per fragment, so each fragment is its own request), heat equals Σ inc·2^(−Δt/h) over the fragments the cluster holds |
 //! | `pool-roundtrip` | `serde_json` snapshot → restore succeeds and gives an equal pool |
 //! | `pool-heat-nonfinite` | a heat's log-sum is finite, so it serializes (half-lives below ~1e-298 s overflowed `t/h`; fixed in de29964) |
 //! | `pool-zero-sum` | a restore or merge fails because a cluster's running sum cancelled to zero (threshold -1; fixed in de29964) |
@@ -316,10 +316,15 @@ impl Run {
         }
         match tag {
             0 | 1 => {
-                let who = client(b.u8());
+                let mut who = client(b.u8());
                 self.now = self.now.checked_add(b.step()).unwrap_or(self.now);
                 let v = vector(b, dim);
                 let text = self.text(b, "f", self.now);
+                if self.reference {
+                    // One request per fragment, so each adds its increment
+                    // (fragments of one request count once; see the pool's tests).
+                    who = format!("{who}-{text}");
+                }
                 self.ingest(None, &v, &text, &who, self.now);
             }
             2 => {
@@ -357,6 +362,11 @@ impl Run {
                     "{:?} -> {v:?}",
                     clean.text
                 );
+                let who = if self.reference {
+                    format!("{who}-{}", clean.text)
+                } else {
+                    who
+                };
                 self.ingest(None, &v, &clean.text, &who, self.now);
             }
             3 | 7 => {
@@ -414,11 +424,14 @@ impl Run {
                 let mut other = Pool::new(self.config).unwrap_or_else(|_| self.pool.clone());
                 let mut at = self.now;
                 for _ in 0..n {
-                    let who = client(b.u8());
+                    let mut who = client(b.u8());
                     at = at.checked_add(b.step()).unwrap_or(at);
                     self.times.push(at);
                     let v = vector(b, dim);
                     let text = self.text(b, "g", at);
+                    if self.reference {
+                        who = format!("{who}-{text}");
+                    }
                     self.ingest(Some(&mut other), &v, &text, &who, at);
                 }
                 self.merge(&other);

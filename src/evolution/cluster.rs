@@ -32,12 +32,55 @@ pub struct Exemplar {
     pub flagged: bool,
 }
 
-/// Heat one client added in one tumbling window.
+/// The heat one client added to a cluster, grant by grant, as far back as
+/// the sliding window reaches: the per-client cap counts what it added in
+/// the `window` seconds before each request, not per calendar window, so a
+/// client cannot pass twice the cap across a window's edge.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct ClientHeat {
     client: String,
-    window: i64,
-    added: f64,
+    /// (when, heat granted), oldest first; at most `MAX_GRANTS`.
+    grants: Vec<(f64, f64)>,
+}
+
+/// Grants kept per client; past it the two oldest are added together (kept
+/// at the later time, so the cap errs on the strict side).
+const MAX_GRANTS: usize = 64;
+
+impl ClientHeat {
+    /// What the client added in the window ending at `at` (grants stamped
+    /// after `at`, from a clock that went back, count too).
+    fn recent(&self, at: f64, window: f64) -> f64 {
+        self.grants
+            .iter()
+            .filter(|(t, _)| *t > at - window)
+            .map(|(_, g)| g)
+            .sum()
+    }
+
+    fn latest(&self) -> f64 {
+        self.grants
+            .iter()
+            .map(|(t, _)| *t)
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    fn grant(&mut self, at: f64, amount: f64, window: f64) {
+        self.grants.push((at, amount));
+        let horizon = self.latest() - window;
+        // The same set whatever order grants arrive in (replica merges stay commutative).
+        self.grants.retain(|(t, _)| *t > horizon);
+        self.grants
+            .sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.total_cmp(&b.1)));
+        while self.grants.len() > MAX_GRANTS {
+            let merged = match (self.grants.first(), self.grants.get(1)) {
+                (Some(a), Some(b)) => (a.0.max(b.0), a.1 + b.1),
+                _ => break,
+            };
+            self.grants.drain(..2);
+            self.grants.insert(0, merged);
+        }
+    }
 }
 
 /// A cluster's state.
@@ -56,6 +99,10 @@ pub(crate) struct ClusterState {
     pub(crate) exemplars: Vec<Exemplar>,
     /// The key proposed from this cluster, once its trigger fired.
     pub(crate) proposed: Option<String>,
+    /// The last request counted, (client, when): further fragments of the
+    /// same request (one message's `other` list) join without counting again.
+    #[serde(default)]
+    last_request: Option<(String, f64)>,
     /// When a deferred proposal may be tried again (seconds), after the
     /// inducer proposed nothing or the store could not answer.
     #[serde(default)]
@@ -94,12 +141,16 @@ impl ClusterState {
             client_heat: Vec::new(),
             exemplars: Vec::new(),
             proposed: None,
+            last_request: None,
             retry_at: None,
             failures: 0,
         }
     }
 
-    /// Records one fragment from `client` at `at`.
+    /// Records one fragment from `client` at `at`. A request is a (client,
+    /// instant) pair: the draft's gate counts requests, so the fragments of
+    /// one message after the first add no occurrence and no heat here, only
+    /// their text.
     pub(crate) fn observe(
         &mut self,
         text: &str,
@@ -108,6 +159,15 @@ impl ClusterState {
         at: f64,
         limits: &ClusterLimits,
     ) {
+        self.remember(text, flagged, 1, limits.max_exemplars);
+        let same_request = self
+            .last_request
+            .as_ref()
+            .is_some_and(|(c, t)| c == client && t.to_bits() == at.to_bits());
+        if same_request {
+            return;
+        }
+        self.last_request = Some((client.to_owned(), at));
         self.occurrences = self.occurrences.saturating_add(1);
         let increment = self.capped_increment(client, at, limits);
         self.heat.add(increment, at, limits.half_life);
@@ -122,40 +182,41 @@ impl ClusterState {
         self.recent_clients
             .sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         self.recent_clients.truncate(limits.min_clients);
-        self.remember(text, flagged, 1, limits.max_exemplars);
     }
 
-    /// The increment `client` may still add in the window holding `at`.
+    /// The increment `client` may still add in the sliding window ending at `at`.
     fn capped_increment(&mut self, client: &str, at: f64, limits: &ClusterLimits) -> f64 {
-        let window = (at / limits.window).floor() as i64;
-        let entry = match self
-            .client_heat
-            .iter()
-            .position(|e| e.client == client && e.window == window)
-        {
+        let index = match self.client_heat.iter().position(|e| e.client == client) {
             Some(i) => i,
             None => {
                 if self.client_heat.len() >= limits.max_tracked_clients.max(1) {
-                    // Forget the oldest window's entry first.
-                    if let Some(oldest) = (0..self.client_heat.len())
-                        .min_by_key(|&i| self.client_heat.get(i).map_or(i64::MAX, |e| e.window))
-                    {
+                    // Forget the client whose last grant is oldest.
+                    if let Some(oldest) = (0..self.client_heat.len()).min_by(|&a, &b| {
+                        let latest = |i: usize| {
+                            self.client_heat
+                                .get(i)
+                                .map_or(f64::INFINITY, ClientHeat::latest)
+                        };
+                        latest(a).total_cmp(&latest(b))
+                    }) {
                         self.client_heat.remove(oldest);
                     }
                 }
                 self.client_heat.push(ClientHeat {
                     client: client.to_owned(),
-                    window,
-                    added: 0.0,
+                    grants: Vec::new(),
                 });
                 self.client_heat.len() - 1
             }
         };
-        let Some(entry) = self.client_heat.get_mut(entry) else {
+        let Some(entry) = self.client_heat.get_mut(index) else {
             return 0.0;
         };
-        let allowed = (limits.client_cap - entry.added).clamp(0.0, limits.increment);
-        entry.added += allowed;
+        let allowed =
+            (limits.client_cap - entry.recent(at, limits.window)).clamp(0.0, limits.increment);
+        if allowed > 0.0 {
+            entry.grant(at, allowed, limits.window);
+        }
         allowed
     }
 
@@ -233,18 +294,27 @@ impl ClusterState {
             match self
                 .client_heat
                 .iter_mut()
-                .find(|e| e.client == entry.client && e.window == entry.window)
+                .find(|e| e.client == entry.client)
             {
-                Some(mine) => mine.added += entry.added,
+                Some(mine) => {
+                    for (t, g) in entry.grants {
+                        mine.grant(t, g, limits.window);
+                    }
+                }
                 None => self.client_heat.push(entry),
             }
         }
         self.client_heat.sort_by(|a, b| {
-            b.window
-                .cmp(&a.window)
+            b.latest()
+                .total_cmp(&a.latest())
                 .then_with(|| a.client.cmp(&b.client))
         });
         self.client_heat.truncate(limits.max_tracked_clients.max(1));
+        // The later of the two last requests (ties by client), symmetric.
+        self.last_request = match (self.last_request.take(), other.last_request) {
+            (Some(a), Some(b)) => Some(if (b.1, &b.0) > (a.1, &a.0) { b } else { a }),
+            (a, b) => a.or(b),
+        };
         for e in other.exemplars {
             match self.exemplars.iter_mut().find(|mine| mine.text == e.text) {
                 Some(mine) => {

@@ -122,7 +122,7 @@ pub enum EvolutionEvent {
         cluster: u64,
         /// Its heat.
         heat: f64,
-        /// Its fragments so far.
+        /// Its requests so far (one message is one, however many fragments).
         occurrences: u64,
         /// Distinct clients within the gate window (counted up to the gate's minimum).
         recent_clients: usize,

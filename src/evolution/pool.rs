@@ -29,18 +29,19 @@ pub struct PoolConfig {
     pub heat_threshold: f64,
     /// Distinct clients within the window that open the second gate. Default 5.
     pub min_clients: usize,
-    /// Fragments within the window that open the second gate. Default 10.
+    /// Requests within the window that open the second gate (one message is
+    /// one request, however many fragments it carries). Default 10.
     pub min_occurrences: usize,
     /// The gate's window, in seconds. Default 7 days.
     pub window_secs: f64,
-    /// Most heat one client may add to one cluster per window (tumbling), so
-    /// that a single agent cannot force an evolution. Default 15.
+    /// Most heat one client may add to one cluster within any window (a
+    /// sliding one), so that a single agent cannot force an evolution. Default 15.
     pub client_heat_cap: f64,
     /// Most clusters kept; the coldest goes first. Default 10,000.
     pub max_clusters: usize,
     /// Fragments kept per cluster as examples. Default 8.
     pub max_exemplars: usize,
-    /// Clients whose per-window heat is tracked per cluster. Default 64.
+    /// Clients whose recent heat is tracked per cluster. Default 64.
     pub max_tracked_clients: usize,
 }
 
@@ -164,7 +165,8 @@ impl<'p> ClusterView<'p> {
     pub fn id(&self) -> u64 {
         self.state.id
     }
-    /// Fragments it has received.
+    /// Requests it has received: a request is one client at one instant, so
+    /// the fragments of one message count once.
     pub fn occurrences(&self) -> u64 {
         self.state.occurrences
     }
