@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::issue::{Issue, IssueCode};
-use crate::key::{KeyDefinition, KeyType, OTHER_KEY};
+use crate::key::{KeyDefinition, KeyType, OTHER_KEY, Sensitivity};
 use crate::validate::{Check, CompiledKey, CompiledSchema, KeyStatus, UnknownKeys};
 
 /// The JSON Schema dialect of [`CompiledSchema::json_schema`].
@@ -138,8 +138,10 @@ impl CompiledSchema {
     /// Keys of type `array`, `object` or `null` cannot be asked for: each is
     /// left out with a [`IssueCode::NotExpressible`] warning (saying so when
     /// the key is required, since the user's answer alone then cannot make a
-    /// valid payload). `other` is offered as an optional string. Withdrawn
-    /// keys are not offered.
+    /// valid payload). Sensitive keys (marked, or classified so by their name
+    /// or description: [`Sensitivity::classify`]) are left out the same way,
+    /// since MCP's form mode must not request sensitive information. `other`
+    /// is offered as an optional string. Withdrawn keys are not offered.
     ///
     /// ```
     /// use sdsi::{CompiledSchema, SchemaTemplate};
@@ -165,6 +167,26 @@ impl CompiledSchema {
         for (index, key) in self.template().keys.iter().enumerate() {
             let name = key.key_name.as_str();
             if key.key_name.is_other() {
+                continue;
+            }
+            // MCP (2025-11-25): form-mode elicitation MUST NOT request
+            // sensitive information; that is what URL mode is for. A key
+            // marked sensitive, or whose name or description reads as such,
+            // is left out.
+            if let Some(sensitivity) = key.sensitivity().or_else(|| Sensitivity::classify(key)) {
+                let consequence = if key.required {
+                    "; it is required, so the elicited content alone cannot make a valid payload"
+                } else {
+                    ""
+                };
+                warnings.push(Issue::owned(
+                    IssueCode::NotExpressible,
+                    format!("/keys/{index}"),
+                    format!(
+                        "key {name:?} holds {} data, which an mcp form elicitation must not request (use url mode){consequence}",
+                        sensitivity.as_str()
+                    ),
+                ));
                 continue;
             }
             if !matches!(

@@ -247,3 +247,28 @@ fn builder_with_the_flight_template() {
             "other": ["something roomy", "window seat"]}})
     );
 }
+
+/// MCP's form mode must not request sensitive information: a key marked
+/// sensitive, or named like one, is left out with a warning.
+#[test]
+fn sensitive_keys_never_reach_an_elicitation_form() {
+    let template = SchemaTemplate::from_value(&json!({
+        "schema_id": "pay_v1", "scenario": "pay",
+        "keys": [
+            {"key_name": "amount", "key_type": "number", "required": true, "semantic_description": "Amount."},
+            {"key_name": "card_number", "key_type": "string", "required": false, "semantic_description": "The card.",
+             "sensitive": "payment"},
+            {"key_name": "passport_number", "key_type": "string", "required": false, "semantic_description": "As printed."}
+        ]
+    }))
+    .unwrap();
+    let export = CompiledSchema::new(&template)
+        .unwrap()
+        .mcp_elicitation_schema();
+    let properties = export.schema["properties"].as_object().unwrap();
+    assert!(properties.contains_key("amount"));
+    assert!(!properties.contains_key("card_number"));
+    assert!(!properties.contains_key("passport_number"));
+    let paths: Vec<&str> = export.warnings.iter().map(|w| w.path()).collect();
+    assert_eq!(paths, ["/keys/1", "/keys/2"]);
+}
