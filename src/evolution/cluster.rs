@@ -30,6 +30,10 @@ pub struct Exemplar {
     /// Whether it looked like prompt injection; flagged text never reaches a
     /// generated description.
     pub flagged: bool,
+    /// The client that first sent it: one client may hold at most a quarter
+    /// of a cluster's exemplar slots, so it cannot write the description alone.
+    #[serde(default)]
+    pub client: String,
 }
 
 /// The heat one client added to a cluster, grant by grant, as far back as
@@ -159,7 +163,7 @@ impl ClusterState {
         at: f64,
         limits: &ClusterLimits,
     ) {
-        self.remember(text, flagged, 1, limits.max_exemplars);
+        self.remember(text, flagged, 1, client, limits.max_exemplars);
         let same_request = self
             .last_request
             .as_ref()
@@ -222,17 +226,24 @@ impl ClusterState {
 
     /// Space-saving heavy hitters: a bounded list whose counts over-estimate
     /// by at most the smallest count.
-    fn remember(&mut self, text: &str, flagged: bool, count: u64, max: usize) {
+    fn remember(&mut self, text: &str, flagged: bool, count: u64, client: &str, max: usize) {
         if let Some(e) = self.exemplars.iter_mut().find(|e| e.text == text) {
             e.count = e.count.saturating_add(count);
             return;
         }
+        // One client's words fill at most a quarter of the slots.
+        let per_client = max.div_ceil(4).max(1);
+        if self.exemplars.iter().filter(|e| e.client == client).count() >= per_client {
+            return;
+        }
+        let fresh = |count| Exemplar {
+            text: text.to_owned(),
+            count,
+            flagged,
+            client: client.to_owned(),
+        };
         if self.exemplars.len() < max {
-            self.exemplars.push(Exemplar {
-                text: text.to_owned(),
-                count,
-                flagged,
-            });
+            self.exemplars.push(fresh(count));
             return;
         }
         let weakest = self
@@ -240,11 +251,7 @@ impl ClusterState {
             .iter_mut()
             .min_by(|a, b| a.count.cmp(&b.count).then_with(|| b.text.cmp(&a.text)));
         if let Some(e) = weakest {
-            *e = Exemplar {
-                text: text.to_owned(),
-                count: e.count.saturating_add(count),
-                flagged,
-            };
+            *e = fresh(e.count.saturating_add(count));
         }
     }
 
@@ -320,6 +327,9 @@ impl ClusterState {
                 Some(mine) => {
                     mine.count = mine.count.saturating_add(e.count);
                     mine.flagged |= e.flagged;
+                    if e.client < mine.client {
+                        mine.client = e.client;
+                    }
                 }
                 None => self.exemplars.push(e),
             }
