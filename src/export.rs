@@ -173,12 +173,12 @@ impl CompiledSchema {
             // sensitive information; that is what URL mode is for. A key
             // marked sensitive, or whose name or description reads as such,
             // is left out.
+            let consequence = if key.required {
+                "; it is required, so the elicited content alone cannot make a valid payload"
+            } else {
+                ""
+            };
             if let Some(sensitivity) = key.sensitivity().or_else(|| Sensitivity::classify(key)) {
-                let consequence = if key.required {
-                    "; it is required, so the elicited content alone cannot make a valid payload"
-                } else {
-                    ""
-                };
                 warnings.push(Issue::owned(
                     IssueCode::NotExpressible,
                     format!("/keys/{index}"),
@@ -193,11 +193,6 @@ impl CompiledSchema {
                 key.key_type,
                 KeyType::String | KeyType::Number | KeyType::Integer | KeyType::Boolean
             ) {
-                let consequence = if key.required {
-                    "; it is required, so the elicited content alone cannot make a valid payload"
-                } else {
-                    ""
-                };
                 warnings.push(Issue::owned(
                     IssueCode::NotExpressible,
                     format!("/keys/{index}"),

@@ -71,6 +71,17 @@ fn store() -> SchemaStore {
     SchemaStore::new(base(), LifecyclePolicy::default()).unwrap()
 }
 
+/// A store whose guard admits one experimental key, already taken by `k_a`
+/// (a 60-day patch "a" at T0).
+fn guard_of_one() -> SchemaStore {
+    let mut policy = LifecyclePolicy::default();
+    policy.max_experimental = 1;
+    let mut store = SchemaStore::new(base(), policy).unwrap();
+    let first = patch("a", T0, 60, vec![key("k_a", KeyType::String)]);
+    store.submit(first, T0, &DenySensitive).unwrap();
+    store
+}
+
 fn allow_all(_: &SchemaPatch, _: &[KeyName]) -> bool {
     true
 }
@@ -194,16 +205,7 @@ fn a_global_patch_must_suit_every_client_stack() {
 
 #[test]
 fn queued_patches_start_their_trial_when_released_and_expire_in_the_queue() {
-    let mut policy = LifecyclePolicy::default();
-    policy.max_experimental = 1;
-    let mut store = SchemaStore::new(base(), policy).unwrap();
-    store
-        .submit(
-            patch("a", T0, 60, vec![key("k_a", KeyType::String)]),
-            T0,
-            &DenySensitive,
-        )
-        .unwrap();
+    let mut store = guard_of_one();
     let waits = patch("b", T0, 60, vec![key("k_b", KeyType::String)]);
     let short = patch("c", T0, 3, vec![key("k_c", KeyType::String)]);
     assert_eq!(
@@ -382,16 +384,7 @@ fn sensitivity_is_the_servers_call_and_releases_are_authorized_again() {
         IssueCode::UnauthorizedSensitiveChange
     );
     // Allowed at submit but queued; the release asks the authorizer again.
-    let mut policy = LifecyclePolicy::default();
-    policy.max_experimental = 1;
-    let mut store = SchemaStore::new(base(), policy).unwrap();
-    store
-        .submit(
-            patch("a", T0, 60, vec![key("k_a", KeyType::String)]),
-            T0,
-            &DenySensitive,
-        )
-        .unwrap();
+    let mut store = guard_of_one();
     assert!(matches!(
         store.submit(passport, T0, &allow_all).unwrap(),
         Submission::Queued { .. }
@@ -440,16 +433,7 @@ fn the_authorizer_knows_who_submitted_also_on_release() {
         Submission::Applied
     );
     // Queued, then released: asked again with the same submitter.
-    let mut policy = LifecyclePolicy::default();
-    policy.max_experimental = 1;
-    let mut store = SchemaStore::new(base(), policy).unwrap();
-    store
-        .submit(
-            patch("a", T0, 60, vec![key("k_a", KeyType::String)]),
-            T0,
-            &DenySensitive,
-        )
-        .unwrap();
+    let mut store = guard_of_one();
     let queued = store
         .submit_by(passport("q"), Some("ops:bob"), T0, &Operators)
         .unwrap();
