@@ -1454,3 +1454,66 @@ proptest! {
         }
     }
 }
+
+/// A replica built from `(angle, seconds)` ingests, each its own request.
+fn replica(ingests: &[(f64, i64)], tag: &str) -> Pool {
+    let mut config = PoolConfig::new(2, 0.9);
+    config.half_life_secs = 1e300;
+    let mut pool = Pool::new(config).unwrap();
+    for (i, (angle, s)) in ingests.iter().enumerate() {
+        let v = [angle.cos() as f32, angle.sin() as f32];
+        let at = T0 + Duration::seconds(*s);
+        pool.ingest(
+            &v,
+            &format!("{tag}{i}"),
+            false,
+            &format!("{tag}-client-{i}"),
+            at,
+        )
+        .unwrap();
+    }
+    pool
+}
+
+fn totals(pool: &Pool) -> (u64, f64) {
+    let far = T0 + Duration::days(1);
+    pool.clusters()
+        .fold((0, 0.0), |(n, h), c| (n + c.occurrences(), h + c.heat(far)))
+}
+
+proptest! {
+    /// Merging with different groupings may partition clusters differently,
+    /// but no observation is lost or counted twice: occurrences and heat are
+    /// conserved (docs/evolution.md, "Replicas").
+    #[test]
+    fn merge_conserves_observations_whatever_the_grouping(
+        a in prop::collection::vec((0.0f64..6.3, 0i64..3600), 0..12),
+        b in prop::collection::vec((0.0f64..6.3, 0i64..3600), 0..12),
+        c in prop::collection::vec((0.0f64..6.3, 0i64..3600), 0..12),
+    ) {
+        let (pa, pb, pc) = (replica(&a, "a"), replica(&b, "b"), replica(&c, "c"));
+        let mut left = pa.clone();
+        left.merge(&pb).unwrap();
+        left.merge(&pc).unwrap();
+        let mut bc = pb.clone();
+        bc.merge(&pc).unwrap();
+        let mut right = pa.clone();
+        right.merge(&bc).unwrap();
+        let (n_left, h_left) = totals(&left);
+        let (n_right, h_right) = totals(&right);
+        let expected = (a.len() + b.len() + c.len()) as u64;
+        prop_assert_eq!(n_left, expected);
+        prop_assert_eq!(n_right, expected);
+        prop_assert!((h_left - h_right).abs() <= 1e-9 * h_left.max(1.0), "{} vs {}", h_left, h_right);
+    }
+}
+
+/// Merge adds observations: a pool merged with itself counts everything
+/// twice. (Documented: ship each observation once.)
+#[test]
+fn merge_is_not_idempotent() {
+    let pool = replica(&[(0.0, 0), (0.05, 10), (3.0, 20)], "x");
+    let mut twice = pool.clone();
+    twice.merge(&pool).unwrap();
+    assert_eq!(totals(&twice).0, 2 * totals(&pool).0);
+}
