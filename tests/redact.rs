@@ -169,3 +169,11 @@ fn ibans_with_valid_check_digits() {
             .contains("<iban>")
     );
 }
+
+#[test]
+fn safety_types_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<sdsi::evolution::Redacted>();
+    check::<sdsi::evolution::Redaction>();
+    check::<sdsi::evolution::Evolution>();
+}

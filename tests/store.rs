@@ -781,3 +781,13 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn store_types_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<SchemaStore>();
+    check::<Signer>();
+    check::<sdsi::patch::EffectiveSchema<'static>>();
+    check::<sdsi::negotiate::PatchReference>();
+    check::<sdsi::issue::Problems>();
+}
