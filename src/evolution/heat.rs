@@ -82,6 +82,13 @@ impl Heat {
         if heat.is_finite() { heat } else { 0.0 }
     }
 
+    /// Whether the log-domain sum (if any) is finite.
+    #[cfg(fuzzing)]
+    pub(crate) fn is_finite(&self) -> bool {
+        self.sum
+            .is_none_or(|s| s.log_sum.is_finite() && s.landmark.is_finite() && s.latest.is_finite())
+    }
+
     /// The time of the latest increment (seconds), or −∞ before any.
     pub(crate) fn latest(&self) -> f64 {
         self.sum.map_or(f64::NEG_INFINITY, |s| s.latest)
