@@ -22,7 +22,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use sdsi::evolution::{
-    Embedder, HashingEmbedder, Pool, PoolConfig, PoolError, redact, sanitize_fragment,
+    Embedder, HashingEmbedder, Linkage, Pool, PoolConfig, PoolError, redact, sanitize_fragment,
 };
 use time::Duration;
 use time::macros::datetime;
@@ -32,8 +32,14 @@ const USAGE: &str =
 
 /// Thresholds the calibration tries: 0.50 to 0.80 in steps of 0.02 (a
 /// division, so 0.68 is the same `f32` as the literal).
-fn sweep() -> impl Iterator<Item = f32> {
-    (25..=40u8).map(|i| f32::from(i) / 50.0)
+fn sweep(range: Option<(u8, u8, u8)>) -> Vec<f32> {
+    match range {
+        Some((from, to, step)) => (from..=to)
+            .step_by(usize::from(step))
+            .map(|i| f32::from(i) / 100.0)
+            .collect(),
+        None => (25..=40u8).map(|i| f32::from(i) / 50.0).collect(),
+    }
 }
 
 struct Args {
@@ -44,6 +50,9 @@ struct Args {
     redact: bool,
     orders: usize,
     seed: u64,
+    linkage: Linkage,
+    /// Overrides the sweep: (from, to, step) in hundredths.
+    range: Option<(u8, u8, u8)>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -52,11 +61,34 @@ fn parse_args() -> Result<Args, String> {
     let mut redact = false;
     let mut orders = 5;
     let mut seed = 77;
+    let mut linkage = Linkage::default();
+    let mut range = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--calibrate" => calibrate = true,
             "--redact" => redact = true,
+            "--linkage" => {
+                linkage = match args.next().as_deref() {
+                    Some("average") => Linkage::Average,
+                    Some("centroid") => Linkage::Centroid,
+                    _ => return Err("--linkage needs average or centroid".to_owned()),
+                }
+            }
+            "--range" => {
+                let value = args.next().unwrap_or_default();
+                let parts: Vec<u8> = value.split(':').filter_map(|p| p.parse().ok()).collect();
+                match parts.as_slice() {
+                    [from, to, step] if from <= to && *step > 0 => {
+                        range = Some((*from, *to, *step))
+                    }
+                    _ => {
+                        return Err(
+                            "--range needs FROM:TO:STEP in hundredths, e.g. 30:60:2".to_owned()
+                        );
+                    }
+                }
+            }
             "--orders" | "--seed" => {
                 let value = args
                     .next()
@@ -84,6 +116,8 @@ fn parse_args() -> Result<Args, String> {
         redact,
         orders,
         seed,
+        linkage,
+        range,
     })
 }
 
@@ -179,8 +213,10 @@ fn cluster(
     order: &[usize],
     dimension: usize,
     threshold: f32,
+    linkage: Linkage,
 ) -> Result<Vec<Option<u64>>, String> {
     let mut config = PoolConfig::new(dimension, threshold);
+    config.linkage = linkage;
     // Never evict: every fragment must keep its cluster to be scored.
     config.max_clusters = 1_000_000;
     let mut pool = Pool::new(config).map_err(|e| e.to_string())?;
@@ -348,13 +384,21 @@ fn evaluate(
     vectors: &[Vec<f32>],
     orders: usize,
     seed: u64,
+    linkage: Linkage,
 ) -> Result<Vec<Scores>, String> {
     let mut rng = SplitMix(seed);
     let mut runs = Vec::with_capacity(orders);
     for _ in 0..orders {
         let mut order: Vec<usize> = (0..set.texts.len()).collect();
         rng.shuffle(&mut order);
-        let clusters = cluster(vectors, &set.texts, &order, embedder.dimension(), threshold)?;
+        let clusters = cluster(
+            vectors,
+            &set.texts,
+            &order,
+            embedder.dimension(),
+            threshold,
+            linkage,
+        )?;
         runs.push(score(&set.labels, &clusters));
     }
     Ok(runs)
@@ -426,7 +470,7 @@ fn calibrate(args: &Args) -> Result<(), String> {
         println!("| threshold | {COLUMNS}");
         let mut best: Option<(f32, f64)> = None;
         let started = Instant::now();
-        for threshold in sweep() {
+        for threshold in sweep(args.range) {
             let runs = evaluate(
                 embedder.as_ref(),
                 threshold,
@@ -434,6 +478,7 @@ fn calibrate(args: &Args) -> Result<(), String> {
                 &vectors,
                 args.orders,
                 args.seed,
+                args.linkage,
             )?;
             let ari = summarize(&runs)[0].0;
             if best.is_none_or(|(_, b)| ari > b) {
@@ -522,6 +567,7 @@ fn measure(args: &Args) -> Result<(), String> {
             &vectors,
             args.orders,
             args.seed,
+            args.linkage,
         )?;
         eprintln!(
             "{name}: dimension {}, threshold {threshold:.2}, {refused} texts with nothing to embed; \

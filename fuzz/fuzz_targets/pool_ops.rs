@@ -10,7 +10,8 @@
 //!
 //! - 8 header bytes: `dimension = 1 + b0 % 8`; `b1` threshold, `b2` half-life,
 //!   `b3` increment, `b4` client cap (each an index into a table below, `b1`
-//!   past its table is `b1 / 127.5 - 1`); `b5 % 8` max clusters (7 → 10,000);
+//!   past its table is `b1 / 127.5 - 1`); `b5 % 8` max clusters (7 → 10,000),
+//!   `b5` bit 3 centroid linkage (else average);
 //!   `b6` max exemplars (low nibble, 0 → 8) and tracked clients (high, 0 → 64);
 //!   `b7` bits 0-2 min clients, bits 3-5 min occurrences (0 → default),
 //!   bit 6 texts may repeat, bit 7 reference mode (no client cap, 1,000
@@ -47,7 +48,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use libfuzzer_sys::fuzz_target;
 use sdsi::evolution::{
-    Embedder, HashingEmbedder, MAX_FRAGMENT_CHARS, Pool, PoolConfig, PoolError, sanitize_fragment,
+    Embedder, HashingEmbedder, Linkage, MAX_FRAGMENT_CHARS, Pool, PoolConfig, PoolError,
+    sanitize_fragment,
 };
 use sdsi_fuzz::check;
 use time::{Duration, OffsetDateTime};
@@ -705,10 +707,14 @@ fuzz_target!(|data: &[u8]| {
     config.half_life_secs = b.pick(&HALF_LIVES);
     config.increment = b.pick(&INCREMENTS);
     config.client_heat_cap = b.pick(&CAPS);
-    config.max_clusters = match b.u8() % 8 {
+    let b5 = b.u8();
+    config.max_clusters = match b5 % 8 {
         7 => 10_000,
         n => usize::from(n),
     };
+    if b5 & 8 != 0 {
+        config.linkage = Linkage::Centroid;
+    }
     let sizes = b.u8();
     config.max_exemplars = match sizes & 0xf {
         0 => 8,

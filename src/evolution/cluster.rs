@@ -90,9 +90,21 @@ impl ClientHeat {
 /// A cluster's state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ClusterState {
+    /// The cluster's running sum, present only in a snapshot: the pool keeps
+    /// sums in one contiguous buffer and moves them here to serialize. (A
+    /// `#[serde(flatten)]` wrapper did the same with the sum beside the state,
+    /// but made restoring a pool buffer every cluster's fields first, which
+    /// cost more than the parse itself.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) sum: Vec<f32>,
     pub(crate) id: u64,
     pub(crate) created_at: f64,
     pub(crate) occurrences: u64,
+    /// Vectors summed into the cluster's running sum (every fragment, not
+    /// only the first of a request): the divisor of its mean. 0 in snapshots
+    /// written before it was kept (the pool then estimates it).
+    #[serde(default)]
+    pub(crate) members: u64,
     pub(crate) heat: Heat,
     /// The `min_occurrences` latest occurrence times, ascending.
     recent_times: Vec<f64>,
@@ -136,9 +148,11 @@ fn keep_recent_clients(clients: &mut Vec<(String, f64)>, keep: usize) {
 impl ClusterState {
     pub(crate) fn new(id: u64, at: f64) -> Self {
         Self {
+            sum: Vec::new(),
             id,
             created_at: at,
             occurrences: 0,
+            members: 0,
             heat: Heat::default(),
             recent_times: Vec::new(),
             recent_clients: Vec::new(),
@@ -292,6 +306,7 @@ impl ClusterState {
         self.id = self.id.min(other.id);
         self.created_at = self.created_at.min(other.created_at);
         self.occurrences = self.occurrences.saturating_add(other.occurrences);
+        self.members = self.members.saturating_add(other.members);
         self.heat = self.heat.combine(other.heat, limits.half_life);
         self.recent_times.extend(other.recent_times);
         keep_latest(&mut self.recent_times, limits.min_occurrences);

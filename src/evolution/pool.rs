@@ -9,6 +9,7 @@ use time::OffsetDateTime;
 
 use super::cluster::{ClusterLimits, ClusterState, Exemplar};
 use super::heat::seconds;
+use super::linkage::Linkage;
 
 /// How a pool clusters, heats and triggers. The defaults are the draft's
 /// examples, except the similarity threshold, which belongs to the embedder.
@@ -18,9 +19,16 @@ use super::heat::seconds;
 pub struct PoolConfig {
     /// Vector dimension; every vector must have it.
     pub dimension: usize,
-    /// Cosine similarity at or above which a fragment joins a cluster (and two
-    /// clusters merge); take it from [`super::Embedder::recommended_threshold`].
+    /// Similarity, scored as [`PoolConfig::linkage`] says, at or above which
+    /// a fragment joins a cluster and two clusters merge; take it from
+    /// [`super::Embedder::recommended_threshold`] (calibrated for the
+    /// default, average linkage).
     pub threshold: f32,
+    /// How a fragment is scored against a cluster. Default
+    /// [`Linkage::Average`]; snapshots that name none restore with
+    /// [`Linkage::Centroid`], the only linkage when they were written.
+    #[serde(default = "Linkage::legacy")]
+    pub linkage: Linkage,
     /// Heat a fragment adds. Default 1.
     pub increment: f64,
     /// Half-life of heat, in seconds. Default 24 h.
@@ -51,6 +59,7 @@ impl PoolConfig {
         Self {
             dimension,
             threshold,
+            linkage: Linkage::Average,
             increment: 1.0,
             half_life_secs: 86_400.0,
             heat_threshold: 50.0,
@@ -199,7 +208,10 @@ impl<'p> ClusterView<'p> {
     pub fn exemplars(&self) -> &'p [Exemplar] {
         &self.state.exemplars
     }
-    /// The unit centroid.
+    /// The vector fragments are scored against: under average linkage the
+    /// mean of the members' unit vectors (its squared length is their mean
+    /// pairwise cosine, self-pairs included), under centroid linkage that
+    /// mean's direction, of unit length.
     pub fn centroid(&self) -> &'p [f32] {
         self.centroid
     }
@@ -211,9 +223,10 @@ impl<'p> ClusterView<'p> {
 
 /// The pool: clusters of fragment vectors, their heat, and the trigger.
 ///
-/// Centroids are the normalised running sums of their members' vectors and
-/// sit in one contiguous buffer, so finding the nearest cluster is one linear
-/// scan. All state is plain data: `serde` snapshots restore it exactly.
+/// Each cluster keeps the running sum of its members' unit vectors and
+/// their count; the vector a fragment is scored against (see [`Linkage`])
+/// sits in one contiguous buffer, so finding the nearest cluster is one
+/// linear scan. All state is plain data: `serde` snapshots restore it exactly.
 ///
 /// ```
 /// use sdsi::evolution::{Pool, PoolConfig};
@@ -234,7 +247,8 @@ pub struct Pool {
     config: PoolConfig,
     /// Running sums, `dimension` floats per cluster.
     sums: Vec<f32>,
-    /// Unit centroids, `dimension` floats per cluster, same order.
+    /// What fragments are scored against (means or unit centroids, as the
+    /// linkage says), `dimension` floats per cluster, same order.
     centroids: Vec<f32>,
     clusters: Vec<ClusterState>,
 }
@@ -243,14 +257,8 @@ pub struct Pool {
 #[derive(Serialize, Deserialize)]
 struct PoolSnapshot {
     config: PoolConfig,
-    clusters: Vec<SnapshotCluster>,
-}
-
-#[derive(Serialize, Deserialize)]
-struct SnapshotCluster {
-    sum: Vec<f32>,
-    #[serde(flatten)]
-    state: ClusterState,
+    /// Each cluster's state with its running sum moved into `sum`.
+    clusters: Vec<ClusterState>,
 }
 
 impl From<Pool> for PoolSnapshot {
@@ -260,9 +268,9 @@ impl From<Pool> for PoolSnapshot {
             .clusters
             .into_iter()
             .zip(pool.sums.chunks_exact(dim))
-            .map(|(state, sum)| SnapshotCluster {
-                sum: sum.to_vec(),
-                state,
+            .map(|(mut state, sum)| {
+                state.sum = sum.to_vec();
+                state
             })
             .collect();
         PoolSnapshot {
@@ -276,8 +284,9 @@ impl TryFrom<PoolSnapshot> for Pool {
     type Error = PoolError;
     fn try_from(snapshot: PoolSnapshot) -> Result<Self, PoolError> {
         let mut pool = Pool::new(snapshot.config)?;
-        for cluster in snapshot.clusters {
-            pool.push(cluster.state, &cluster.sum)?;
+        for mut state in snapshot.clusters {
+            let sum = std::mem::take(&mut state.sum);
+            pool.push(state, &sum)?;
         }
         Ok(pool)
     }
@@ -525,7 +534,10 @@ impl Pool {
                 found: sum.len(),
             });
         }
-        let centroid = normalized(sum)?;
+        let mut centroid = normalized(sum)?;
+        self.config
+            .linkage
+            .direction(sum, state.members, &mut centroid);
         self.sums.extend_from_slice(sum);
         self.centroids.extend_from_slice(&centroid);
         self.clusters.push(state);
@@ -551,10 +563,12 @@ impl Pool {
         Some((state, sum))
     }
 
-    /// Adds `v` into cluster `index`'s running sum and renormalises its centroid in place.
+    /// Adds `v` into cluster `index`'s running sum and updates what it is
+    /// scored against in place (its member count must already include `v`).
     fn add_to(&mut self, index: usize, v: &[f32]) {
         let dim = self.config.dimension;
         let range = index * dim..(index + 1) * dim;
+        let members = self.clusters.get(index).map_or(0, |c| c.members);
         if let (Some(sum), Some(centroid)) = (
             self.sums.get_mut(range.clone()),
             self.centroids.get_mut(range),
@@ -564,7 +578,7 @@ impl Pool {
             }
             // A sum that cancelled (possible only at a threshold <= 0, and
             // refused before joining) keeps its previous centroid.
-            let _ = unit_into(sum, centroid);
+            self.config.linkage.direction(sum, members, centroid);
         }
     }
 
@@ -642,6 +656,9 @@ impl Pool {
         };
         let index = match best.filter(joinable) {
             Some((index, _)) => {
+                if let Some(cluster) = self.clusters.get_mut(index) {
+                    cluster.members = cluster.members.saturating_add(1);
+                }
                 self.add_to(index, &v);
                 index
             }
@@ -650,7 +667,9 @@ impl Pool {
                     outcome.evicted = self.evict_coldest(at);
                 }
                 let id = self.unused_id(cluster_id(text, at));
-                self.push(ClusterState::new(id, at), &v)?;
+                let mut state = ClusterState::new(id, at);
+                state.members = 1;
+                self.push(state, &v)?;
                 outcome.created = true;
                 self.clusters.len() - 1
             }
@@ -695,12 +714,12 @@ impl Pool {
         let merged_id = state.id;
         // swap_remove moved the last cluster into `other`'s slot.
         let index = if index == last { other } else { index };
-        self.add_to(index, &sum);
         let survivor = self.clusters.get_mut(index)?;
         // The cluster the fragment joined keeps its id, so ids stay stable for callers.
         let id = survivor.id;
         survivor.absorb(state, &limits);
         survivor.id = id;
+        self.add_to(index, &sum);
         Some((merged_id, index))
     }
 
@@ -762,10 +781,10 @@ impl Pool {
             ) else {
                 continue;
             };
-            self.add_to(i, sum);
             if let Some(mine) = self.clusters.get_mut(i) {
                 mine.absorb(state.clone(), &limits);
             }
+            self.add_to(i, sum);
             if let Some(m) = matched.get_mut(j) {
                 *m = true;
             }
