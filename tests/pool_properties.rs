@@ -558,6 +558,7 @@ proptest! {
         let canonical = run.pool.canonical();
         prop_assert!(roundtrip(&canonical) == canonical);
         prop_assert!(canonical.canonical() == canonical);
+        prop_assert!(canonical.same_clusters(&run.pool) && run.pool.same_clusters(&canonical));
     }
 }
 
@@ -1525,4 +1526,33 @@ fn merge_is_not_idempotent() {
     let mut twice = pool.clone();
     twice.merge(&pool).unwrap();
     assert_eq!(totals(&twice).0, 2 * totals(&pool).0);
+}
+
+/// `same_clusters` ignores storage order and nothing else.
+#[test]
+fn same_clusters_ignores_order_only() {
+    let mut a = Pool::new(PoolConfig::new(2, 0.9)).unwrap();
+    a.ingest(&[1.0, 0.0], "window seat", false, "agent-1", T0)
+        .unwrap();
+    a.ingest(&[0.0, 1.0], "vegetarian meal", false, "agent-2", T0)
+        .unwrap();
+    // The same clusters pushed the other way round.
+    let mut b = Pool::new(PoolConfig::new(2, 0.9)).unwrap();
+    b.ingest(&[0.0, 1.0], "vegetarian meal", false, "agent-2", T0)
+        .unwrap();
+    b.ingest(&[1.0, 0.0], "window seat", false, "agent-1", T0)
+        .unwrap();
+    assert!(a != b && a.same_clusters(&b) && b.same_clusters(&a));
+    let mut c = b.clone();
+    c.ingest(&[0.0, 1.0], "a vegetarian meal", false, "agent-3", T0)
+        .unwrap();
+    assert!(!a.same_clusters(&c) && !c.same_clusters(&a));
+    let mut config = PoolConfig::new(2, 0.9);
+    config.linkage = Linkage::Centroid;
+    let mut d = Pool::new(config).unwrap();
+    d.ingest(&[1.0, 0.0], "window seat", false, "agent-1", T0)
+        .unwrap();
+    d.ingest(&[0.0, 1.0], "vegetarian meal", false, "agent-2", T0)
+        .unwrap();
+    assert!(!a.same_clusters(&d), "configurations differ");
 }

@@ -808,6 +808,27 @@ impl Pool {
         Ok(())
     }
 
+    /// Whether two pools hold the same clusters (configuration, states, sums
+    /// and what fragments are scored against, bit for bit) in any storage
+    /// order: `a.canonical() == b.canonical()` without copying either pool.
+    pub fn same_clusters(&self, other: &Pool) -> bool {
+        if self.config != other.config || self.clusters.len() != other.clusters.len() {
+            return false;
+        }
+        let dim = self.config.dimension;
+        let by_id = |pool: &Pool| {
+            let mut order: Vec<usize> = (0..pool.clusters.len()).collect();
+            order.sort_by_key(|&i| pool.clusters.get(i).map_or(u64::MAX, |c| c.id));
+            order
+        };
+        by_id(self).into_iter().zip(by_id(other)).all(|(i, j)| {
+            let (a, b) = (i * dim..(i + 1) * dim, j * dim..(j + 1) * dim);
+            self.clusters.get(i) == other.clusters.get(j)
+                && self.sums.get(a.clone()) == other.sums.get(b.clone())
+                && self.centroids.get(a) == other.centroids.get(b)
+        })
+    }
+
     /// The pool with its clusters in id order: the form to compare two pools by.
     pub fn canonical(&self) -> Pool {
         let dim = self.config.dimension;
