@@ -490,24 +490,31 @@ impl Pool {
         if self.clusters.iter().all(|c| seen.insert(c.id)) {
             return; // the usual case: nothing to settle
         }
-        let key = |i: usize| {
-            let sum: Vec<u32> = self
-                .sums
+        let sum_bits = |i: usize| {
+            self.sums
                 .get(i * dim..(i + 1) * dim)
                 .unwrap_or(&[])
                 .iter()
                 .map(|x| x.to_bits())
-                .collect();
+        };
+        // The state without its id, serialized: needed only to order
+        // clusters whose sums are equal bit for bit (rare), so built lazily.
+        let state_text = |i: usize| {
             let mut state = self.clusters.get(i).cloned();
             if let Some(state) = state.as_mut() {
                 state.id = 0;
             }
-            (sum, serde_json::to_string(&state).unwrap_or_default(), i)
+            serde_json::to_string(&state).unwrap_or_default()
         };
-        let mut order: Vec<_> = (0..self.clusters.len()).map(key).collect();
-        order.sort();
+        let mut order: Vec<usize> = (0..self.clusters.len()).collect();
+        order.sort_by(|&a, &b| {
+            sum_bits(a)
+                .cmp(sum_bits(b))
+                .then_with(|| state_text(a).cmp(&state_text(b)))
+                .then(a.cmp(&b))
+        });
         let mut taken = std::collections::HashSet::new();
-        for (_, _, i) in order {
+        for i in order {
             let Some(cluster) = self.clusters.get_mut(i) else {
                 continue;
             };
