@@ -507,12 +507,23 @@ impl Pool {
             serde_json::to_string(&state).unwrap_or_default()
         };
         let mut order: Vec<usize> = (0..self.clusters.len()).collect();
-        order.sort_by(|&a, &b| {
-            sum_bits(a)
-                .cmp(sum_bits(b))
-                .then_with(|| state_text(a).cmp(&state_text(b)))
-                .then(a.cmp(&b))
-        });
+        order.sort_by(|&a, &b| sum_bits(a).cmp(sum_bits(b)).then(a.cmp(&b)));
+        // Runs of equal sums are ordered by their states, each serialized once.
+        let mut start = 0;
+        while start < order.len() {
+            let first = order.get(start).copied().unwrap_or(0);
+            let end = order
+                .iter()
+                .skip(start)
+                .position(|&i| sum_bits(i).ne(sum_bits(first)))
+                .map_or(order.len(), |n| start + n);
+            if let Some(run) = order.get_mut(start..end) {
+                if run.len() > 1 {
+                    run.sort_by_cached_key(|&i| (state_text(i), i));
+                }
+            }
+            start = end.max(start + 1);
+        }
         let mut taken = std::collections::HashSet::new();
         for i in order {
             let Some(cluster) = self.clusters.get_mut(i) else {
