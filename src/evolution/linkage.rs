@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::pool::dot;
+
 /// What "similar to a cluster" means.
 ///
 /// Both keep, per cluster, the running sum `S` of its members' unit vectors
@@ -40,11 +42,17 @@ impl Linkage {
     /// running sum `sum` of `members` unit vectors, into `out`. Returns
     /// `false` (and leaves `out` as it was) if the sum has no direction.
     pub(crate) fn direction(self, sum: &[f32], members: u64, out: &mut [f32]) -> bool {
-        let norm = sum
-            .iter()
-            .map(|x| f64::from(*x) * f64::from(*x))
-            .sum::<f64>()
-            .sqrt();
+        // The vectorised f32 kernel first (this runs on every ingest); f64
+        // only when the squared length over- or underflows f32.
+        let squared = dot(sum, sum);
+        let norm = if squared.is_normal() {
+            f64::from(squared).sqrt()
+        } else {
+            sum.iter()
+                .map(|x| f64::from(*x) * f64::from(*x))
+                .sum::<f64>()
+                .sqrt()
+        };
         if !(norm.is_finite() && norm > 0.0) {
             return false;
         }
@@ -55,8 +63,14 @@ impl Linkage {
             // raised to the length, so the mean never exceeds unit length.
             Linkage::Average => norm.max(members as f64).max(1.0),
         };
-        for (o, s) in out.iter_mut().zip(sum) {
-            *o = (f64::from(*s) / divisor) as f32;
+        let scale = 1.0 / divisor;
+        if scale.is_normal() && (scale as f32).is_normal() {
+            let scale = scale as f32;
+            out.iter_mut().zip(sum).for_each(|(o, s)| *o = s * scale);
+        } else {
+            for (o, s) in out.iter_mut().zip(sum) {
+                *o = (f64::from(*s) / divisor) as f32;
+            }
         }
         true
     }
