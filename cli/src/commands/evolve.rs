@@ -30,7 +30,7 @@ pub struct Args {
     #[arg(value_name = "EVENTS")]
     pub events: PathBuf,
 
-    /// Cosine similarity to join a cluster (default: the embedder's recommendation).
+    /// Similarity to join a cluster: the mean cosine to its members (default: the embedder's recommendation).
     #[arg(long)]
     pub threshold: Option<f32>,
 
