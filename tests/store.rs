@@ -791,3 +791,146 @@ fn store_types_are_send_and_sync() {
     check::<sdsi::negotiate::PatchReference>();
     check::<sdsi::issue::Problems>();
 }
+
+/// Applies `op` and describes what the store answered, for comparing two stores.
+fn apply(store: &mut SchemaStore, op: &Op, clock: &mut OffsetDateTime) -> String {
+    match op {
+        Op::Submit {
+            id,
+            scope,
+            start,
+            days,
+            new,
+            modified,
+        } => {
+            let p = build(*id, *scope, *start, *days, new, modified);
+            let now = (*clock).max(T0 + Duration::days((*start).max(0)));
+            *clock = now;
+            format!("{:?}", store.submit(p, now, &DenySensitive))
+        }
+        Op::Evaluate(day) => {
+            *clock = (*clock).max(T0 + Duration::days(*day));
+            format!(
+                "{:?}",
+                store.evaluate(T0 + Duration::days(*day), &DenySensitive)
+            )
+        }
+        Op::Record {
+            client,
+            name,
+            typed,
+            day,
+        } => {
+            let value = if *typed { json!("x") } else { json!(3) };
+            let mut payload = serde_json::Map::new();
+            payload.insert("origin".into(), json!("PEK"));
+            payload.insert(NAMES[*name].into(), value);
+            store.record(
+                &message(Value::Object(payload)),
+                CLIENTS[*client],
+                T0 + Duration::days(*day),
+            );
+            String::new()
+        }
+        Op::Suggest { client, day } => {
+            let s = store.suggestion_for(CLIENTS[*client], T0 + Duration::days(*day));
+            serde_json::to_string(&s.ok()).unwrap()
+        }
+    }
+}
+
+/// A store's snapshot as a JSON value (maps compare regardless of order).
+fn snapshot(store: &SchemaStore) -> Value {
+    serde_json::to_value(store).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Snapshot → restore is the identity, and a store restored halfway
+    /// through makes every later decision exactly as the one that never
+    /// stopped: the same submissions, transitions, suggestions and schemas.
+    #[test]
+    fn a_restored_store_decides_like_one_that_never_stopped(
+        ops in prop::collection::vec(op(), 1..40),
+        split in 0usize..40,
+    ) {
+        let mut running = store();
+        let mut clock = T0;
+        let split = split.min(ops.len());
+        for op in &ops[..split] {
+            apply(&mut running, op, &mut clock);
+        }
+        let bytes = serde_json::to_vec(&running).unwrap();
+        let mut restored: SchemaStore = serde_json::from_slice(&bytes).unwrap();
+        prop_assert_eq!(snapshot(&restored), snapshot(&running));
+        let mut restored_clock = clock;
+        for op in &ops[split..] {
+            let a = apply(&mut running, op, &mut clock);
+            let b = apply(&mut restored, op, &mut restored_clock);
+            prop_assert_eq!(a, b, "{:?}", op);
+            for day in [0i64, 7, 40, 120] {
+                let now = T0 + Duration::days(day);
+                for view in [None, Some("a1"), Some("a2")] {
+                    let x = running.compile_for(view, now).unwrap();
+                    let y = restored.compile_for(view, now).unwrap();
+                    prop_assert_eq!(x.template(), y.template());
+                }
+            }
+        }
+        prop_assert_eq!(snapshot(&restored), snapshot(&running));
+    }
+}
+
+#[test]
+fn a_snapshot_is_versioned_and_damage_is_an_error() {
+    let mut s = store();
+    let p = build(1, None, 0, 30, &[(0, 0)], &[]);
+    s.submit(p, T0, &DenySensitive).unwrap();
+    let value = snapshot(&s);
+    assert_eq!(value["format"], "sdsi.store");
+    assert_eq!(value["version"], sdsi::patch::STORE_FORMAT_VERSION);
+    let restore = |v: &Value| serde_json::from_value::<SchemaStore>(v.clone());
+    assert!(restore(&value).is_ok());
+
+    let mut other = value.clone();
+    other["version"] = json!(99);
+    let e = restore(&other).unwrap_err().to_string();
+    assert!(e.contains("version 99 is not supported"), "{e}");
+
+    let mut other = value.clone();
+    other["format"] = json!("something.else");
+    assert!(
+        restore(&other)
+            .unwrap_err()
+            .to_string()
+            .contains("not a schema store snapshot")
+    );
+
+    // An index past the records: refused, not a store that misbehaves.
+    let mut other = value.clone();
+    other["lifecycle"]["live"] = json!([7]);
+    assert!(restore(&other).unwrap_err().to_string().contains("damaged"));
+
+    // An empty metric window would have no slot for any day.
+    let mut other = value.clone();
+    other["lifecycle"]["totals"]["counts"] = json!([]);
+    let e = restore(&other).unwrap_err().to_string();
+    assert!(e.contains("at least one day"), "{e}");
+
+    // A truncated file is a parse error.
+    let bytes = serde_json::to_vec(&s).unwrap();
+    assert!(serde_json::from_slice::<SchemaStore>(&bytes[..bytes.len() / 2]).is_err());
+}
+
+#[test]
+fn the_signing_key_is_never_written() {
+    let key = b"0123456789abcdef0123456789abcdef";
+    let s = store().require_signatures(Signer::new(*key).unwrap());
+    let text = serde_json::to_string(&s).unwrap();
+    assert!(!text.contains("0123456789abcdef"));
+    // Restored, it takes unsigned patches until signatures are required again.
+    let mut restored: SchemaStore = serde_json::from_str(&text).unwrap();
+    let p = build(2, None, 0, 30, &[(1, 0)], &[]);
+    assert!(restored.submit(p, T0, &DenySensitive).is_ok());
+}

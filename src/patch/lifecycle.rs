@@ -3,7 +3,7 @@
 
 use rustc_hash::FxHashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::{Duration, OffsetDateTime};
 
@@ -14,7 +14,7 @@ use crate::patch::{PatchScope, SchemaPatch};
 /// Where a patch key is in its life. States only move forward (the order of
 /// the variants): experimental → stable, or experimental (or stable) →
 /// deprecated → withdrawn → gone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum KeyState {
     /// On trial, advertised with `"experimental": true`.
@@ -32,7 +32,7 @@ pub enum KeyState {
 
 /// Metric thresholds: usage frequency, semantic alignment accuracy and value
 /// type correctness, each a ratio in `0.0..=1.0`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Thresholds {
     /// Share of the scenario's payloads that carry the key.
@@ -44,7 +44,7 @@ pub struct Thresholds {
 }
 
 /// The lifecycle's numbers, with the draft's defaults; every one can be changed.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 #[must_use]
 pub struct LifecyclePolicy {
@@ -71,7 +71,8 @@ pub struct LifecyclePolicy {
 }
 
 /// What the convergence guard's cap counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum GuardScope {
     /// Experimental keys of the whole scenario: global ones plus every
@@ -152,7 +153,7 @@ impl KeyMetrics {
 }
 
 /// Raw windowed counts behind [`KeyMetrics`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Counts {
     present: DayWindow,
     well_typed: DayWindow,
@@ -179,7 +180,7 @@ impl Counts {
 
 /// One patch key's life: one record per (scope, key name), which the merge
 /// reads for the key's definition and state.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct KeyRecord {
     /// Who the key is for.
@@ -197,10 +198,13 @@ pub struct KeyRecord {
     pub state: KeyState,
     /// When its trial started: when its patch was accepted (or released from
     /// the guard's queue), not before the patch's own timestamp.
+    #[serde(with = "time::serde::iso8601")]
     pub introduced_at: OffsetDateTime,
     /// When its patch expires: an offer still experimental then is withdrawn.
+    #[serde(with = "time::serde::iso8601")]
     pub offer_ends_at: OffsetDateTime,
     /// When it entered its current state.
+    #[serde(with = "time::serde::iso8601")]
     pub state_since: OffsetDateTime,
     counts: Counts,
 }
@@ -230,7 +234,11 @@ pub struct Transition {
 /// and judgments ([`Lifecycle::record_alignment`]), and call
 /// [`Lifecycle::evaluate`] with `now` whenever convenient; the result depends
 /// only on what was recorded and on `now`.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Serializable (with the store's snapshot, see `SchemaStore`): every field,
+/// indexes included, so a restored lifecycle is the same value, and
+/// [`Lifecycle::is_consistent`] checks a deserialized one before use.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Lifecycle {
     policy: LifecyclePolicy,
     records: Vec<KeyRecord>,
@@ -241,9 +249,12 @@ pub struct Lifecycle {
     totals: DayWindow,
     client_totals: FxHashMap<String, DayWindow>,
     /// The latest `now` [`Lifecycle::evaluate`] ran at: time never goes back.
+    #[serde(with = "time::serde::iso8601::option")]
     evaluated_at: Option<OffsetDateTime>,
     /// Records experimental as of the last evaluation (a key never becomes
     /// experimental again), so the guard counts without scanning history.
+    /// (A list of pairs when serialized: a scope is not a JSON object key.)
+    #[serde(with = "scope_pairs")]
     experimental: FxHashMap<PatchScope, Vec<usize>>,
     /// Records not gone as of the last evaluation: the only ones that can move.
     live: Vec<usize>,
@@ -253,7 +264,46 @@ pub struct Lifecycle {
     by_name: FxHashMap<Box<str>, Vec<usize>>,
 }
 
+/// `FxHashMap<PatchScope, Vec<usize>>` as a list of `[scope, indexes]` pairs.
+mod scope_pairs {
+    use rustc_hash::FxHashMap;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use crate::patch::PatchScope;
+
+    pub(super) fn serialize<S: Serializer>(
+        map: &FxHashMap<PatchScope, Vec<usize>>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        // Sorted, so one state always serializes the same way.
+        let mut pairs: Vec<(&PatchScope, &Vec<usize>)> = map.iter().collect();
+        pairs.sort_by(|a, b| format!("{:?}", a.0).cmp(&format!("{:?}", b.0)));
+        pairs.serialize(serializer)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<FxHashMap<PatchScope, Vec<usize>>, D::Error> {
+        let pairs = Vec::<(PatchScope, Vec<usize>)>::deserialize(deserializer)?;
+        Ok(pairs.into_iter().collect())
+    }
+}
+
 impl Lifecycle {
+    /// Whether every index the lifecycle keeps points at one of its
+    /// records: true of every lifecycle built through its methods; checked
+    /// on a deserialized one, which could come from a damaged file.
+    pub fn is_consistent(&self) -> bool {
+        let n = self.records.len();
+        let ok = |i: &usize| *i < n;
+        self.global.values().all(ok)
+            && self.personal.values().flat_map(|m| m.values()).all(ok)
+            && self.experimental.values().flatten().all(ok)
+            && self.live.iter().all(ok)
+            && self.live_global.iter().all(ok)
+            && self.by_name.values().flatten().all(ok)
+    }
+
     /// An empty lifecycle under `policy`.
     pub fn new(policy: LifecyclePolicy) -> Self {
         Self {

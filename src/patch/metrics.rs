@@ -11,11 +11,40 @@ pub(crate) fn day_of(at: OffsetDateTime) -> i64 {
 }
 
 /// Counts per UTC day over the last `days` days.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "RawDayWindow")]
 pub(crate) struct DayWindow {
     counts: Vec<u64>,
     /// The newest day with a bucket; buckets hold `latest - len + 1 ..= latest`.
     latest: i64,
+}
+
+/// Most days a deserialized window may hold (a policy's window is at most
+/// 3,660 days).
+const MAX_DAYS: usize = 100_000;
+
+/// A deserialized window before its check: an empty ring has no slot for
+/// any day (and would divide by zero).
+#[derive(serde::Deserialize)]
+struct RawDayWindow {
+    counts: Vec<u64>,
+    latest: i64,
+}
+
+impl TryFrom<RawDayWindow> for DayWindow {
+    type Error = &'static str;
+    fn try_from(raw: RawDayWindow) -> Result<Self, Self::Error> {
+        if raw.counts.is_empty() {
+            return Err("a day window needs at least one day");
+        }
+        if raw.counts.len() > MAX_DAYS {
+            return Err("a day window holds at most 100,000 days");
+        }
+        Ok(Self {
+            counts: raw.counts,
+            latest: raw.latest,
+        })
+    }
 }
 
 impl DayWindow {
@@ -41,16 +70,16 @@ impl DayWindow {
             let stale = if self.latest == i64::MIN {
                 self.len()
             } else {
-                (day - self.latest).min(self.len())
+                day.saturating_sub(self.latest).min(self.len())
             };
             for step in 0..stale {
-                let slot = self.slot(day - step);
+                let slot = self.slot(day.saturating_sub(step));
                 if let Some(c) = self.counts.get_mut(slot) {
                     *c = 0;
                 }
             }
             self.latest = day;
-        } else if day <= self.latest - self.len() {
+        } else if day <= self.latest.saturating_sub(self.len()) {
             return;
         }
         let slot = self.slot(day);
@@ -64,7 +93,7 @@ impl DayWindow {
         if self.latest == i64::MIN {
             i64::MIN
         } else {
-            self.latest - self.len() + 1
+            self.latest.saturating_sub(self.len()).saturating_add(1)
         }
     }
 
@@ -73,7 +102,7 @@ impl DayWindow {
         if self.latest == i64::MIN {
             return 0;
         }
-        let from = from.max(self.latest - self.len() + 1);
+        let from = from.max(self.latest.saturating_sub(self.len()).saturating_add(1));
         let to = to.min(self.latest);
         (from..=to)
             .filter_map(|day| self.counts.get(self.slot(day)))
@@ -100,5 +129,19 @@ mod tests {
         assert_eq!(w.sum(0, 13), 30);
         w.add(100, 1); // a long jump clears everything
         assert_eq!(w.sum(0, 100), 1);
+    }
+
+    #[test]
+    fn extreme_days_from_a_damaged_snapshot_do_not_overflow() {
+        for latest in [i64::MIN + 1, i64::MAX, -1] {
+            let mut w = DayWindow {
+                counts: vec![0; 3],
+                latest,
+            };
+            w.add(0, 1);
+            w.add(i64::MAX, 1);
+            w.add(i64::MIN + 2, 1);
+            let _ = (w.sum(i64::MIN, i64::MAX), w.oldest());
+        }
     }
 }

@@ -28,7 +28,7 @@ pub use lifecycle::{
     GuardScope, KeyMetrics, KeyRecord, KeyState, Lifecycle, LifecyclePolicy, Thresholds, Transition,
 };
 pub use security::{DenySensitive, PatchAuthorizer};
-pub use store::{Evaluation, SchemaStore, Submission};
+pub use store::{Evaluation, STORE_FORMAT_VERSION, SchemaStore, Submission};
 
 use std::fmt;
 

@@ -1,7 +1,8 @@
 //! Options fixed when a schema is compiled: the unknown-key policy and resource limits.
 
 /// What to do with payload keys the schema does not define.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum UnknownKeys {
     /// Report `unknown_key` as an error (the default).
@@ -13,7 +14,7 @@ pub enum UnknownKeys {
 
 /// Bounds on what one message may make the validator do; crossing one gives
 /// `limit_exceeded`, never a panic.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 #[must_use]
 pub struct Limits {
@@ -58,7 +59,7 @@ impl Limits {
 }
 
 /// Options fixed when a schema is compiled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 #[must_use]
 pub struct ValidateOptions {

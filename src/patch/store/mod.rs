@@ -20,6 +20,10 @@ use crate::template::SchemaTemplate;
 use crate::template::TemplateError;
 use crate::validate::{CompiledSchema, ValidateOptions};
 
+mod snapshot;
+
+pub use snapshot::STORE_FORMAT_VERSION;
+
 /// What became of a submitted patch.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
@@ -134,14 +138,14 @@ impl CompiledCache {
 }
 
 /// What became of a patch id the store took.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Taken {
     digest: String,
     dropped: bool,
 }
 
 /// A patch behind the convergence guard, and who submitted it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Waiting {
     patch: SchemaPatch,
     submitter: Option<String>,

@@ -1,0 +1,136 @@
+//! The store's serialized form: everything a server needs to carry on after
+//! a restart (base, accepted and queued patches, the ids it took, the
+//! lifecycle with its metric windows, what each client was told), versioned.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::{CompiledCache, SchemaStore, Taken, Waiting};
+use crate::key::{KeyDefinition, KeyName};
+use crate::patch::{Lifecycle, SchemaPatch};
+use crate::template::SchemaTemplate;
+use crate::validate::ValidateOptions;
+
+/// The snapshot format's name, in its `format` member.
+const STORE_FORMAT: &str = "sdsi.store";
+
+/// The version of the store's serialized form this crate writes and reads.
+/// A snapshot of another version is refused with a clear error rather than
+/// read wrongly; the version changes whenever the form does.
+pub const STORE_FORMAT_VERSION: u32 = 1;
+
+/// Borrowed, for writing. Maps are ordered so one state always serializes
+/// to the same bytes.
+#[derive(Serialize)]
+struct SnapshotRef<'a> {
+    format: &'static str,
+    version: u32,
+    base: &'a SchemaTemplate,
+    options: &'a ValidateOptions,
+    global: &'a [SchemaPatch],
+    personal: BTreeMap<&'a str, &'a Vec<SchemaPatch>>,
+    queue: &'a VecDeque<Waiting>,
+    seen: BTreeMap<&'a str, &'a Taken>,
+    personal_names: BTreeMap<&'a KeyName, &'a BTreeSet<String>>,
+    lifecycle: &'a Lifecycle,
+    delivered: BTreeMap<&'a str, BTreeMap<&'a KeyName, &'a KeyDefinition>>,
+    generation: u64,
+}
+
+/// Owned, for reading.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Snapshot {
+    format: String,
+    version: u32,
+    base: SchemaTemplate,
+    options: ValidateOptions,
+    global: Vec<SchemaPatch>,
+    personal: HashMap<String, Vec<SchemaPatch>>,
+    queue: VecDeque<Waiting>,
+    seen: HashMap<String, Taken>,
+    personal_names: HashMap<KeyName, BTreeSet<String>>,
+    lifecycle: Lifecycle,
+    delivered: HashMap<String, HashMap<KeyName, KeyDefinition>>,
+    generation: u64,
+}
+
+/// Writes the store's state as a versioned snapshot (`{"format":
+/// "sdsi.store", "version": 1, ...}`). The signing key of
+/// [`SchemaStore::require_signatures`] is a secret and is never written:
+/// give it again after restoring. The compiled-schema cache is not written
+/// either; it fills again on use.
+impl Serialize for SchemaStore {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        SnapshotRef {
+            format: STORE_FORMAT,
+            version: STORE_FORMAT_VERSION,
+            base: &self.base,
+            options: &self.options,
+            global: &self.global,
+            personal: self.personal.iter().map(|(k, v)| (k.as_str(), v)).collect(),
+            queue: &self.queue,
+            seen: self.seen.iter().map(|(k, v)| (k.as_str(), v)).collect(),
+            personal_names: self.personal_names.iter().collect(),
+            lifecycle: &self.lifecycle,
+            delivered: self
+                .delivered
+                .iter()
+                .map(|(client, keys)| (client.as_str(), keys.iter().collect()))
+                .collect(),
+            generation: self.generation,
+        }
+        .serialize(serializer)
+    }
+}
+
+/// Reads a snapshot written by [`Serialize`]: a snapshot of another format
+/// or version, a base template that is not valid, or a lifecycle whose
+/// indexes do not fit its records (a damaged file) is an error, never a
+/// store that behaves wrongly. The restored store requires no signatures
+/// until [`SchemaStore::require_signatures`] is called again.
+impl<'de> Deserialize<'de> for SchemaStore {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let s = Snapshot::deserialize(deserializer)?;
+        if s.format != STORE_FORMAT {
+            return Err(D::Error::custom(format!(
+                "not a schema store snapshot: format {:?}, expected {STORE_FORMAT:?}",
+                s.format
+            )));
+        }
+        if s.version != STORE_FORMAT_VERSION {
+            return Err(D::Error::custom(format!(
+                "schema store snapshot version {} is not supported (this build reads version {STORE_FORMAT_VERSION})",
+                s.version
+            )));
+        }
+        let check = s.base.check();
+        if !check.is_valid() {
+            return Err(D::Error::custom(format!(
+                "the snapshot's base template is not valid: {}",
+                crate::template::TemplateError::from(check)
+            )));
+        }
+        if !s.lifecycle.is_consistent() {
+            return Err(D::Error::custom(
+                "the snapshot's lifecycle is damaged: an index points past its records",
+            ));
+        }
+        Ok(SchemaStore {
+            base: s.base,
+            global: s.global,
+            personal: s.personal,
+            queue: s.queue,
+            seen: s.seen,
+            personal_names: s.personal_names,
+            lifecycle: s.lifecycle,
+            options: s.options,
+            delivered: s.delivered,
+            signer: None,
+            generation: s.generation,
+            compiled: CompiledCache::default(),
+        })
+    }
+}
