@@ -458,3 +458,77 @@ fn many_fragments_in_few_requests_do_not_open_the_gate() {
         }
     }
 }
+
+/// A server that saves its store and engine state, restarts and restores
+/// them makes the same decisions as one that never stopped, whichever
+/// message it stops after.
+#[test]
+fn a_restart_in_the_middle_of_a_burst_changes_nothing() {
+    let mixed: Vec<&str> = SEAT.iter().chain(&MEAL).chain(&PET).copied().collect();
+    let config = EvolutionConfig::default().branching(Branching::GlobalAndPerClient);
+    let engine = || Evolution::new(HashingEmbedder::default(), RuleInducer, config);
+    let stream: Vec<(String, OffsetDateTime, &str)> = (0..8 * 30)
+        .map(|i| {
+            (
+                format!("agent-{}", i % 8),
+                T0 + Duration::minutes(5 * i as i64),
+                mixed[i % mixed.len()],
+            )
+        })
+        .collect();
+    let run = |engine: &mut Evolution,
+               store: &mut SchemaStore,
+               part: &[(String, OffsetDateTime, &str)]| {
+        part.iter()
+            .flat_map(|(client, now, text)| engine.observe(store, &message(text), client, *now))
+            .map(|e| serde_json::to_value(&e).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let (mut a, mut a_store) = (engine(), store());
+    let all = run(&mut a, &mut a_store, &stream);
+    assert!(
+        all.iter().any(|e| e["event"] == "proposed"),
+        "the control run proposes"
+    );
+    for split in [1, 61, 100, 150, 239] {
+        let (mut b, mut b_store) = (engine(), store());
+        let mut events = run(&mut b, &mut b_store, &stream[..split]);
+        // Save both halves of the server's state as bytes, and restart.
+        let saved_store = serde_json::to_vec(&b_store).unwrap();
+        let saved_state = serde_json::to_vec(&b.state()).unwrap();
+        let mut c_store: SchemaStore = serde_json::from_slice(&saved_store).unwrap();
+        let mut c = engine();
+        c.restore(serde_json::from_slice(&saved_state).unwrap())
+            .unwrap();
+        events.extend(run(&mut c, &mut c_store, &stream[split..]));
+        assert_eq!(events, all, "restarted after message {split}");
+        assert_eq!(
+            serde_json::to_value(&c_store).unwrap(),
+            serde_json::to_value(&a_store).unwrap()
+        );
+        assert_eq!(c.state(), a.state());
+    }
+}
+
+#[test]
+fn a_state_from_another_embedder_is_refused() {
+    let mut engine = Evolution::default();
+    let mut store = store();
+    replay(&mut engine, &mut store, &SEAT, 2, 3);
+    let saved = serde_json::to_string(&engine.state()).unwrap();
+    assert!(
+        saved.starts_with(r#"{"format":"sdsi.evolution","version":1"#),
+        "{saved}"
+    );
+    let mut other = Evolution::new(
+        HashingEmbedder::default().with_dimension(64),
+        RuleInducer,
+        EvolutionConfig::default(),
+    );
+    let state = serde_json::from_str(&saved).unwrap();
+    assert!(other.restore(state).is_err());
+    assert_eq!(other.pools().count(), 0, "nothing changed");
+    let wrong = saved.replace(r#""version":1"#, r#""version":2"#);
+    let e = serde_json::from_str::<sdsi::evolution::EvolutionState>(&wrong).unwrap_err();
+    assert!(e.to_string().contains("version 2 is not supported"), "{e}");
+}

@@ -30,6 +30,7 @@ mod pipeline;
 mod pool;
 mod redact;
 mod sanitize;
+mod state;
 
 pub use cluster::Exemplar;
 pub use embed::HashingEmbedder;
@@ -39,6 +40,7 @@ pub use pipeline::{Branching, Evolution, EvolutionConfig, EvolutionEvent, PoolKe
 pub use pool::{ClusterView, Ingested, Pool, PoolConfig, PoolError};
 pub use redact::{Redacted, Redaction, redact};
 pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize_fragment};
+pub use state::{EVOLUTION_FORMAT_VERSION, EvolutionState, EvolutionStateError};
 
 use serde_json::Value;
 use time::OffsetDateTime;

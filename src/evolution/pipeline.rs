@@ -10,6 +10,7 @@ use time::{Duration, OffsetDateTime};
 use super::pool::{Pool, PoolConfig};
 use super::redact::{Redaction, redact};
 use super::sanitize::sanitize_fragment;
+use super::state::{EvolutionState, EvolutionStateError};
 use super::{Embedder, EvolutionEngine, HashingEmbedder, IntentInducer, RuleInducer};
 use crate::issue::Issue;
 use crate::key::{EXPERIMENTAL_MEMBER, KeyDefinition, OTHER_KEY, Sensitivity};
@@ -35,13 +36,13 @@ pub enum Branching {
 }
 
 /// Names one pool: a scenario, and a client for a personal pool.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct PoolKey {
     /// The scenario.
     pub scenario: String,
     /// The client, for a personal pool.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<String>,
 }
 
@@ -256,6 +257,52 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
                 .insert(key.clone(), OffsetDateTime::UNIX_EPOCH);
         }
         self.pools.insert(key, pool)
+    }
+
+    /// The engine's state, to save before a restart: every pool (with its
+    /// clusters, heat and gate counts) and when each personal pool was last
+    /// active. The models and the configuration are code and are not part
+    /// of it.
+    pub fn state(&self) -> EvolutionState {
+        EvolutionState::new(&self.pools, &self.last_active)
+    }
+
+    /// Puts back a state saved by [`Evolution::state`], replacing every
+    /// pool. Refused (and nothing changed) if a pool was made with other
+    /// settings than this engine's: another embedder dimension or
+    /// threshold, or other gate settings would read it wrongly.
+    pub fn restore(&mut self, state: EvolutionState) -> Result<(), EvolutionStateError> {
+        for (key, pool) in state.pools() {
+            let expected = self.pool_config(key.client.is_some());
+            if *pool.config() != expected {
+                return Err(EvolutionStateError::ConfigMismatch { pool: key.clone() });
+            }
+        }
+        let (pools, mut last_active) = state.into_parts();
+        // A personal pool saved without a time counts as the least recently
+        // active, as with `insert_pool`; a state with more personal pools
+        // than this engine keeps loses the least recently active ones.
+        for key in pools.keys().filter(|k| k.client.is_some()) {
+            last_active
+                .entry(key.clone())
+                .or_insert(OffsetDateTime::UNIX_EPOCH);
+        }
+        last_active.retain(|key, _| pools.contains_key(key));
+        self.pools = pools;
+        self.last_active = last_active;
+        while self.last_active.len() > self.config.max_client_pools.max(1) {
+            let Some(oldest) = self
+                .last_active
+                .iter()
+                .min_by(|a, b| a.1.cmp(b.1).then_with(|| a.0.cmp(b.0)))
+                .map(|(k, _)| k.clone())
+            else {
+                break;
+            };
+            self.last_active.remove(&oldest);
+            self.pools.remove(&oldest);
+        }
+        Ok(())
     }
 
     /// The configuration pools are created with.

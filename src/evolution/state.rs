@@ -1,0 +1,148 @@
+//! The evolution engine's saved state: its pools and when each personal
+//! pool was last active, in a versioned serde form.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use time::OffsetDateTime;
+
+use super::pipeline::PoolKey;
+use super::pool::Pool;
+
+/// The state format's name, in its `format` member.
+const FORMAT: &str = "sdsi.evolution";
+
+/// The version of [`EvolutionState`]'s serialized form this crate writes and
+/// reads; another version is refused rather than read wrongly.
+pub const EVOLUTION_FORMAT_VERSION: u32 = 1;
+
+/// What [`super::Evolution::state`] saves and [`super::Evolution::restore`]
+/// puts back: every pool, by key, and when each personal pool last took a
+/// fragment (for the least-recently-active eviction). Serialized as
+/// `{"format": "sdsi.evolution", "version": 1, "pools": [...]}`, the pools in
+/// key order, so one state always gives the same bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvolutionState {
+    pools: BTreeMap<PoolKey, Pool>,
+    last_active: BTreeMap<PoolKey, OffsetDateTime>,
+}
+
+/// Why a saved state was not put back.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EvolutionStateError {
+    /// The pool was made with other settings than the engine's (another
+    /// embedder dimension or threshold, other gate settings).
+    #[error("the saved pool {pool:?} was made with other settings than this engine's")]
+    ConfigMismatch {
+        /// The pool.
+        pool: PoolKey,
+    },
+}
+
+/// One pool in the serialized form.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry<P> {
+    key: PoolKey,
+    /// For a personal pool: when it last took a fragment.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::serde::iso8601::option"
+    )]
+    last_active: Option<OffsetDateTime>,
+    pool: P,
+}
+
+#[derive(Serialize)]
+struct Written<'a> {
+    format: &'static str,
+    version: u32,
+    pools: Vec<Entry<&'a Pool>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Read {
+    format: String,
+    version: u32,
+    pools: Vec<Entry<Pool>>,
+}
+
+impl EvolutionState {
+    pub(crate) fn new(
+        pools: &BTreeMap<PoolKey, Pool>,
+        last_active: &BTreeMap<PoolKey, OffsetDateTime>,
+    ) -> Self {
+        Self {
+            pools: pools.clone(),
+            last_active: last_active.clone(),
+        }
+    }
+
+    /// The saved pools, by key.
+    pub fn pools(&self) -> impl Iterator<Item = (&PoolKey, &Pool)> {
+        self.pools.iter()
+    }
+
+    pub(crate) fn into_parts(self) -> (BTreeMap<PoolKey, Pool>, BTreeMap<PoolKey, OffsetDateTime>) {
+        (self.pools, self.last_active)
+    }
+}
+
+impl Serialize for EvolutionState {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        Written {
+            format: FORMAT,
+            version: EVOLUTION_FORMAT_VERSION,
+            pools: self
+                .pools
+                .iter()
+                .map(|(key, pool)| Entry {
+                    key: key.clone(),
+                    last_active: self.last_active.get(key).copied(),
+                    pool,
+                })
+                .collect(),
+        }
+        .serialize(serializer)
+    }
+}
+
+/// Another format or version, a pool listed twice, or a pool that does not
+/// restore (see [`Pool`]'s own checks) is an error.
+impl<'de> Deserialize<'de> for EvolutionState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let read = Read::deserialize(deserializer)?;
+        if read.format != FORMAT {
+            return Err(D::Error::custom(format!(
+                "not an evolution state: format {:?}, expected {FORMAT:?}",
+                read.format
+            )));
+        }
+        if read.version != EVOLUTION_FORMAT_VERSION {
+            return Err(D::Error::custom(format!(
+                "evolution state version {} is not supported (this build reads version {EVOLUTION_FORMAT_VERSION})",
+                read.version
+            )));
+        }
+        let mut state = EvolutionState {
+            pools: BTreeMap::new(),
+            last_active: BTreeMap::new(),
+        };
+        for entry in read.pools {
+            if let Some(at) = entry.last_active {
+                state.last_active.insert(entry.key.clone(), at);
+            }
+            if state.pools.insert(entry.key.clone(), entry.pool).is_some() {
+                return Err(D::Error::custom(format!(
+                    "evolution state lists the pool {:?} twice",
+                    entry.key
+                )));
+            }
+        }
+        Ok(state)
+    }
+}
