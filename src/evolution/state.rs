@@ -67,7 +67,8 @@ struct Written<'a> {
 struct Read {
     format: String,
     version: u32,
-    pools: Vec<Entry<Pool>>,
+    /// Optional here, so another format or version is named as such first.
+    pools: Option<Vec<Entry<Pool>>>,
 }
 
 impl EvolutionState {
@@ -132,7 +133,10 @@ impl<'de> Deserialize<'de> for EvolutionState {
             pools: BTreeMap::new(),
             last_active: BTreeMap::new(),
         };
-        for entry in read.pools {
+        let pools = read
+            .pools
+            .ok_or_else(|| D::Error::custom("evolution state has no `pools`"))?;
+        for entry in pools {
             if let Some(at) = entry.last_active {
                 state.last_active.insert(entry.key.clone(), at);
             }

@@ -38,22 +38,29 @@ struct SnapshotRef<'a> {
     generation: u64,
 }
 
-/// Owned, for reading.
+/// Owned, for reading. Every member but the header is optional here, so
+/// that a snapshot of another format or version is named as such rather
+/// than as a missing member.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Snapshot {
     format: String,
     version: u32,
-    base: SchemaTemplate,
-    options: ValidateOptions,
-    global: Vec<SchemaPatch>,
-    personal: HashMap<String, Vec<SchemaPatch>>,
-    queue: VecDeque<Waiting>,
-    seen: HashMap<String, Taken>,
-    personal_names: HashMap<KeyName, BTreeSet<String>>,
-    lifecycle: Lifecycle,
-    delivered: HashMap<String, HashMap<KeyName, KeyDefinition>>,
-    generation: u64,
+    base: Option<SchemaTemplate>,
+    options: Option<ValidateOptions>,
+    global: Option<Vec<SchemaPatch>>,
+    personal: Option<HashMap<String, Vec<SchemaPatch>>>,
+    queue: Option<VecDeque<Waiting>>,
+    seen: Option<HashMap<String, Taken>>,
+    personal_names: Option<HashMap<KeyName, BTreeSet<String>>>,
+    lifecycle: Option<Lifecycle>,
+    delivered: Option<HashMap<String, HashMap<KeyName, KeyDefinition>>>,
+    generation: Option<u64>,
+}
+
+/// `value`, or an error naming the missing member.
+fn member<T, E: serde::de::Error>(value: Option<T>, name: &str) -> Result<T, E> {
+    value.ok_or_else(|| E::custom(format!("schema store snapshot has no `{name}`")))
 }
 
 /// Writes the store's state as a versioned snapshot (`{"format":
@@ -106,30 +113,32 @@ impl<'de> Deserialize<'de> for SchemaStore {
                 s.version
             )));
         }
-        let check = s.base.check();
+        let base: SchemaTemplate = member(s.base, "base")?;
+        let lifecycle: Lifecycle = member(s.lifecycle, "lifecycle")?;
+        let check = base.check();
         if !check.is_valid() {
             return Err(D::Error::custom(format!(
                 "the snapshot's base template is not valid: {}",
                 crate::template::TemplateError::from(check)
             )));
         }
-        if !s.lifecycle.is_consistent() {
+        if !lifecycle.is_consistent() {
             return Err(D::Error::custom(
                 "the snapshot's lifecycle is damaged: an index points past its records",
             ));
         }
         Ok(SchemaStore {
-            base: s.base,
-            global: s.global,
-            personal: s.personal,
-            queue: s.queue,
-            seen: s.seen,
-            personal_names: s.personal_names,
-            lifecycle: s.lifecycle,
-            options: s.options,
-            delivered: s.delivered,
+            base,
+            global: member(s.global, "global")?,
+            personal: member(s.personal, "personal")?,
+            queue: member(s.queue, "queue")?,
+            seen: member(s.seen, "seen")?,
+            personal_names: member(s.personal_names, "personal_names")?,
+            lifecycle,
+            options: member(s.options, "options")?,
+            delivered: member(s.delivered, "delivered")?,
             signer: None,
-            generation: s.generation,
+            generation: member(s.generation, "generation")?,
             compiled: CompiledCache::default(),
         })
     }

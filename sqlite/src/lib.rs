@@ -1,0 +1,215 @@
+//! SQLite storage for an sdsi server's state.
+//!
+//! One file holds, per scenario, the [`SchemaStore`] (patches, queue,
+//! lifecycle and metrics) and the evolution engine's [`EvolutionState`]
+//! (pools, heat, gate counts), each in its versioned serde form, with a
+//! cursor the application may use to say how far it got (the CLI keeps the
+//! last log line it replayed). The database runs in WAL mode with full
+//! synchronisation, so a save either happened completely or not at all,
+//! whenever the process dies.
+//!
+//! Saves are guarded by optimistic concurrency: each save names the version
+//! it read, and a save over a newer version (another writer got there
+//! first) is refused with [`Error::Conflict`] instead of overwriting it.
+//!
+//! ```
+//! use sdsi::evolution::Evolution;
+//! use sdsi::patch::LifecyclePolicy;
+//! use sdsi::{SchemaStore, SchemaTemplate};
+//! use sdsi_sqlite::SqliteState;
+//!
+//! let template: SchemaTemplate = serde_json::from_str(
+//!     r#"{"schema_id": "s", "scenario": "booking", "keys": []}"#,
+//! )?;
+//! let dir = std::env::temp_dir().join(format!("sdsi-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let mut db = SqliteState::open(dir.join("state.db"))?;
+//! let store = SchemaStore::new(template, LifecyclePolicy::default())?;
+//! let engine = Evolution::default();
+//! let version = db.save("booking", None, 0, &store, &engine.state())?;
+//! let saved = db.load("booking")?.expect("just saved");
+//! assert_eq!(saved.version, version);
+//! // A second save from the same version is refused: someone saved since.
+//! let stale = db.save("booking", None, 0, &store, &engine.state());
+//! assert!(matches!(stale, Err(sdsi_sqlite::Error::Conflict { .. })));
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension, params};
+use sdsi::SchemaStore;
+use sdsi::evolution::EvolutionState;
+
+/// A state file.
+#[derive(Debug)]
+pub struct SqliteState {
+    connection: Connection,
+}
+
+/// What [`SqliteState::load`] found for a scenario.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Saved {
+    /// The version the save wrote; name it when saving again.
+    pub version: u64,
+    /// The application's cursor, as saved.
+    pub cursor: u64,
+    /// The schema store.
+    pub store: SchemaStore,
+    /// The evolution engine's state (give it to `Evolution::restore`).
+    pub engine: EvolutionState,
+}
+
+/// Why the state could not be read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// SQLite refused: the file is not a database, is damaged or truncated,
+    /// cannot be opened or written.
+    #[error("state database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// A saved part does not restore (another format or version, damaged
+    /// content).
+    #[error("saved {part} of scenario {scenario:?} does not restore: {message}")]
+    Damaged {
+        /// The scenario.
+        scenario: String,
+        /// `store` or `engine`.
+        part: &'static str,
+        /// What was wrong.
+        message: String,
+    },
+    /// A part could not be serialized (see the store's documentation:
+    /// patches dated outside years 0-9999 cannot be written).
+    #[error("cannot serialize the {part}: {message}")]
+    Serialize {
+        /// `store` or `engine`.
+        part: &'static str,
+        /// What was wrong.
+        message: String,
+    },
+    /// Another writer saved since the version this save started from.
+    #[error(
+        "scenario {scenario:?} was saved by another writer: expected version {expected:?}, found {found:?}"
+    )]
+    Conflict {
+        /// The scenario.
+        scenario: String,
+        /// The version the save named.
+        expected: Option<u64>,
+        /// The version in the file.
+        found: Option<u64>,
+    },
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS sdsi_state (
+    scenario TEXT PRIMARY KEY NOT NULL,
+    version  INTEGER NOT NULL,
+    cursor   INTEGER NOT NULL,
+    store    BLOB NOT NULL,
+    engine   BLOB NOT NULL
+) STRICT;
+";
+
+impl SqliteState {
+    /// Opens (or creates) the state file at `path`: WAL journal, full
+    /// synchronisation, and a quick integrity check, so a damaged file is an
+    /// error here rather than later.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
+        let connection = Connection::open(path)?;
+        connection.busy_timeout(std::time::Duration::from_secs(5))?;
+        let _mode: String = connection.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        connection.execute_batch("PRAGMA synchronous = FULL;")?;
+        let check: String = connection.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
+        if check != "ok" {
+            return Err(Error::Sqlite(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+                Some(format!("integrity check failed: {check}")),
+            )));
+        }
+        connection.execute_batch(SCHEMA)?;
+        Ok(Self { connection })
+    }
+
+    /// The state saved for `scenario`, if any.
+    pub fn load(&self, scenario: &str) -> Result<Option<Saved>, Error> {
+        let row: Option<(i64, i64, Vec<u8>, Vec<u8>)> = self
+            .connection
+            .query_row(
+                "SELECT version, cursor, store, engine FROM sdsi_state WHERE scenario = ?1",
+                params![scenario],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .optional()?;
+        let Some((version, cursor, store, engine)) = row else {
+            return Ok(None);
+        };
+        let damaged = |part: &'static str, message: String| Error::Damaged {
+            scenario: scenario.to_owned(),
+            part,
+            message,
+        };
+        let number = |part: &'static str, n: i64| {
+            u64::try_from(n).map_err(|_| damaged(part, format!("negative {part}: {n}")))
+        };
+        Ok(Some(Saved {
+            version: number("version", version)?,
+            cursor: number("cursor", cursor)?,
+            store: serde_json::from_slice(&store).map_err(|e| damaged("store", e.to_string()))?,
+            engine: serde_json::from_slice(&engine)
+                .map_err(|e| damaged("engine", e.to_string()))?,
+        }))
+    }
+
+    /// Saves `store` and `engine` for `scenario` with `cursor`, if the saved
+    /// version is still `expected` (`None`: nothing saved yet). Returns the
+    /// new version. One transaction: the file holds the old state or the
+    /// new one, never a mix.
+    pub fn save(
+        &mut self,
+        scenario: &str,
+        expected: Option<u64>,
+        cursor: u64,
+        store: &SchemaStore,
+        engine: &EvolutionState,
+    ) -> Result<u64, Error> {
+        let serialize = |part: &'static str, e: serde_json::Error| Error::Serialize {
+            part,
+            message: e.to_string(),
+        };
+        let store = serde_json::to_vec(store).map_err(|e| serialize("store", e))?;
+        let engine = serde_json::to_vec(engine).map_err(|e| serialize("engine", e))?;
+        let cursor = i64::try_from(cursor).unwrap_or(i64::MAX);
+        let transaction = self.connection.transaction()?;
+        let found: Option<i64> = transaction
+            .query_row(
+                "SELECT version FROM sdsi_state WHERE scenario = ?1",
+                params![scenario],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let found = found.and_then(|v| u64::try_from(v).ok());
+        if found != expected {
+            return Err(Error::Conflict {
+                scenario: scenario.to_owned(),
+                expected,
+                found,
+            });
+        }
+        let next = expected.map_or(1, |v| v.saturating_add(1));
+        let stored = i64::try_from(next).unwrap_or(i64::MAX);
+        transaction.execute(
+            "INSERT INTO sdsi_state (scenario, version, cursor, store, engine)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT(scenario) DO UPDATE SET
+                version = excluded.version, cursor = excluded.cursor,
+                store = excluded.store, engine = excluded.engine",
+            params![scenario, stored, cursor, store, engine],
+        )?;
+        transaction.commit()?;
+        Ok(next)
+    }
+}

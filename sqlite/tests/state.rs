@@ -1,0 +1,182 @@
+//! The state file: round trip, optimistic concurrency, damaged files.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use std::path::PathBuf;
+
+use sdsi::evolution::Evolution;
+use sdsi::patch::LifecyclePolicy;
+use sdsi::{SchemaStore, SchemaTemplate};
+use sdsi_sqlite::{Error, SqliteState};
+use serde_json::json;
+use time::macros::datetime;
+
+/// A fresh directory for one test.
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sdsi-sqlite-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn store() -> SchemaStore {
+    let template: SchemaTemplate = serde_json::from_value(json!({
+        "schema_id": "flight_booking_v1", "scenario": "flight_booking",
+        "keys": [{"key_name": "origin", "key_type": "string", "required": true,
+                  "semantic_description": "Departure airport code"}]}))
+    .unwrap();
+    SchemaStore::new(template, LifecyclePolicy::default()).unwrap()
+}
+
+/// A store and engine that have seen a burst, so there is real state.
+fn busy() -> (SchemaStore, Evolution) {
+    let (mut s, mut e) = (store(), Evolution::default());
+    for i in 0..80 {
+        let message = json!({"schema_id": "flight_booking_v1",
+            "payload": {"origin": "PEK", "other": "window seat please"}});
+        let now = datetime!(2026-05-01 8:00 UTC) + time::Duration::minutes(15 * i);
+        sdsi::evolution::EvolutionEngine::observe(
+            &mut e,
+            &mut s,
+            &message,
+            &format!("agent-{}", i % 8),
+            now,
+        );
+    }
+    (s, e)
+}
+
+#[test]
+fn a_saved_state_comes_back_whole() {
+    let d = dir("roundtrip");
+    let (s, e) = busy();
+    assert!(s.patches().count() > 0, "the burst proposed a key");
+    let path = d.join("state.db");
+    let version = SqliteState::open(&path)
+        .unwrap()
+        .save("flight_booking", None, 80, &s, &e.state())
+        .unwrap();
+    // Another process opening the file later.
+    let db = SqliteState::open(&path).unwrap();
+    let saved = db.load("flight_booking").unwrap().unwrap();
+    assert_eq!((saved.version, saved.cursor), (version, 80));
+    assert_eq!(
+        serde_json::to_value(&saved.store).unwrap(),
+        serde_json::to_value(&s).unwrap()
+    );
+    assert_eq!(saved.engine, e.state());
+    assert!(db.load("another_scenario").unwrap().is_none());
+}
+
+#[test]
+fn two_writers_never_overwrite_each_other() {
+    let d = dir("conflict");
+    let path = d.join("state.db");
+    let (s, e) = busy();
+    let mut a = SqliteState::open(&path).unwrap();
+    let mut b = SqliteState::open(&path).unwrap();
+    let v1 = a.save("flight_booking", None, 1, &s, &e.state()).unwrap();
+    // b read nothing and tries to create: refused, a's save stands.
+    let r = b.save("flight_booking", None, 2, &s, &e.state());
+    assert!(
+        matches!(r, Err(Error::Conflict { found: Some(1), .. })),
+        "{r:?}"
+    );
+    // Both read version 1; the first to save wins, the second is refused.
+    let v2 = b
+        .save("flight_booking", Some(v1), 3, &s, &e.state())
+        .unwrap();
+    let r = a.save("flight_booking", Some(v1), 4, &s, &e.state());
+    assert!(
+        matches!(
+            r,
+            Err(Error::Conflict {
+                expected: Some(1),
+                found: Some(2),
+                ..
+            })
+        ),
+        "{r:?}"
+    );
+    assert_eq!(a.load("flight_booking").unwrap().unwrap().cursor, 3);
+    assert_eq!(v2, 2);
+}
+
+#[test]
+fn a_file_that_is_not_a_database_is_an_error() {
+    let d = dir("garbage");
+    let path = d.join("state.db");
+    std::fs::write(
+        &path,
+        b"this is not a database, just some text that is long enough",
+    )
+    .unwrap();
+    let r = SqliteState::open(&path);
+    assert!(matches!(r, Err(Error::Sqlite(_))), "{r:?}");
+}
+
+#[test]
+fn a_truncated_file_is_an_error_never_an_empty_state() {
+    let d = dir("truncated");
+    let path = d.join("state.db");
+    let (s, e) = busy();
+    SqliteState::open(&path)
+        .unwrap()
+        .save("flight_booking", None, 80, &s, &e.state())
+        .unwrap();
+    // Fold the WAL into the main file so truncating it loses data.
+    db_checkpoint(&path);
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(bytes.len() > 8192, "{} bytes", bytes.len());
+    for keep in [bytes.len() / 2, 4096 + 100, 100] {
+        let cut = d.join(format!("cut-{keep}.db"));
+        std::fs::write(&cut, &bytes[..keep]).unwrap();
+        let outcome = SqliteState::open(&cut).and_then(|db| db.load("flight_booking"));
+        assert!(
+            matches!(outcome, Err(Error::Sqlite(_) | Error::Damaged { .. })),
+            "kept {keep} bytes: {outcome:?}"
+        );
+    }
+}
+
+#[test]
+fn a_damaged_row_is_named() {
+    let d = dir("damaged");
+    let path = d.join("state.db");
+    let (s, e) = busy();
+    SqliteState::open(&path)
+        .unwrap()
+        .save("flight_booking", None, 1, &s, &e.state())
+        .unwrap();
+    let raw = rusqlite_update(
+        &path,
+        "UPDATE sdsi_state SET store = CAST('{\"format\":\"sdsi.store\",\"version\":7}' AS BLOB)",
+    );
+    assert_eq!(raw, 1);
+    let r = SqliteState::open(&path).unwrap().load("flight_booking");
+    match r {
+        Err(Error::Damaged { part, message, .. }) => {
+            assert_eq!(part, "store");
+            assert!(message.contains("version 7"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+fn db_checkpoint(path: &std::path::Path) {
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .unwrap();
+    c.execute_batch("PRAGMA journal_mode = DELETE;").unwrap();
+}
+
+fn rusqlite_update(path: &std::path::Path, sql: &str) -> usize {
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .execute(sql, [])
+        .unwrap()
+}
