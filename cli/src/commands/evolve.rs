@@ -11,6 +11,7 @@ use sdsi::evolution::{
 };
 use sdsi::patch::{DenySensitive, LifecyclePolicy};
 use sdsi::validate::ValidateOptions;
+use sdsi_sqlite::SqliteState;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
@@ -61,6 +62,76 @@ pub struct Args {
     /// Also keep a pool per client, proposing patches scoped to that client.
     #[arg(long)]
     pub per_client: bool,
+
+    /// Keep the store and the engine in this SQLite file: a later run with
+    /// the same file and log resumes after the last line saved, with the same
+    /// output as one uninterrupted run.
+    #[arg(long, value_name = "PATH")]
+    pub state: Option<PathBuf>,
+
+    /// With `--state`: save after every N lines (and at the end), so a run
+    /// that is killed loses at most N lines of work, which the next run
+    /// replays.
+    #[arg(long, value_name = "N", default_value_t = 1000, requires = "state")]
+    pub save_every: u64,
+}
+
+/// Where the state lives and how far it got.
+struct Saving {
+    db: SqliteState,
+    scenario: String,
+    /// The version last read or written (`None`: nothing saved yet).
+    version: Option<u64>,
+    /// Lines up to this number were replayed by an earlier run.
+    resume_after: u64,
+    every: u64,
+}
+
+impl Saving {
+    /// Opens the state and puts a saved store and engine in place, if any.
+    fn open(
+        path: &std::path::Path,
+        store: &mut SchemaStore,
+        engine: &mut Evolution,
+        every: u64,
+    ) -> Result<Self, String> {
+        let db = SqliteState::open(path).map_err(|e| e.to_string())?;
+        let scenario = store.base().scenario.clone();
+        let mut saving = Saving {
+            db,
+            scenario,
+            version: None,
+            resume_after: 0,
+            every: every.max(1),
+        };
+        if let Some(saved) = saving
+            .db
+            .load(&saving.scenario)
+            .map_err(|e| e.to_string())?
+        {
+            if saved.store.base().digest() != store.base().digest() {
+                return Err(format!(
+                    "{} holds the state of another template for scenario {:?}",
+                    path.display(),
+                    saving.scenario
+                ));
+            }
+            engine.restore(saved.engine).map_err(|e| e.to_string())?;
+            *store = saved.store;
+            saving.version = Some(saved.version);
+            saving.resume_after = saved.cursor;
+        }
+        Ok(saving)
+    }
+
+    fn save(&mut self, store: &SchemaStore, engine: &Evolution, line: u64) -> Result<(), String> {
+        let version = self
+            .db
+            .save(&self.scenario, self.version, line, store, &engine.state())
+            .map_err(|e| e.to_string())?;
+        self.version = Some(version);
+        Ok(())
+    }
 }
 
 /// One line of the log.
@@ -106,20 +177,39 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         config = config.branching(Branching::GlobalAndPerClient);
     }
     let mut engine = Evolution::new(HashingEmbedder::default(), RuleInducer, config);
-    replay(reader, &mut store, &mut engine)
+    let saving = match &args.state {
+        None => None,
+        Some(path) => match Saving::open(path, &mut store, &mut engine, args.save_every) {
+            Ok(saving) => Some(saving),
+            Err(message) => {
+                return unusable(
+                    vec![Entry::unreadable(&path.display().to_string(), message)],
+                    format,
+                );
+            }
+        },
+    };
+    replay(reader, &mut store, &mut engine, saving)
 }
 
 /// Replays the log, streaming one JSON object per line of output.
 fn replay(
     reader: Box<dyn BufRead>,
     store: &mut SchemaStore,
-    engine: &mut impl EvolutionEngine,
+    engine: &mut Evolution,
+    mut saving: Option<Saving>,
 ) -> Outcome {
     let mut out = io::stdout().lock();
     let mut emit = |value: Value| writeln!(out, "{value}").is_ok();
     let (mut lines, mut bad, mut triggers, mut proposals) = (0u64, 0u64, 0u64, 0u64);
+    let resume_after = saving.as_ref().map_or(0, |s| s.resume_after);
+    let mut last = resume_after;
     for (number, line) in reader.lines().enumerate() {
         let number = number + 1;
+        if (number as u64) <= resume_after {
+            continue; // replayed by an earlier run (see `--state`)
+        }
+        last = number as u64;
         let line = match line {
             Ok(line) if line.trim().is_empty() => continue,
             Ok(line) => line,
@@ -160,11 +250,27 @@ fn replay(
                 number,
             ));
         }
+        if let Some(saving) = saving.as_mut() {
+            if last % saving.every == 0 {
+                if let Err(message) = saving.save(store, engine, last) {
+                    emit(json!({"event": "error", "line": number, "message": message}));
+                    return Outcome::streamed(Status::Unusable);
+                }
+            }
+        }
     }
-    emit(
-        json!({"event": "summary", "lines": lines, "unreadable_lines": bad,
-                "triggers": triggers, "patches_proposed": proposals}),
-    );
+    if let Some(saving) = saving.as_mut() {
+        if let Err(message) = saving.save(store, engine, last) {
+            emit(json!({"event": "error", "message": message}));
+            return Outcome::streamed(Status::Unusable);
+        }
+    }
+    let mut summary = json!({"event": "summary", "lines": lines, "unreadable_lines": bad,
+                "triggers": triggers, "patches_proposed": proposals});
+    if let (true, Some(object)) = (resume_after > 0, summary.as_object_mut()) {
+        object.insert("resumed_after_line".to_owned(), json!(resume_after));
+    }
+    emit(summary);
     Outcome::streamed(if bad == 0 {
         Status::Valid
     } else {

@@ -1,0 +1,200 @@
+//! `sdsi evolve --state`: a replay that stops (or is killed) and resumes
+//! gives the same output as one that never stopped.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test helpers: a panic is a failed test"
+)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sdsi-cli-state-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A log of `n` lines: eight clients asking, in turn, for three needs, one
+/// message every five minutes, so keys are proposed and judged on the way.
+fn log(path: &Path, n: usize) {
+    let needs = [
+        "window seat please",
+        "a vegetarian meal",
+        "travelling with my cat",
+    ];
+    let start = time::macros::datetime!(2026-05-01 8:00 UTC);
+    let mut text = String::new();
+    for i in 0..n {
+        let at = start + time::Duration::minutes(5 * i as i64);
+        let line = json!({
+            "at": at.format(&time::format_description::well_known::Rfc3339).unwrap(),
+            "client": format!("agent-{}", i % 8),
+            "message": {"schema_id": "flight_booking_v1", "payload": {
+                "origin": "PEK", "destination": "SHA", "departure_date": "2026-05-04",
+                "other": needs[(i / 8) % 3]}}
+        });
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// Runs `sdsi evolve` over `events`; returns the JSON lines it printed.
+fn evolve(events: &Path, extra: &[&str]) -> Vec<Value> {
+    let output = Command::new(env!("CARGO_BIN_EXE_sdsi"))
+        .args(["evolve", "--schema", &fixture("flight_template.json")])
+        .args(extra)
+        .arg(events)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn without_summary(lines: &[Value]) -> Vec<Value> {
+    lines
+        .iter()
+        .filter(|l| l["event"] != "summary")
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn a_replay_stopped_halfway_resumes_with_the_same_output() {
+    let d = dir("halves");
+    let (whole, first_half) = (d.join("all.jsonl"), d.join("half.jsonl"));
+    log(&whole, 600);
+    let text = std::fs::read_to_string(&whole).unwrap();
+    let half: String = text.lines().take(300).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&first_half, half).unwrap();
+
+    let straight = evolve(&whole, &[]);
+    assert!(straight.iter().any(|l| l["event"] == "proposed"));
+    let db = d.join("state.db");
+    let db = db.to_str().unwrap();
+    let mut resumed = evolve(&first_half, &["--state", db, "--save-every", "7"]);
+    let second = evolve(&whole, &["--state", db]);
+    assert_eq!(second.last().unwrap()["resumed_after_line"], 300);
+    resumed.extend(second);
+    assert_eq!(without_summary(&resumed), without_summary(&straight));
+    // Nothing left: a third run replays no line.
+    let third = evolve(&whole, &["--state", db]);
+    assert_eq!(third.len(), 1);
+    assert_eq!(third[0]["lines"], 0);
+}
+
+#[test]
+fn a_killed_replay_resumes_from_its_last_save() {
+    let d = dir("killed");
+    let events = d.join("all.jsonl");
+    log(&events, 20_000);
+    let straight = evolve(&events, &[]);
+    let db = d.join("state.db");
+    let db = db.to_str().unwrap();
+
+    // Kill the process once it has printed something, mid-replay.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sdsi"))
+        .args(["evolve", "--schema", &fixture("flight_template.json")])
+        .args(["--state", db, "--save-every", "50"])
+        .arg(&events)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut before: Vec<Value> = Vec::new();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while before.len() < 3 && reader.read_line(&mut line).unwrap() > 0 {
+        before.push(serde_json::from_str(&line).unwrap());
+        line.clear();
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let after = evolve(&events, &["--state", db]);
+    let summary = after.last().unwrap();
+    let resumed_after = summary["resumed_after_line"].as_u64().unwrap_or(0);
+    let upto = |lines: &[Value]| -> Vec<Value> {
+        lines
+            .iter()
+            .filter(|l| l["line"].as_u64().is_some_and(|n| n <= resumed_after))
+            .cloned()
+            .collect()
+    };
+    // What the killed run printed is what an uninterrupted run prints, as
+    // far as it got; the second run carries on from the last save, so the
+    // uninterrupted run's events up to that line plus the second run's are
+    // the whole of it (lines the killed run did after its last save are
+    // replayed, not lost).
+    let expected_before = upto(&straight);
+    assert_eq!(before[..], straight[..before.len()]);
+    let mut joined = expected_before;
+    joined.extend(without_summary(&after));
+    assert_eq!(joined, without_summary(&straight));
+    assert!(
+        resumed_after < 20_000,
+        "the process was killed before the end"
+    );
+}
+
+#[test]
+fn a_state_file_from_another_template_or_a_damaged_one_is_refused() {
+    let d = dir("refused");
+    let events = d.join("all.jsonl");
+    log(&events, 20);
+    let db = d.join("state.db");
+    let db_str = db.to_str().unwrap();
+    evolve(&events, &["--state", db_str]);
+
+    // Another template of the same scenario.
+    let mut template: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("flight_template.json")).unwrap())
+            .unwrap();
+    template["keys"][0]["semantic_description"] = json!("changed");
+    let other = d.join("other.json");
+    std::fs::write(&other, template.to_string()).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_sdsi"))
+        .args([
+            "evolve",
+            "--schema",
+            other.to_str().unwrap(),
+            "--state",
+            db_str,
+        ])
+        .arg(&events)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("another template"));
+
+    // A file that is not a database.
+    let junk = d.join("junk.db");
+    std::fs::write(&junk, vec![7u8; 10_000]).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_sdsi"))
+        .args(["evolve", "--schema", &fixture("flight_template.json")])
+        .args(["--state", junk.to_str().unwrap()])
+        .arg(&events)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("unreadable_input"));
+}
