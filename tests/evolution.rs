@@ -532,3 +532,21 @@ fn a_state_from_another_embedder_is_refused() {
     let e = serde_json::from_str::<sdsi::evolution::EvolutionState>(&wrong).unwrap_err();
     assert!(e.to_string().contains("version 2 is not supported"), "{e}");
 }
+
+#[test]
+fn a_restored_state_keeps_to_the_engines_client_pool_cap() {
+    let config = EvolutionConfig::default().branching(Branching::GlobalAndPerClient);
+    let mut engine = Evolution::new(HashingEmbedder::default(), RuleInducer, config);
+    let mut store = store();
+    // Three clients, agent-2 the most recently active, agent-0 the least.
+    replay(&mut engine, &mut store, &SEAT, 3, 2);
+    let personal = |e: &Evolution| -> Vec<String> {
+        e.pools().filter_map(|(k, _)| k.client.clone()).collect()
+    };
+    assert_eq!(personal(&engine).len(), 3);
+    let mut config = config;
+    config.max_client_pools = 2;
+    let mut smaller = Evolution::new(HashingEmbedder::default(), RuleInducer, config);
+    smaller.restore(engine.state()).unwrap();
+    assert_eq!(personal(&smaller), ["agent-1", "agent-2"]);
+}

@@ -290,18 +290,9 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         last_active.retain(|key, _| pools.contains_key(key));
         self.pools = pools;
         self.last_active = last_active;
-        while self.last_active.len() > self.config.max_client_pools.max(1) {
-            let Some(oldest) = self
-                .last_active
-                .iter()
-                .min_by(|a, b| a.1.cmp(b.1).then_with(|| a.0.cmp(b.0)))
-                .map(|(k, _)| k.clone())
-            else {
-                break;
-            };
-            self.last_active.remove(&oldest);
-            self.pools.remove(&oldest);
-        }
+        while self.last_active.len() > self.config.max_client_pools.max(1)
+            && self.drop_least_recent_client_pool()
+        {}
         Ok(())
     }
 
@@ -324,18 +315,25 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
     /// under `max_client_pools` (memory stays bounded however many clients
     /// come and go; a dropped client starts afresh if it comes back).
     fn make_room_for_a_client_pool(&mut self) {
-        while self.last_active.len() >= self.config.max_client_pools.max(1) {
-            let Some(oldest) = self
-                .last_active
-                .iter()
-                .min_by(|a, b| a.1.cmp(b.1).then_with(|| a.0.cmp(b.0)))
-                .map(|(k, _)| k.clone())
-            else {
-                break;
-            };
-            self.last_active.remove(&oldest);
-            self.pools.remove(&oldest);
-        }
+        while self.last_active.len() >= self.config.max_client_pools.max(1)
+            && self.drop_least_recent_client_pool()
+        {}
+    }
+
+    /// Drops the least recently active personal pool (ties by key); `false`
+    /// when there is none.
+    fn drop_least_recent_client_pool(&mut self) -> bool {
+        let Some(oldest) = self
+            .last_active
+            .iter()
+            .min_by(|a, b| a.1.cmp(b.1).then_with(|| a.0.cmp(b.0)))
+            .map(|(k, _)| k.clone())
+        else {
+            return false;
+        };
+        self.last_active.remove(&oldest);
+        self.pools.remove(&oldest);
+        true
     }
 
     fn propose(
