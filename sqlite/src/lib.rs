@@ -1,10 +1,11 @@
 //! SQLite storage for an sdsi server's state.
 //!
-//! One file holds, per scenario, the [`SchemaStore`] (patches, queue,
-//! lifecycle and metrics) and the evolution engine's [`EvolutionState`]
-//! (pools, heat, gate counts), each in its versioned serde form, with a
-//! cursor the application may use to say how far it got (the CLI keeps the
-//! last log line it replayed). The database runs in WAL mode with full
+//! One file holds, per scenario, a [`SavedServer`]: the [`SchemaStore`]
+//! (patches, queue, lifecycle and metrics) and the evolution engine's
+//! [`EvolutionState`] (pools, heat, gate counts), each in its versioned serde
+//! form, with a cursor the application may use to say how far it got (the
+//! CLI keeps the last log line it replayed). [`SqliteState`] implements the
+//! core's [`StateStorage`] trait. The database runs in WAL mode with full
 //! synchronisation, so a save either happened completely or not at all,
 //! whenever the process dies.
 //!
@@ -40,7 +41,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension, params};
 use sdsi::SchemaStore;
-use sdsi::evolution::EvolutionState;
+use sdsi::evolution::{EvolutionState, SavedServer, StateStorage, Versioned};
 
 /// A state file.
 #[derive(Debug)]
@@ -70,23 +71,19 @@ pub enum Error {
     /// cannot be opened or written.
     #[error("state database: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    /// A saved part does not restore (another format or version, damaged
-    /// content).
-    #[error("saved {part} of scenario {scenario:?} does not restore: {message}")]
+    /// The saved state does not restore (another format or version of a
+    /// part, damaged content).
+    #[error("saved state of scenario {scenario:?} does not restore: {message}")]
     Damaged {
         /// The scenario.
         scenario: String,
-        /// `store` or `engine`.
-        part: &'static str,
         /// What was wrong.
         message: String,
     },
-    /// A part could not be serialized (see the store's documentation:
+    /// The state could not be serialized (see the store's documentation:
     /// patches dated outside years 0-9999 cannot be written).
-    #[error("cannot serialize the {part}: {message}")]
+    #[error("cannot serialize the state: {message}")]
     Serialize {
-        /// `store` or `engine`.
-        part: &'static str,
         /// What was wrong.
         message: String,
     },
@@ -108,9 +105,7 @@ const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS sdsi_state (
     scenario TEXT PRIMARY KEY NOT NULL,
     version  INTEGER NOT NULL,
-    cursor   INTEGER NOT NULL,
-    store    BLOB NOT NULL,
-    engine   BLOB NOT NULL
+    state    BLOB NOT NULL
 ) STRICT;
 ";
 
@@ -134,33 +129,20 @@ impl SqliteState {
         Ok(Self { connection })
     }
 
-    /// The state saved for `scenario`, if any.
+    /// The state saved for `scenario`, if any, read back into its parts.
     pub fn load(&self, scenario: &str) -> Result<Option<Saved>, Error> {
-        let row: Option<(i64, i64, Vec<u8>, Vec<u8>)> = self
-            .connection
-            .query_row(
-                "SELECT version, cursor, store, engine FROM sdsi_state WHERE scenario = ?1",
-                params![scenario],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-            )
-            .optional()?;
-        let Some((version, cursor, store, engine)) = row else {
+        let Some(versioned) = StateStorage::load(self, scenario)? else {
             return Ok(None);
         };
-        let damaged = |part: &'static str, message: String| Error::Damaged {
+        let saved = SavedServer::from_bytes(&versioned.bytes).map_err(|e| Error::Damaged {
             scenario: scenario.to_owned(),
-            part,
-            message,
-        };
-        let number = |part: &'static str, n: i64| {
-            u64::try_from(n).map_err(|_| damaged(part, format!("negative {part}: {n}")))
-        };
+            message: e.to_string(),
+        })?;
         Ok(Some(Saved {
-            version: number("version", version)?,
-            cursor: number("cursor", cursor)?,
-            store: serde_json::from_slice(&store).map_err(|e| damaged("store", e.to_string()))?,
-            engine: serde_json::from_slice(&engine)
-                .map_err(|e| damaged("engine", e.to_string()))?,
+            version: versioned.version,
+            cursor: saved.cursor,
+            store: saved.store,
+            engine: saved.engine,
         }))
     }
 
@@ -176,13 +158,36 @@ impl SqliteState {
         store: &SchemaStore,
         engine: &EvolutionState,
     ) -> Result<u64, Error> {
-        let serialize = |part: &'static str, e: serde_json::Error| Error::Serialize {
-            part,
+        let bytes = SavedServer::encode(cursor, store, engine).map_err(|e| Error::Serialize {
             message: e.to_string(),
+        })?;
+        StateStorage::save(self, scenario, expected, &bytes)
+    }
+}
+
+impl StateStorage for SqliteState {
+    type Error = Error;
+
+    fn load(&self, scenario: &str) -> Result<Option<Versioned>, Error> {
+        let row: Option<(i64, Vec<u8>)> = self
+            .connection
+            .query_row(
+                "SELECT version, state FROM sdsi_state WHERE scenario = ?1",
+                params![scenario],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let Some((version, bytes)) = row else {
+            return Ok(None);
         };
-        let store = serde_json::to_vec(store).map_err(|e| serialize("store", e))?;
-        let engine = serde_json::to_vec(engine).map_err(|e| serialize("engine", e))?;
-        let cursor = i64::try_from(cursor).unwrap_or(i64::MAX);
+        let version = u64::try_from(version).map_err(|_| Error::Damaged {
+            scenario: scenario.to_owned(),
+            message: format!("negative version {version}"),
+        })?;
+        Ok(Some(Versioned::new(version, bytes)))
+    }
+
+    fn save(&mut self, scenario: &str, expected: Option<u64>, bytes: &[u8]) -> Result<u64, Error> {
         let transaction = self.connection.transaction()?;
         let found: Option<i64> = transaction
             .query_row(
@@ -202,12 +207,9 @@ impl SqliteState {
         let next = expected.map_or(1, |v| v.saturating_add(1));
         let stored = i64::try_from(next).unwrap_or(i64::MAX);
         transaction.execute(
-            "INSERT INTO sdsi_state (scenario, version, cursor, store, engine)
-             VALUES (?1, ?2, ?3, ?4, ?5)
-             ON CONFLICT(scenario) DO UPDATE SET
-                version = excluded.version, cursor = excluded.cursor,
-                store = excluded.store, engine = excluded.engine",
-            params![scenario, stored, cursor, store, engine],
+            "INSERT INTO sdsi_state (scenario, version, state) VALUES (?1, ?2, ?3)
+             ON CONFLICT(scenario) DO UPDATE SET version = excluded.version, state = excluded.state",
+            params![scenario, stored, bytes],
         )?;
         transaction.commit()?;
         Ok(next)

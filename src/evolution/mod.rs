@@ -31,6 +31,7 @@ mod pool;
 mod redact;
 mod sanitize;
 mod state;
+mod storage;
 
 pub use cluster::Exemplar;
 pub use embed::HashingEmbedder;
@@ -41,6 +42,7 @@ pub use pool::{ClusterView, Ingested, Pool, PoolConfig, PoolError};
 pub use redact::{Redacted, Redaction, redact};
 pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize_fragment};
 pub use state::{EVOLUTION_FORMAT_VERSION, EvolutionState, EvolutionStateError};
+pub use storage::{SavedServer, StateStorage, Versioned};
 
 use serde_json::Value;
 use time::OffsetDateTime;

@@ -1,0 +1,139 @@
+//! Keeping a server's state between runs: what is saved ([`SavedServer`])
+//! and the trait a storage back-end implements ([`StateStorage`]). The core
+//! does no I/O; `sdsi-sqlite` is the embedded back-end.
+
+use serde::{Deserialize, Serialize};
+
+use super::state::EvolutionState;
+use crate::SchemaStore;
+
+/// Everything a server running evolution needs to carry on after a restart:
+/// the schema store, the engine's state and the application's cursor (how
+/// far it got in its input, e.g. a log line or a queue offset).
+#[derive(Debug, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SavedServer {
+    /// The application's cursor.
+    pub cursor: u64,
+    /// The schema store (its own versioned form, see `docs/patches.md`).
+    pub store: SchemaStore,
+    /// The engine's state (its own versioned form).
+    pub engine: EvolutionState,
+}
+
+impl SavedServer {
+    /// Bundles the parts.
+    pub fn new(cursor: u64, store: SchemaStore, engine: EvolutionState) -> Self {
+        Self {
+            cursor,
+            store,
+            engine,
+        }
+    }
+
+    /// The bytes a [`StateStorage`] keeps (JSON).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, serde_json::Error> {
+        serde_json::to_vec(self)
+    }
+
+    /// The same bytes from parts a server holds, without copying them.
+    pub fn encode(
+        cursor: u64,
+        store: &SchemaStore,
+        engine: &EvolutionState,
+    ) -> Result<Vec<u8>, serde_json::Error> {
+        #[derive(Serialize)]
+        struct Parts<'a> {
+            cursor: u64,
+            store: &'a SchemaStore,
+            engine: &'a EvolutionState,
+        }
+        serde_json::to_vec(&Parts {
+            cursor,
+            store,
+            engine,
+        })
+    }
+
+    /// Reads bytes written by [`SavedServer::to_bytes`]; another version of
+    /// either part, or damaged bytes, is an error.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, serde_json::Error> {
+        serde_json::from_slice(bytes)
+    }
+}
+
+/// What a back-end holds for one scenario: the bytes last saved and the
+/// version that save wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Versioned {
+    /// 1 for the first save, one more for each later one.
+    pub version: u64,
+    /// The saved bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl Versioned {
+    /// Wraps a version and its bytes (for back-ends).
+    pub fn new(version: u64, bytes: Vec<u8>) -> Self {
+        Self { version, bytes }
+    }
+}
+
+/// A place that keeps one versioned blob per scenario, with optimistic
+/// concurrency: a save names the version it read, and a back-end must refuse
+/// it (with an error of its own) if another writer saved since, so two
+/// servers never silently overwrite each other. Whole-state saves rather
+/// than a log of changes: the state is bounded (metric windows, pool and
+/// exemplar caps), so a save has a bounded size, and there is nothing to
+/// compact.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use sdsi::evolution::{StateStorage, Versioned};
+///
+/// /// Keeps the state in memory (a test double; `sdsi-sqlite` keeps it in a file).
+/// #[derive(Default)]
+/// struct Memory(HashMap<String, Versioned>);
+///
+/// #[derive(Debug, thiserror::Error)]
+/// #[error("saved by another writer")]
+/// struct Conflict;
+///
+/// impl StateStorage for Memory {
+///     type Error = Conflict;
+///     fn load(&self, scenario: &str) -> Result<Option<Versioned>, Conflict> {
+///         Ok(self.0.get(scenario).cloned())
+///     }
+///     fn save(&mut self, scenario: &str, expected: Option<u64>, bytes: &[u8]) -> Result<u64, Conflict> {
+///         if self.0.get(scenario).map(|v| v.version) != expected {
+///             return Err(Conflict);
+///         }
+///         let version = expected.map_or(1, |v| v + 1);
+///         self.0.insert(scenario.to_owned(), Versioned::new(version, bytes.to_vec()));
+///         Ok(version)
+///     }
+/// }
+///
+/// let mut memory = Memory::default();
+/// assert_eq!(memory.save("booking", None, b"first")?, 1);
+/// assert!(memory.save("booking", None, b"stale").is_err());
+/// assert_eq!(memory.save("booking", Some(1), b"second")?, 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait StateStorage {
+    /// Why a load or save failed, conflicts included.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// What was last saved for `scenario`, if anything.
+    fn load(&self, scenario: &str) -> Result<Option<Versioned>, Self::Error>;
+
+    /// Saves `bytes` for `scenario` if the saved version is still `expected`
+    /// (`None`: nothing saved yet), atomically; returns the new version.
+    fn save(
+        &mut self,
+        scenario: &str,
+        expected: Option<u64>,
+        bytes: &[u8],
+    ) -> Result<u64, Self::Error>;
+}
