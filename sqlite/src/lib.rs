@@ -130,7 +130,7 @@ impl SqliteState {
     }
 
     /// The state saved for `scenario`, if any, read back into its parts.
-    pub fn load(&self, scenario: &str) -> Result<Option<Saved>, Error> {
+    pub fn load(&mut self, scenario: &str) -> Result<Option<Saved>, Error> {
         let Some(versioned) = StateStorage::load(self, scenario)? else {
             return Ok(None);
         };
@@ -168,7 +168,7 @@ impl SqliteState {
 impl StateStorage for SqliteState {
     type Error = Error;
 
-    fn load(&self, scenario: &str) -> Result<Option<Versioned>, Error> {
+    fn load(&mut self, scenario: &str) -> Result<Option<Versioned>, Error> {
         let row: Option<(i64, Vec<u8>)> = self
             .connection
             .query_row(

@@ -61,7 +61,7 @@ fn a_saved_state_comes_back_whole() {
         .save("flight_booking", None, 80, &s, &e.state())
         .unwrap();
     // Another process opening the file later.
-    let db = SqliteState::open(&path).unwrap();
+    let mut db = SqliteState::open(&path).unwrap();
     let saved = db.load("flight_booking").unwrap().unwrap();
     assert_eq!((saved.version, saved.cursor), (version, 80));
     assert_eq!(
@@ -135,7 +135,7 @@ fn a_truncated_file_is_an_error_never_an_empty_state() {
     for keep in [bytes.len() / 2, 4096 + 100, 100] {
         let cut = d.join(format!("cut-{keep}.db"));
         std::fs::write(&cut, &bytes[..keep]).unwrap();
-        let outcome = SqliteState::open(&cut).and_then(|db| db.load("flight_booking"));
+        let outcome = SqliteState::open(&cut).and_then(|mut db| db.load("flight_booking"));
         assert!(
             matches!(outcome, Err(Error::Sqlite(_) | Error::Damaged { .. })),
             "kept {keep} bytes: {outcome:?}"

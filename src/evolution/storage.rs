@@ -102,7 +102,7 @@ impl Versioned {
 ///
 /// impl StateStorage for Memory {
 ///     type Error = Conflict;
-///     fn load(&self, scenario: &str) -> Result<Option<Versioned>, Conflict> {
+///     fn load(&mut self, scenario: &str) -> Result<Option<Versioned>, Conflict> {
 ///         Ok(self.0.get(scenario).cloned())
 ///     }
 ///     fn save(&mut self, scenario: &str, expected: Option<u64>, bytes: &[u8]) -> Result<u64, Conflict> {
@@ -125,8 +125,9 @@ pub trait StateStorage {
     /// Why a load or save failed, conflicts included.
     type Error: std::error::Error + Send + Sync + 'static;
 
-    /// What was last saved for `scenario`, if anything.
-    fn load(&self, scenario: &str) -> Result<Option<Versioned>, Self::Error>;
+    /// What was last saved for `scenario`, if anything. (`&mut`: a
+    /// connection to a database server is used mutably even to read.)
+    fn load(&mut self, scenario: &str) -> Result<Option<Versioned>, Self::Error>;
 
     /// Saves `bytes` for `scenario` if the saved version is still `expected`
     /// (`None`: nothing saved yet), atomically; returns the new version.
