@@ -1,6 +1,7 @@
 //! Arbitrary patch documents merged onto the draft's flight template
 //! (Figure 2): parsing, the merge rules, and the store never panic, and the
-//! merge's invariants hold.
+//! merge's invariants hold; the store's snapshot restores to the same state,
+//! and the input itself read as a snapshot never panics.
 //!
 //! Input layout: `[selector] patch \0 patch \0 …`. The selector picks the
 //! client and the evaluation times; each chunk is one patch document.
@@ -144,4 +145,23 @@ fuzz_target!(|data: &[u8]| {
         );
         let _ = store.suggestion_for("agent-7", at);
     }
+
+    // Snapshot → restore: the same state (or a typed serialization error:
+    // patches dated outside years 0-9999 have no RFC 3339 form). Only for a
+    // store that took a patch: an empty one is the base alone, and the
+    // round trip would cost more than the rest of the input.
+    let took_a_patch = store.patches().next().is_some() || store.queued().next().is_some();
+    if let (true, Ok(bytes)) = (took_a_patch, serde_json::to_vec(&store)) {
+        let restored = serde_json::from_slice::<SchemaStore>(&bytes);
+        check!(
+            "store-snapshot",
+            restored.as_ref().is_ok_and(|r| {
+                serde_json::to_value(r).ok() == serde_json::to_value(&store).ok()
+            }),
+            "snapshot did not restore: {:?}",
+            restored.err()
+        );
+    }
+    // Any bytes as a snapshot: an error or a store, never a panic.
+    let _ = serde_json::from_slice::<SchemaStore>(data);
 });
