@@ -237,3 +237,41 @@ fn error_code_reference_is_complete_and_current() {
         );
     }
 }
+
+#[test]
+fn snapshot_error_display() {
+    let store = sdsi::SchemaStore::new(
+        SchemaTemplate::from_value(&json!({"schema_id": "f_v1", "scenario": "f", "keys": []}))
+            .unwrap(),
+        sdsi::patch::LifecyclePolicy::default(),
+    )
+    .unwrap();
+    let mut value = serde_json::to_value(&store).unwrap();
+    value["version"] = json!(2);
+    assert_eq!(
+        serde_json::from_value::<sdsi::SchemaStore>(value)
+            .unwrap_err()
+            .to_string(),
+        "schema store snapshot version 2 is not supported (this build reads version 1)"
+    );
+    assert_eq!(
+        serde_json::from_value::<sdsi::SchemaStore>(json!({"format": "x", "version": 1}))
+            .unwrap_err()
+            .to_string(),
+        "not a schema store snapshot: format \"x\", expected \"sdsi.store\""
+    );
+    assert_eq!(
+        serde_json::from_value::<sdsi::SchemaStore>(json!({"format": "sdsi.store", "version": 1}))
+            .unwrap_err()
+            .to_string(),
+        "schema store snapshot has no `base`"
+    );
+    assert_eq!(
+        serde_json::from_value::<sdsi::evolution::EvolutionState>(
+            json!({"format": "sdsi.evolution", "version": 9, "pools": []})
+        )
+        .unwrap_err()
+        .to_string(),
+        "evolution state version 9 is not supported (this build reads version 1)"
+    );
+}
