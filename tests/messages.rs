@@ -238,6 +238,7 @@ fn error_code_reference_is_complete_and_current() {
     }
 }
 
+#[cfg(feature = "evolution")]
 #[test]
 fn snapshot_error_display() {
     let store = sdsi::SchemaStore::new(
