@@ -8,6 +8,7 @@ use time::OffsetDateTime;
 
 use super::pipeline::PoolKey;
 use super::pool::Pool;
+use crate::patch::check_header;
 
 /// The state format's name, in its `format` member.
 const FORMAT: &str = "sdsi.evolution";
@@ -117,18 +118,11 @@ impl<'de> Deserialize<'de> for EvolutionState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let read = Read::deserialize(deserializer)?;
-        if read.format != FORMAT {
-            return Err(D::Error::custom(format!(
-                "not an evolution state: format {:?}, expected {FORMAT:?}",
-                read.format
-            )));
-        }
-        if read.version != EVOLUTION_FORMAT_VERSION {
-            return Err(D::Error::custom(format!(
-                "evolution state version {} is not supported (this build reads version {EVOLUTION_FORMAT_VERSION})",
-                read.version
-            )));
-        }
+        check_header(
+            "evolution state",
+            (&read.format, read.version),
+            (FORMAT, EVOLUTION_FORMAT_VERSION),
+        )?;
         let mut state = EvolutionState {
             pools: BTreeMap::new(),
             last_active: BTreeMap::new(),

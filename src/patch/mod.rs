@@ -28,6 +28,8 @@ pub use lifecycle::{
     GuardScope, KeyMetrics, KeyRecord, KeyState, Lifecycle, LifecyclePolicy, Thresholds, Transition,
 };
 pub use security::{DenySensitive, PatchAuthorizer};
+#[cfg(feature = "evolution")]
+pub(crate) use store::check_header;
 pub use store::{Evaluation, STORE_FORMAT_VERSION, SchemaStore, Submission};
 
 use std::fmt;

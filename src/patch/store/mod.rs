@@ -23,6 +23,8 @@ use crate::validate::{CompiledSchema, ValidateOptions};
 mod snapshot;
 
 pub use snapshot::STORE_FORMAT_VERSION;
+#[cfg(feature = "evolution")]
+pub(crate) use snapshot::check_header;
 
 /// What became of a submitted patch.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

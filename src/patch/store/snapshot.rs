@@ -58,6 +58,26 @@ struct Snapshot {
     generation: Option<u64>,
 }
 
+/// Refuses a saved form (`what`: "schema store snapshot", "evolution
+/// state") whose `(format, version)` is not the `expected` one, naming both.
+pub(crate) fn check_header<E: serde::de::Error>(
+    what: &str,
+    (format, version): (&str, u32),
+    (expected_format, expected_version): (&str, u32),
+) -> Result<(), E> {
+    if format != expected_format {
+        return Err(E::custom(format!(
+            "not a {what}: format {format:?}, expected {expected_format:?}"
+        )));
+    }
+    if version != expected_version {
+        return Err(E::custom(format!(
+            "{what} version {version} is not supported (this build reads version {expected_version})"
+        )));
+    }
+    Ok(())
+}
+
 /// `value`, or an error naming the missing member.
 fn member<T, E: serde::de::Error>(value: Option<T>, name: &str) -> Result<T, E> {
     value.ok_or_else(|| E::custom(format!("schema store snapshot has no `{name}`")))
@@ -101,18 +121,11 @@ impl<'de> Deserialize<'de> for SchemaStore {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let s = Snapshot::deserialize(deserializer)?;
-        if s.format != STORE_FORMAT {
-            return Err(D::Error::custom(format!(
-                "not a schema store snapshot: format {:?}, expected {STORE_FORMAT:?}",
-                s.format
-            )));
-        }
-        if s.version != STORE_FORMAT_VERSION {
-            return Err(D::Error::custom(format!(
-                "schema store snapshot version {} is not supported (this build reads version {STORE_FORMAT_VERSION})",
-                s.version
-            )));
-        }
+        check_header(
+            "schema store snapshot",
+            (&s.format, s.version),
+            (STORE_FORMAT, STORE_FORMAT_VERSION),
+        )?;
         let base: SchemaTemplate = member(s.base, "base")?;
         let lifecycle: Lifecycle = member(s.lifecycle, "lifecycle")?;
         let check = base.check();
