@@ -86,6 +86,13 @@ pub trait Embedder: Send + Sync {
         self.embed_into(text, &mut out);
         out
     }
+    /// The unit vectors of `texts`, in order. The default embeds one text at
+    /// a time; a model that runs faster on a batch (one forward pass for
+    /// many texts) overrides it. Every vector equals what [`Embedder::embed`]
+    /// gives for the same text, up to the model's floating-point rounding.
+    fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
+        texts.iter().map(|text| self.embed(text)).collect()
+    }
 }
 
 /// A mature cluster plus the schema it would extend → a candidate key.
