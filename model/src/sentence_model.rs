@@ -23,7 +23,7 @@ const MAX_INPUT_BYTES: usize = 16 * 1024;
 
 /// Cosine similarity at which all-MiniLM-L6-v2 puts two fragments in one
 /// cluster, calibrated like the hashing embedders (docs/evolution.md).
-const RECOMMENDED_THRESHOLD: f32 = 0.55;
+const RECOMMENDED_THRESHOLD: f32 = 0.56;
 
 /// A BERT sentence-transformer (all-MiniLM-L6-v2 or another model with the
 /// same layout) as an [`Embedder`]: mean pooling over the tokens, then L2

@@ -1,8 +1,9 @@
 //! How well an embedder plus the pool's online clustering groups paraphrases,
 //! measured on a labelled set of short requests (Banking77: `text,category`).
 //!
-//! For the default [`HashingEmbedder`] and the plain character-trigram
-//! baseline, each at its own recommended threshold, it clusters the test set
+//! For the default [`HashingEmbedder`], the plain character-trigram
+//! baseline and, with `--model DIR`, a [`SentenceModel`] such as
+//! all-MiniLM-L6-v2, each at its own recommended threshold, it clusters the test set
 //! in several shuffled orders and reports the adjusted Rand index,
 //! homogeneity, completeness, V-measure and cluster count (mean ± std), and
 //! how many clusters reach 10 fragments (smaller ones never propose a key
@@ -10,10 +11,13 @@
 //! recommended thresholds were chosen.
 //!
 //! ```text
-//! cargo run --release --example cluster_quality -- DATA_DIR [--calibrate] [--orders N] [--seed S]
+//! cargo run --release -p sdsi-model --example cluster_quality -- DATA_DIR \
+//!     [--calibrate] [--model MODEL_DIR] [--only NAME] [--orders N] [--seed S]
 //! ```
 //!
-//! `DATA_DIR` holds `train.csv` and `test.csv`. To measure another
+//! `DATA_DIR` holds `train.csv` and `test.csv`; `MODEL_DIR` is what
+//! `scripts/fetch-model.sh` prints; `--only` keeps the embedders whose
+//! name contains NAME (`default`, `baseline`, `model`). To measure another
 //! embedder, add it to `embedders()` below.
 
 use std::collections::HashMap;
@@ -24,11 +28,12 @@ use std::time::Instant;
 use sdsi::evolution::{
     Embedder, HashingEmbedder, Linkage, Pool, PoolConfig, PoolError, redact, sanitize_fragment,
 };
+use sdsi_model::SentenceModel;
 use time::Duration;
 use time::macros::datetime;
 
-const USAGE: &str =
-    "usage: cluster_quality DATA_DIR [--calibrate] [--redact] [--orders N] [--seed S]";
+const USAGE: &str = "usage: cluster_quality DATA_DIR [--calibrate] [--redact] [--model MODEL_DIR] \
+     [--only NAME] [--linkage average|centroid] [--range FROM:TO:STEP] [--orders N] [--seed S]";
 
 /// Thresholds the calibration tries: by default 0.20 to 0.70 in steps of
 /// 0.02 (a division, so 0.42 is the same `f32` as the literal).
@@ -53,6 +58,10 @@ struct Args {
     linkage: Linkage,
     /// Overrides the sweep: (from, to, step) in hundredths.
     range: Option<(u8, u8, u8)>,
+    /// A sentence-transformer directory to measure beside the hashing embedders.
+    model: Option<PathBuf>,
+    /// Keep only the embedders whose name contains this.
+    only: Option<String>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -63,10 +72,14 @@ fn parse_args() -> Result<Args, String> {
     let mut seed = 77;
     let mut linkage = Linkage::default();
     let mut range = None;
+    let mut model = None;
+    let mut only = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--calibrate" => calibrate = true,
+            "--model" => model = Some(PathBuf::from(args.next().ok_or("--model needs a directory")?)),
+            "--only" => only = Some(args.next().ok_or("--only needs a name")?),
             "--redact" => redact = true,
             "--linkage" => {
                 linkage = match args.next().as_deref() {
@@ -118,6 +131,8 @@ fn parse_args() -> Result<Args, String> {
         seed,
         linkage,
         range,
+        model,
+        only,
     })
 }
 
@@ -461,7 +476,8 @@ fn evaluate(
 }
 
 fn embed_all(embedder: &dyn Embedder, texts: &[String]) -> Vec<Vec<f32>> {
-    texts.iter().map(|t| embedder.embed(t)).collect()
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    embedder.embed_batch(&texts)
 }
 
 fn row(name: &str, runs: &[Scores], categories: usize) -> String {
@@ -492,8 +508,8 @@ const COLUMNS: &str = "ARI | homogeneity | completeness | V-measure | clusters (
 
 /// The embedders compared, each at its own recommended threshold. To try
 /// your own model, add it here: anything that implements [`Embedder`].
-fn embedders() -> Vec<(&'static str, Box<dyn Embedder>)> {
-    vec![
+fn embedders(args: &Args) -> Result<Vec<(&'static str, Box<dyn Embedder>)>, String> {
+    let mut list: Vec<(&'static str, Box<dyn Embedder>)> = vec![
         (
             "default `HashingEmbedder::default()`",
             Box::new(HashingEmbedder::default()),
@@ -502,7 +518,15 @@ fn embedders() -> Vec<(&'static str, Box<dyn Embedder>)> {
             "baseline `HashingEmbedder::char_ngrams()`",
             Box::new(HashingEmbedder::char_ngrams()),
         ),
-    ]
+    ];
+    if let Some(dir) = &args.model {
+        let model = SentenceModel::load(dir).map_err(|e| e.to_string())?;
+        list.push(("model `SentenceModel` (all-MiniLM-L6-v2)", Box::new(model)));
+    }
+    if let Some(only) = &args.only {
+        list.retain(|(name, _)| name.contains(only.as_str()));
+    }
+    Ok(list)
 }
 
 fn calibrate(args: &Args) -> Result<(), String> {
@@ -519,7 +543,7 @@ fn calibrate(args: &Args) -> Result<(), String> {
         args.seed,
         args.linkage
     );
-    for (name, embedder) in embedders() {
+    for (name, embedder) in embedders(args)? {
         let vectors = embed_all(embedder.as_ref(), &train.texts);
         println!(
             "{name}, dimension {}, recommended threshold {:.2}\n",
@@ -621,7 +645,7 @@ fn measure(args: &Args) -> Result<(), String> {
         );
         let mut lines = Vec::new();
         let mut sensitivity = Vec::new();
-        for (name, embedder) in embedders() {
+        for (name, embedder) in embedders(args)? {
             let started = Instant::now();
             let vectors = embed_all(embedder.as_ref(), &set.texts);
             let embedding = started.elapsed();
