@@ -19,6 +19,7 @@
 
 mod commands;
 mod duration;
+mod embedder;
 mod input;
 mod output;
 mod patches;

@@ -78,7 +78,11 @@ fn parse_args() -> Result<Args, String> {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--calibrate" => calibrate = true,
-            "--model" => model = Some(PathBuf::from(args.next().ok_or("--model needs a directory")?)),
+            "--model" => {
+                model = Some(PathBuf::from(
+                    args.next().ok_or("--model needs a directory")?,
+                ))
+            }
             "--only" => only = Some(args.next().ok_or("--only needs a name")?),
             "--redact" => redact = true,
             "--linkage" => {

@@ -95,6 +95,26 @@ pub trait Embedder: Send + Sync {
     }
 }
 
+/// A boxed embedder is an embedder, so the model can be chosen at run time
+/// (`Evolution<Box<dyn Embedder>>`).
+impl<E: Embedder + ?Sized> Embedder for Box<E> {
+    fn dimension(&self) -> usize {
+        (**self).dimension()
+    }
+    fn recommended_threshold(&self) -> f32 {
+        (**self).recommended_threshold()
+    }
+    fn embed_into(&self, text: &str, out: &mut [f32]) {
+        (**self).embed_into(text, out);
+    }
+    fn embed(&self, text: &str) -> Vec<f32> {
+        (**self).embed(text)
+    }
+    fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
+        (**self).embed_batch(texts)
+    }
+}
+
 /// A mature cluster plus the schema it would extend → a candidate key.
 ///
 /// The candidate's `semantic_description` must quote real fragments from the

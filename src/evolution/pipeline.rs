@@ -177,16 +177,19 @@ pub enum EvolutionEvent {
         /// Why.
         reason: String,
     },
-    /// The store refused the packaged patch (a sensitive key refused by the
-    /// authorizer is held here: `unauthorized_sensitive_change`).
+    /// The store refused the packaged patch. A patch touching a sensitive
+    /// key is refused by the pipeline's authorizer
+    /// (`unauthorized_sensitive_change`) and held here for an operator, who
+    /// may review it and submit it with an authorizer of their own.
     Refused {
         /// The pool.
         pool: PoolKey,
         /// The cluster it came from.
         #[serde(serialize_with = "hex_id")]
         cluster: u64,
-        /// The refused patch's id.
-        patch_id: String,
+        /// The refused patch, whole (its description quotes only redacted,
+        /// unflagged fragments, as a proposed patch does).
+        patch: Box<SchemaPatch>,
         /// Why.
         errors: Vec<Issue>,
     },
@@ -434,7 +437,6 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
                 patch.new_keys.push(key_def);
             }
         }
-        let patch_id = patch.patch_id.clone();
         match store.submit_by(patch.clone(), Some("sdsi:evolution"), now, &DenySensitive) {
             Ok(submission) => events.push(EvolutionEvent::Proposed {
                 pool: key.clone(),
@@ -445,7 +447,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             Err(error) => events.push(EvolutionEvent::Refused {
                 pool: key.clone(),
                 cluster,
-                patch_id,
+                patch: Box::new(patch),
                 errors: error.errors().to_vec(),
             }),
         }

@@ -6,8 +6,7 @@ use std::path::PathBuf;
 
 use sdsi::SchemaStore;
 use sdsi::evolution::{
-    Branching, Evolution, EvolutionConfig, EvolutionEngine, HashingEmbedder, PoolConfig,
-    RuleInducer,
+    Branching, Embedder, Evolution, EvolutionConfig, EvolutionEngine, PoolConfig, RuleInducer,
 };
 use sdsi::patch::{DenySensitive, LifecyclePolicy};
 use sdsi::validate::ValidateOptions;
@@ -17,7 +16,10 @@ use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
 use crate::output::{Entry, Format, Outcome, Status};
-use crate::{duration, input, template};
+use crate::{duration, embedder, input, template};
+
+/// The engine, with the embedder chosen at run time (`--model`).
+type Engine = Evolution<Box<dyn Embedder>, RuleInducer>;
 
 /// Arguments of `evolve`.
 #[derive(Debug, clap::Args)]
@@ -34,6 +36,13 @@ pub struct Args {
     /// Similarity to join a cluster: the mean cosine to its members (default: the embedder's recommendation).
     #[arg(long)]
     pub threshold: Option<f32>,
+
+    /// A sentence-transformer directory (`config.json`, `tokenizer.json`,
+    /// `model.safetensors`; see scripts/fetch-model.sh) to embed with,
+    /// instead of the hashing embedder. A `--state` file remembers which:
+    /// resuming with another embedder is refused.
+    #[arg(long, value_name = "DIR")]
+    pub model: Option<PathBuf>,
 
     /// Half-life of heat (e.g. 24h).
     #[arg(long, value_parser = duration::parse, default_value = "24h")]
@@ -92,7 +101,7 @@ impl Saving {
     fn open(
         path: &std::path::Path,
         store: &mut SchemaStore,
-        engine: &mut Evolution,
+        engine: &mut Engine,
         every: u64,
     ) -> Result<Self, String> {
         let db = SqliteState::open(path).map_err(|e| e.to_string())?;
@@ -124,7 +133,7 @@ impl Saving {
         Ok(saving)
     }
 
-    fn save(&mut self, store: &SchemaStore, engine: &Evolution, line: u64) -> Result<(), String> {
+    fn save(&mut self, store: &SchemaStore, engine: &Engine, line: u64) -> Result<(), String> {
         let version = self
             .db
             .save(&self.scenario, self.version, line, store, &engine.state())
@@ -176,7 +185,17 @@ pub fn run(args: &Args, format: Format) -> Outcome {
     if args.per_client {
         config = config.branching(Branching::GlobalAndPerClient);
     }
-    let mut engine = Evolution::new(HashingEmbedder::default(), RuleInducer, config);
+    let embedder = match embedder::load(args.model.as_deref()) {
+        Ok(embedder) => embedder,
+        Err(message) => {
+            let path = args.model.as_deref().unwrap_or(std::path::Path::new(""));
+            return unusable(
+                vec![Entry::unreadable(&path.display().to_string(), message)],
+                format,
+            );
+        }
+    };
+    let mut engine = Evolution::new(embedder, RuleInducer, config);
     let saving = match &args.state {
         None => None,
         Some(path) => match Saving::open(path, &mut store, &mut engine, args.save_every) {
@@ -196,7 +215,7 @@ pub fn run(args: &Args, format: Format) -> Outcome {
 fn replay(
     reader: Box<dyn BufRead>,
     store: &mut SchemaStore,
-    engine: &mut Evolution,
+    engine: &mut Engine,
     mut saving: Option<Saving>,
 ) -> Outcome {
     let mut out = io::stdout().lock();

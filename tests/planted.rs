@@ -1,0 +1,34 @@
+//! Planted bursts of real paraphrases with the default hashing embedder
+//! (the streams are described in tests/common/planted.rs).
+#![cfg(feature = "evolution")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test helpers: a panic is a failed test"
+)]
+
+#[path = "common/planted.rs"]
+mod planted;
+
+use sdsi::evolution::HashingEmbedder;
+
+#[test]
+fn bursts_yield_keys_named_after_them() {
+    // Measured (docs/evolution.md): bag-of-words similarity splits the
+    // refund and card-ordering requests below the gate and fuses card
+    // acceptance with card ordering ("card" dominates both). The model's
+    // test expects all five; this one guards against getting worse.
+    let expect = planted::Expect {
+        bursts_with_a_key: 2,
+        max_keys_per_burst: 1,
+        max_mixed: 1,
+    };
+    planted::assert_bursts(HashingEmbedder::default(), &expect);
+}
+
+#[test]
+fn a_flood_stays_with_its_client() {
+    planted::assert_a_flood_stays_with_its_client(HashingEmbedder::default());
+}
