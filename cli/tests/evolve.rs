@@ -325,3 +325,64 @@ fn evolve_keeps_a_hostile_stream_out_of_the_schema() {
     );
     assert_eq!(lines.last().unwrap()["event"], "summary");
 }
+
+#[test]
+fn a_model_directory_that_is_not_one_exits_2() {
+    let (schema, events, fragments) = (
+        fixture("flight_template.json"),
+        fixture("events.jsonl"),
+        fixture("fragments.txt"),
+    );
+    let model = "/nonexistent/model";
+    let runs = [
+        vec!["cluster", "--model", model, &fragments],
+        vec!["evolve", "--model", model, "--schema", &schema, &events],
+    ];
+    for args in runs {
+        let (code, lines) = sdsi(&args);
+        assert_eq!(code, 2, "{args:?}: {lines:?}");
+        let text = serde_json::to_string(&lines).unwrap();
+        assert!(text.contains(model), "{args:?}: {text}");
+    }
+}
+
+/// With the sentence-transformer (`SDSI_MODEL_DIR`, set by scripts/test.sh):
+/// the same log proposes the seat key, and paraphrases cluster by meaning.
+#[test]
+fn the_model_clusters_and_evolves() {
+    let Some(model) = std::env::var_os("SDSI_MODEL_DIR") else {
+        assert!(
+            std::env::var_os("SDSI_REQUIRE_MODEL").is_none(),
+            "SDSI_REQUIRE_MODEL is set but SDSI_MODEL_DIR is not"
+        );
+        eprintln!("skipped: SDSI_MODEL_DIR is not set (scripts/fetch-model.sh)");
+        return;
+    };
+    let model = model.to_str().unwrap();
+    let (code, lines) = sdsi(&["cluster", "--model", model, &fixture("fragments.txt")]);
+    assert_eq!(code, 0, "{lines:?}");
+    let cluster = |i: usize| lines[i]["cluster"].clone();
+    assert_eq!(
+        cluster(1),
+        cluster(0),
+        "a seat by the window joins window seat"
+    );
+    assert_eq!(cluster(5), cluster(0));
+    assert_eq!(cluster(4), cluster(2), "the two meal requests meet");
+    assert_ne!(cluster(2), cluster(0));
+    assert_eq!(cluster(3), Value::Null, "an empty line joins nothing");
+
+    let (code, lines) = sdsi(&[
+        "evolve",
+        "--model",
+        model,
+        "--schema",
+        &fixture("flight_template.json"),
+        &fixture("events.jsonl"),
+    ]);
+    assert_eq!(code, 1, "one line of the log is not JSON");
+    let proposed = events(&lines, "proposed");
+    assert_eq!(proposed.len(), 1, "{lines:#?}");
+    let key = &proposed[0]["patch"]["new_keys"][0];
+    assert!(key["key_name"].as_str().unwrap().contains("seat"), "{key}");
+}
