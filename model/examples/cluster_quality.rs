@@ -512,8 +512,11 @@ const COLUMNS: &str = "ARI | homogeneity | completeness | V-measure | clusters (
 
 /// The embedders compared, each at its own recommended threshold. To try
 /// your own model, add it here: anything that implements [`Embedder`].
-fn embedders(args: &Args) -> Result<Vec<(&'static str, Box<dyn Embedder>)>, String> {
-    let mut list: Vec<(&'static str, Box<dyn Embedder>)> = vec![
+/// An embedder and the name the tables give it.
+type Named = (&'static str, Box<dyn Embedder>);
+
+fn embedders(args: &Args) -> Result<Vec<Named>, String> {
+    let mut list: Vec<Named> = vec![
         (
             "default `HashingEmbedder::default()`",
             Box::new(HashingEmbedder::default()),
