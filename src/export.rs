@@ -17,6 +17,42 @@ pub const JSON_SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/sch
 const OTHER_DESCRIPTION: &str =
     "Anything the other keys do not cover, in the user's words: a string or an array of strings";
 
+/// The item types a strict export allows in a free-form array.
+const STRICT_ITEM_TYPES: [&str; 4] = ["string", "number", "boolean", "null"];
+
+/// `"ty"` for a required key, `["ty", "null"]` for an optional one.
+fn nullable(ty: &str, required: bool) -> Value {
+    if required {
+        ty.into()
+    } else {
+        json!([ty, "null"])
+    }
+}
+
+/// A default as an export writes it: a whole-number float (`3.0`, which an
+/// `integer` key accepts) as the integer it is, since SDKs read an integer
+/// schema's default into an integer type; anything else unchanged.
+fn as_written(default: &Value) -> Value {
+    match default {
+        Value::Number(n) if !n.is_i64() && !n.is_u64() => n
+            .as_f64()
+            .filter(|f| f.fract() == 0.0)
+            .and_then(|f| {
+                // Exactly representable as i64 / u64 (the bounds themselves
+                // are powers of two, so the comparisons are exact).
+                if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f) {
+                    Some(Value::from(f as i64))
+                } else if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
+                    Some(Value::from(f as u64))
+                } else {
+                    None
+                }
+            })
+            .unwrap_or_else(|| default.clone()),
+        other => other.clone(),
+    }
+}
+
 /// The description given to `other` in an elicitation when the template does
 /// not declare it (a person reads it, and answers with a string).
 const OTHER_ELICITATION: &str =
@@ -99,7 +135,7 @@ impl CompiledSchema {
                 property.insert("description".into(), OTHER_DESCRIPTION.into());
             }
             if let (Some(default), false) = (&key.default, key.required) {
-                property.insert("default".into(), default.clone());
+                property.insert("default".into(), as_written(default));
             }
             if key.status != KeyStatus::Active {
                 property.insert("deprecated".into(), true.into());
@@ -210,7 +246,20 @@ impl CompiledSchema {
                 property.insert("description".into(), description.into());
             }
             if let (Some(default), false) = (key.effective_default(), key.required) {
-                property.insert("default".into(), default.clone());
+                let default = as_written(default);
+                if key.key_type == KeyType::Integer && !default.is_i64() {
+                    // Forms hold 64-bit integers; the server still applies
+                    // the default when the answer leaves the key out.
+                    warnings.push(Issue::owned(
+                        IssueCode::NotExpressible,
+                        format!("/keys/{index}/default_value"),
+                        format!(
+                            "the default of key {name:?}, {default}, is beyond a 64-bit integer: left out of the form"
+                        ),
+                    ));
+                } else {
+                    property.insert("default".into(), default);
+                }
             }
             if key.required {
                 required.push(Value::from(name));
@@ -246,19 +295,44 @@ impl CompiledSchema {
     }
 
     /// A strict structured-output schema of the payload, for constrained
-    /// decoding (draft §6.1): every property is `required`, optional keys are
-    /// nullable (`null` means "not given" to the validator), the object is
-    /// closed, and there is no `default`. Every payload it accepts is valid
-    /// for this schema (within [`Limits`](crate::validate::Limits)). Withdrawn keys are not
-    /// offered.
+    /// decoding (draft §6.1), that satisfies the strict-mode rules of
+    /// structured-output decoders at every depth: every object is closed
+    /// (`additionalProperties: false`) with every property `required`,
+    /// optional keys are nullable (`null` means "not given" to the
+    /// validator), every array declares `items`, and there is no `default`.
+    /// Every payload it accepts is valid for this schema (within
+    /// [`Limits`](crate::validate::Limits)). Withdrawn keys are not offered.
     ///
-    /// Free-form `array` and `object` keys are written as `{"type": "array"}`
-    /// and `{"type": "object"}`; decoders whose strict mode demands declared
-    /// items or properties will refuse them.
-    pub fn strict_schema(&self) -> Value {
+    /// What strict mode cannot say is narrowed, never widened, each with a
+    /// [`IssueCode::NotExpressible`] warning at the key (`/keys/3`): a
+    /// free-form `array` key's items are limited to strings, numbers,
+    /// booleans and `null`; an optional free-form `object` key is left out
+    /// (a decoder then never fills it); a required one can only be `{}`.
+    ///
+    /// ```
+    /// use sdsi::{CompiledSchema, SchemaTemplate};
+    /// use serde_json::json;
+    ///
+    /// let template = SchemaTemplate::from_value(&json!({
+    ///     "schema_id": "photo_v1", "scenario": "photo_edit",
+    ///     "keys": [
+    ///         {"key_name": "tags", "key_type": "array", "required": false, "semantic_description": "Tags."},
+    ///         {"key_name": "crop", "key_type": "object", "required": false, "semantic_description": "Crop box."}
+    ///     ]
+    /// }))?;
+    /// let export = CompiledSchema::new(&template)?.strict_schema();
+    /// assert_eq!(export.schema["properties"]["tags"]["items"]["type"], json!(["string", "number", "boolean", "null"]));
+    /// assert!(export.schema["properties"].get("crop").is_none());
+    /// assert_eq!(export.warnings.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn strict_schema(&self) -> Export {
         let mut properties = Map::new();
         let mut required = Vec::new();
+        let mut warnings = Vec::new();
         for key in self.producer_keys() {
+            let at = self.key_pointer(&key.name);
+            let name = &*key.name;
             let mut property = Map::new();
             match &key.check {
                 Check::Other => {
@@ -274,11 +348,45 @@ impl CompiledSchema {
                 Check::Type(KeyType::Null) => {
                     property.insert("type".into(), "null".into());
                 }
-                Check::Type(ty) if key.required => {
-                    property.insert("type".into(), ty.as_str().into());
+                Check::Type(KeyType::Array) => {
+                    property.insert("type".into(), nullable("array", key.required));
+                    property.insert("items".into(), json!({"type": STRICT_ITEM_TYPES}));
+                    warnings.push(Issue::owned(
+                        IssueCode::NotExpressible,
+                        at,
+                        format!(
+                            "key {name:?} is a free-form array, and strict decoding needs declared items: \
+                             its items are limited to strings, numbers, booleans and null"
+                        ),
+                    ));
+                }
+                Check::Type(KeyType::Object) if !key.required => {
+                    warnings.push(Issue::owned(
+                        IssueCode::NotExpressible,
+                        at,
+                        format!(
+                            "optional key {name:?} is a free-form object, which strict decoding \
+                             cannot express (every object must be closed): left out"
+                        ),
+                    ));
+                    continue;
+                }
+                Check::Type(KeyType::Object) => {
+                    property.insert("type".into(), "object".into());
+                    property.insert("properties".into(), json!({}));
+                    property.insert("required".into(), json!([]));
+                    property.insert("additionalProperties".into(), false.into());
+                    warnings.push(Issue::owned(
+                        IssueCode::NotExpressible,
+                        at,
+                        format!(
+                            "required key {name:?} is a free-form object, which strict decoding \
+                             cannot express (every object must be closed): only {{}} can be produced"
+                        ),
+                    ));
                 }
                 Check::Type(ty) => {
-                    property.insert("type".into(), json!([ty.as_str(), "null"]));
+                    property.insert("type".into(), nullable(ty.as_str(), key.required));
                 }
             }
             let description = self
@@ -289,15 +397,18 @@ impl CompiledSchema {
             if let Some(description) = description {
                 property.insert("description".into(), description.into());
             }
-            required.push(Value::from(&*key.name));
-            properties.insert(key.name.to_string(), Value::Object(property));
+            required.push(Value::from(name));
+            properties.insert(name.to_owned(), Value::Object(property));
         }
-        json!({
-            "type": "object",
-            "properties": properties,
-            "required": required,
-            "additionalProperties": false,
-        })
+        Export {
+            schema: json!({
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": false,
+            }),
+            warnings,
+        }
     }
 
     /// A compact rendering of the template for an LLM's context (draft §6.1,
@@ -363,6 +474,16 @@ impl CompiledSchema {
     }
 
     /// The keys a client may fill in: all but withdrawn ones, `other` included.
+    /// The JSON Pointer of a key in the template (`/keys/3`); the root for
+    /// a key the template does not declare (an implicit `other`).
+    fn key_pointer(&self, name: &str) -> String {
+        self.template()
+            .keys
+            .iter()
+            .position(|k| k.key_name.as_str() == name)
+            .map_or_else(String::new, |i| format!("/keys/{i}"))
+    }
+
     fn producer_keys(&self) -> impl Iterator<Item = &CompiledKey> {
         self.inner
             .keys
@@ -475,7 +596,7 @@ mod tests {
     #[test]
     fn strict_and_elicitation() {
         let schema = flight();
-        let strict = schema.strict_schema();
+        let strict = schema.strict_schema().schema;
         assert_eq!(
             strict["required"],
             json!(["origin", "passenger_count", "stops", "nothing", "other"])
@@ -501,6 +622,39 @@ mod tests {
         assert_eq!(
             elicitation.schema["properties"]["passenger_count"],
             json!({"type": "integer", "title": "Passenger count", "description": "Passengers.", "default": 1})
+        );
+    }
+
+    #[test]
+    fn whole_float_defaults_are_written_as_integers() {
+        let template = SchemaTemplate::from_value(&json!({
+            "schema_id": "s", "scenario": "x",
+            "keys": [
+                {"key_name": "count", "key_type": "integer", "required": false,
+                 "default_value": 3.0, "semantic_description": "How many."},
+                {"key_name": "huge", "key_type": "integer", "required": false,
+                 "default_value": 1e300, "semantic_description": "A lot."}
+            ]
+        }))
+        .unwrap();
+        let schema = CompiledSchema::new(&template).unwrap();
+        assert_eq!(
+            schema.mcp_input_schema()["properties"]["count"]["default"],
+            json!(3)
+        );
+        let form = schema.mcp_elicitation_schema();
+        assert_eq!(form.schema["properties"]["count"]["default"], json!(3));
+        assert!(form.schema["properties"]["huge"].get("default").is_none());
+        assert_eq!(form.warnings[0].path(), "/keys/1/default_value");
+        assert_eq!(as_written(&json!(-0.0)), json!(0));
+        assert_eq!(as_written(&json!(0.5)), json!(0.5));
+        assert_eq!(
+            as_written(&json!(1.8446744073709552e19)),
+            json!(1.8446744073709552e19)
+        );
+        assert_eq!(
+            as_written(&json!(1e19)),
+            json!(10_000_000_000_000_000_000u64)
         );
     }
 

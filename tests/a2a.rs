@@ -259,10 +259,48 @@ fn data_part_bridge() {
             ("type_mismatch", "/data/payload/origin".to_owned()),
         ]
     );
+    // A2A v1.0 also carries JSON as a text part with a JSON media type.
+    let text = serde_json::to_string(&message.to_value()).unwrap();
+    let text_part = json!({"text": text, "mediaType": "application/json"});
+    let report = schema.validate_a2a_data_part(&text_part);
+    assert!(report.is_valid(), "{:?}", report.errors());
+    assert_eq!(report.normalized().unwrap()["cabin_class"], "economy");
+    let bad_text =
+        json!({"text": bad["data"].to_string(), "mediaType": "application/vnd.example+json"});
+    assert_eq!(
+        pairs(schema.validate_a2a_data_part(&bad_text).errors()),
+        [
+            (
+                "missing_required_key",
+                "/text/payload/departure_date".to_owned()
+            ),
+            (
+                "missing_required_key",
+                "/text/payload/destination".to_owned()
+            ),
+            ("type_mismatch", "/text/payload/origin".to_owned()),
+        ]
+    );
+    let broken = json!({"text": "{\"schema_id\": ", "mediaType": "application/json"});
+    assert_eq!(
+        schema.validate_a2a_data_part(&broken).errors()[0]
+            .code()
+            .as_str(),
+        "invalid_json"
+    );
+    // Plain text is not a payload.
     assert_eq!(
         pairs(
             schema
                 .validate_a2a_data_part(&json!({"text": "hi"}))
+                .errors()
+        ),
+        [("missing_payload", "/mediaType".to_owned())]
+    );
+    assert_eq!(
+        pairs(
+            schema
+                .validate_a2a_data_part(&json!({"metadata": {}}))
                 .errors()
         ),
         [("missing_payload", "/data".to_owned())]

@@ -16,7 +16,7 @@ mod common;
 use common::{Extras, json_value, message_for, template, unknown_key_policy, value_of};
 use proptest::prelude::*;
 use sdsi::payload::{BuildError, PayloadBuilder, Placement};
-use sdsi::{CompiledSchema, SchemaTemplate};
+use sdsi::{CompiledSchema, KeyType, SchemaTemplate};
 use serde_json::{Map, Value, json};
 
 fn oracle(schema: &Value) -> jsonschema::Validator {
@@ -26,9 +26,19 @@ fn oracle(schema: &Value) -> jsonschema::Validator {
 /// A payload for the strict schema: every producer key present, optional
 /// ones sometimes null.
 fn strict_payload(template: &SchemaTemplate) -> BoxedStrategy<Map<String, Value>> {
+    let primitive = || {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i32>().prop_map(Value::from),
+            "[a-z]{0,3}".prop_map(Value::from),
+        ]
+    };
     let mut members: Vec<BoxedStrategy<(String, Value)>> = template
         .keys
         .iter()
+        // A strict export leaves optional free-form objects out.
+        .filter(|k| k.required || k.key_type != KeyType::Object || k.key_name.is_other())
         .map(|k| {
             let name = k.key_name.to_string();
             let value = if k.key_name.is_other() {
@@ -38,7 +48,14 @@ fn strict_payload(template: &SchemaTemplate) -> BoxedStrategy<Map<String, Value>
                 ]
                 .boxed()
             } else {
-                value_of(k.key_type)
+                match k.key_type {
+                    // What strict mode lets a decoder produce.
+                    KeyType::Array => prop::collection::vec(primitive(), 0..3)
+                        .prop_map(Value::from)
+                        .boxed(),
+                    KeyType::Object => Just(json!({})).boxed(),
+                    other => value_of(other),
+                }
             };
             let value = if k.required {
                 value
@@ -58,6 +75,54 @@ fn strict_payload(template: &SchemaTemplate) -> BoxedStrategy<Map<String, Value>
     members
         .prop_map(|m| m.into_iter().collect::<Map<_, _>>())
         .boxed()
+}
+
+/// The strict-mode rules of structured-output decoders, at every depth:
+/// every object closed with all its properties required, every array with
+/// `items`, no `default`.
+fn assert_strict_rules(schema: &Value, at: &str) {
+    match schema {
+        Value::Object(members) => {
+            assert!(!members.contains_key("default"), "{at}: default");
+            let types: Vec<&str> = match members.get("type") {
+                Some(Value::String(t)) => vec![t.as_str()],
+                Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            };
+            if types.contains(&"object") {
+                assert_eq!(
+                    members.get("additionalProperties"),
+                    Some(&json!(false)),
+                    "{at}: open object"
+                );
+                let properties: Vec<&String> =
+                    members["properties"].as_object().unwrap().keys().collect();
+                let required: Vec<&str> = members["required"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect();
+                assert_eq!(properties.len(), required.len(), "{at}: not all required");
+                assert!(
+                    properties.iter().all(|p| required.contains(&p.as_str())),
+                    "{at}"
+                );
+            }
+            if types.contains(&"array") {
+                assert!(members.contains_key("items"), "{at}: array without items");
+            }
+            for (name, value) in members {
+                assert_strict_rules(value, &format!("{at}/{name}"));
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                assert_strict_rules(item, &format!("{at}/{i}"));
+            }
+        }
+        _ => {}
+    }
 }
 
 proptest! {
@@ -114,7 +179,16 @@ proptest! {
         }),
     ) {
         let schema = CompiledSchema::new(&template).unwrap();
-        let strict = schema.strict_schema();
+        let export = schema.strict_schema();
+        let strict = export.schema;
+        assert_strict_rules(&strict, "");
+        // Every key is offered, or a warning says why not (or how it was narrowed).
+        for (index, key) in template.keys.iter().enumerate() {
+            let offered = strict["properties"].get(key.key_name.as_str()).is_some();
+            let warned = export.warnings.iter().any(|w| w.path() == format!("/keys/{index}"));
+            prop_assert!(offered || warned, "{} neither offered nor reported", key.key_name);
+            prop_assert_eq!(warned, matches!(key.key_type, KeyType::Array | KeyType::Object) && !key.key_name.is_other());
+        }
         let validator = oracle(&strict);
         prop_assert!(!strict.to_string().contains("\"default\""));
         let names: Vec<&String> = strict["properties"].as_object().unwrap().keys().collect();

@@ -11,8 +11,15 @@ use crate::template::{SchemaTemplate, TemplateError};
 use super::{FieldDefinition, JSON_MEDIA_TYPE, fields_from_template};
 
 /// The URI of this crate's A2A extension: an AgentCard entry whose
-/// `params.templates` lists the agent's schema templates.
+/// `params.templates` lists the agent's schema templates. It names the
+/// draft's revision (`00`), since A2A identifies an extension's version by
+/// its URI; a later revision gets a new URI.
 pub const SDSI_A2A_EXTENSION_URI: &str =
+    "https://datatracker.ietf.org/doc/draft-zhou-structured-data-schema-interaction/00/";
+
+/// The unversioned URI earlier releases wrote; [`AgentExtension::find`]
+/// still recognises it.
+const UNVERSIONED_URI: &str =
     "https://datatracker.ietf.org/doc/draft-zhou-structured-data-schema-interaction/";
 
 /// A skill of an AgentCard as extended by #813: the skill's members plus
@@ -142,13 +149,19 @@ impl AgentExtension {
     }
 
     /// This crate's extension entry in an AgentCard's
-    /// `capabilities.extensions`, if the card has one that parses.
+    /// `capabilities.extensions`, if the card has one that parses (under
+    /// [`SDSI_A2A_EXTENSION_URI`], or the unversioned URI of earlier
+    /// releases).
     pub fn find(card: &Value) -> Option<Self> {
         card.get("capabilities")?
             .get("extensions")?
             .as_array()?
             .iter()
-            .filter(|e| e.get("uri").and_then(Value::as_str) == Some(SDSI_A2A_EXTENSION_URI))
+            .filter(|e| {
+                e.get("uri")
+                    .and_then(Value::as_str)
+                    .is_some_and(|uri| uri == SDSI_A2A_EXTENSION_URI || uri == UNVERSIONED_URI)
+            })
             .find_map(|e| serde_json::from_value(e.clone()).ok())
     }
 

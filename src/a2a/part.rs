@@ -204,10 +204,33 @@ impl CompiledSchema {
         })
     }
 
-    /// Validates an A2A data part whose `data` is a structured payload
-    /// message; paths are from the part's root (`/data/payload/origin`).
-    /// The part's other members (`metadata`, `mediaType`, a v0.x `kind`)
-    /// are not checked.
+    /// Validates an A2A part carrying a structured payload message: a data
+    /// part (`{"data": {"schema_id", "payload"}}`), or a v1.0 text part
+    /// whose `mediaType` is JSON (`application/json`, or any `+json` type)
+    /// and whose `text` is the message serialized, which is read through the
+    /// bytes path under the schema's [`Limits`](crate::validate::Limits).
+    /// Paths are from the part's root (`/data/payload/origin`; for a text
+    /// part, `/text` followed by the path inside the parsed text). The part's
+    /// other members (`metadata`, a v0.x `kind`) are not checked.
+    ///
+    /// ```
+    /// use sdsi::{CompiledSchema, SchemaTemplate};
+    /// use serde_json::json;
+    ///
+    /// let template = SchemaTemplate::from_value(&json!({
+    ///     "schema_id": "coffee_v1", "scenario": "coffee_order",
+    ///     "keys": [{"key_name": "size", "key_type": "string", "required": true,
+    ///               "semantic_description": "Cup size."}]
+    /// }))?;
+    /// let schema = CompiledSchema::new(&template)?;
+    /// let part = json!({
+    ///     "text": r#"{"schema_id": "coffee_v1", "payload": {"size": 2}}"#,
+    ///     "mediaType": "application/json"
+    /// });
+    /// let report = schema.validate_a2a_data_part(&part);
+    /// assert_eq!(report.errors()[0].path(), "/text/payload/size");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn validate_a2a_data_part(&self, part: &Value) -> Report {
         let Some(object) = part.as_object() else {
             return Report::single(Issue::fixed(
@@ -216,28 +239,52 @@ impl CompiledSchema {
                 "a part must be a JSON object",
             ));
         };
-        let Some(data) = object.get("data") else {
-            return Report::single(Issue::fixed(
-                IssueCode::MissingPayload,
-                "/data",
-                "part has no data",
-            ));
+        let (report, prefix) = match (object.get("data"), object.get("text")) {
+            (Some(data), _) => (self.validate(data), "/data"),
+            (None, Some(Value::String(text))) if is_json_media_type(object.get("mediaType")) => {
+                (self.validate_slice(text.as_bytes()), "/text")
+            }
+            (None, Some(_)) => {
+                return Report::single(Issue::fixed(
+                    IssueCode::MissingPayload,
+                    "/mediaType",
+                    "a text part carries a structured payload only as a string with mediaType application/json",
+                ));
+            }
+            (None, None) => {
+                return Report::single(Issue::fixed(
+                    IssueCode::MissingPayload,
+                    "/data",
+                    "part has neither data nor a JSON text",
+                ));
+            }
         };
-        let report = self.validate(data);
         let out = Collect {
-            errors: report
-                .errors()
-                .iter()
-                .map(|i| i.prefixed("/data"))
-                .collect(),
+            errors: report.errors().iter().map(|i| i.prefixed(prefix)).collect(),
             warnings: report
                 .warnings()
                 .iter()
-                .map(|i| i.prefixed("/data"))
+                .map(|i| i.prefixed(prefix))
                 .collect(),
         };
         finish_report(out, report.into_normalized())
     }
+}
+
+/// Whether a part's `mediaType` names JSON: `application/json` or a
+/// structured-syntax `+json` type, in any case, parameters allowed.
+fn is_json_media_type(media_type: Option<&Value>) -> bool {
+    let Some(Value::String(media_type)) = media_type else {
+        return false;
+    };
+    let essence = media_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    essence == JSON_MEDIA_TYPE
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
 #[cfg(test)]
@@ -259,6 +306,22 @@ mod tests {
             unwrap_text_part(&json!({"text": "x", "y": 1})),
             json!({"text": "x", "y": 1})
         );
+    }
+
+    #[test]
+    fn json_media_types() {
+        for yes in [
+            "application/json",
+            "Application/JSON; charset=utf-8",
+            "application/vnd.a2a+json",
+        ] {
+            assert!(is_json_media_type(Some(&json!(yes))), "{yes}");
+        }
+        for no in ["text/plain", "application/jsonx", "json", ""] {
+            assert!(!is_json_media_type(Some(&json!(no))), "{no}");
+        }
+        assert!(!is_json_media_type(None));
+        assert!(!is_json_media_type(Some(&json!(1))));
     }
 
     #[test]

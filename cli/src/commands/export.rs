@@ -84,7 +84,11 @@ pub fn run(args: &Args, format: Format) -> Outcome {
             warnings.extend(export.warnings);
             export.schema
         }
-        ExportFormat::Strict => schema.strict_schema(),
+        ExportFormat::Strict => {
+            let export = schema.strict_schema();
+            warnings.extend(export.warnings);
+            export.schema
+        }
         ExportFormat::A2aFields => {
             serde_json::to_value(fields_from_template(schema.template())).unwrap_or(Value::Null)
         }
@@ -95,7 +99,8 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         .unwrap_or(Value::Null),
         ExportFormat::Prompt => Value::String(schema.prompt()),
     };
-    warnings.sort_by(|a, b| a.path().cmp(b.path()));
+    // Document order: `/keys/2` before `/keys/10` (as strings they would not be).
+    warnings.sort_by(|a, b| document_order(a.path(), b.path()));
     let output = ExportOutput {
         valid: true,
         errors: Vec::new(),
@@ -118,4 +123,54 @@ fn rejected_outcome(rejected: &Rejected, format: Format) -> Outcome {
         export: None,
     };
     Outcome::new(status, &output, format)
+}
+
+/// Compares two JSON Pointers in the order their targets appear in the
+/// document: segment by segment, array indexes as numbers.
+fn document_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let key = |segment: &str| (segment.parse::<u64>().ok(), segment.to_owned());
+    let (mut a, mut b) = (a.split('/'), b.split('/'));
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => return std::cmp::Ordering::Equal,
+            (None, Some(_)) => return std::cmp::Ordering::Less,
+            (Some(_), None) => return std::cmp::Ordering::Greater,
+            (Some(x), Some(y)) => {
+                let order = match (key(x), key(y)) {
+                    ((Some(m), _), (Some(n), _)) => m.cmp(&n),
+                    ((_, x), (_, y)) => x.cmp(&y),
+                };
+                if order.is_ne() {
+                    return order;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::document_order;
+
+    #[test]
+    fn pointers_sort_in_document_order() {
+        let mut paths = vec![
+            "/keys/10",
+            "/keys/2/default_value",
+            "",
+            "/keys/2",
+            "/keys/1",
+        ];
+        paths.sort_by(|a, b| document_order(a, b));
+        assert_eq!(
+            paths,
+            [
+                "",
+                "/keys/1",
+                "/keys/2",
+                "/keys/2/default_value",
+                "/keys/10"
+            ]
+        );
+    }
 }
