@@ -425,3 +425,120 @@ proptest! {
         prop_assert_eq!(Envelope::from_slice(&bytes).is_ok(), report.is_valid());
     }
 }
+
+/// A valid envelope around `payload`, with `capabilities` and `agent_id`.
+fn envelope_with(capabilities: Value, agent_id: &str, payload: Value) -> Value {
+    json!({
+        "id": "550e8400-e29b-41d4-a716-446655440000", "protocol_version": "0.1",
+        "timestamp": "2026-05-04T09:00:00Z", "agent_id": agent_id, "target_agent": "b",
+        "message_type": "query", "capabilities": capabilities, "payload": payload
+    })
+}
+
+fn nested(depth: usize) -> Value {
+    let mut value = json!(1);
+    for _ in 0..depth {
+        value = json!([value]);
+    }
+    value
+}
+
+#[test]
+fn hostile_envelopes_are_refused_by_their_limits() {
+    use sdsi::envelope::EnvelopeLimits;
+    // 500,000 capabilities: one error, not one per entry, and no copy.
+    let many: Vec<String> = (0..500_000).map(|i| format!("cap.{i}")).collect();
+    let report = Envelope::parse(&envelope_with(json!(many), "a", json!({})));
+    assert_eq!(
+        pairs(report.errors()),
+        [("limit_exceeded".to_owned(), "/capabilities".to_owned())]
+    );
+    assert_eq!(report.errors()[0].limit_value(), Some(256));
+    assert!(serde_json::to_string(&report).unwrap().len() < 1_000);
+
+    let long = "x".repeat(1025);
+    let report = Envelope::parse(&envelope_with(json!([long.clone()]), &long, json!({})));
+    assert_eq!(
+        pairs(report.errors()),
+        [
+            ("limit_exceeded".to_owned(), "/agent_id".to_owned()),
+            ("limit_exceeded".to_owned(), "/capabilities/0".to_owned()),
+        ]
+    );
+
+    // Depth counts arrays and objects inside one payload member, as the
+    // payload's own limit does: 32 levels pass, 33 do not.
+    let ok = Envelope::parse(&envelope_with(json!([]), "a", json!({"deep": nested(32)})));
+    assert!(ok.errors().is_empty(), "{:?}", ok.errors());
+    let deep = Envelope::parse(&envelope_with(json!([]), "a", json!({"deep": nested(33)})));
+    assert_eq!(deep.errors()[0].code().as_str(), "limit_exceeded");
+    assert!(deep.errors()[0].path().starts_with("/payload/deep"));
+
+    // Text over the byte limit is refused before it is parsed.
+    let limits = EnvelopeLimits::default().with_max_bytes(1 << 20);
+    let big = vec![b' '; (1 << 20) + 1];
+    let report = Envelope::parse_slice_with(&big, &limits);
+    assert_eq!(
+        pairs(report.errors()),
+        [("limit_exceeded".to_owned(), String::new())]
+    );
+    let over_default = vec![b'['; (4 << 20) + 1];
+    assert_eq!(
+        Envelope::parse_slice(&over_default).errors()[0]
+            .code()
+            .as_str(),
+        "limit_exceeded"
+    );
+    assert!(Envelope::from_slice(&over_default).is_err());
+
+    // Tighter limits of the caller's own.
+    let tight = EnvelopeLimits::default()
+        .with_max_capabilities(1)
+        .with_max_string_bytes(4)
+        .with_max_depth(0);
+    let report = Envelope::parse_with(
+        &envelope_with(json!(["a", "b"]), "agent", json!({"x": [1]})),
+        &tight,
+    );
+    let paths: Vec<String> = report
+        .errors()
+        .iter()
+        .map(|e| e.path().to_owned())
+        .collect();
+    assert_eq!(
+        paths,
+        ["/agent_id", "/capabilities", "/message_type", "/payload/x"]
+    );
+}
+
+#[test]
+fn a_schema_applies_its_own_byte_and_depth_limits_to_the_envelope() {
+    use sdsi::validate::{Limits, ValidateOptions};
+    let template = SchemaTemplate::from_value(&json!({
+        "schema_id": "s", "scenario": "x",
+        "keys": [{"key_name": "v", "key_type": "array", "required": false, "semantic_description": "Any."}]
+    }))
+    .unwrap();
+    let options =
+        ValidateOptions::default().limits(Limits::default().with_max_depth(2).with_max_bytes(400));
+    let schema = CompiledSchema::with_options(&template, options).unwrap();
+    let message = envelope_with(
+        json!([]),
+        "a",
+        json!({"schema_id": "s", "payload": {"v": nested(3)}}),
+    );
+    let report = schema.validate_envelope(&message);
+    assert!(
+        report
+            .errors()
+            .iter()
+            .any(|e| e.code().as_str() == "limit_exceeded")
+    );
+    let bytes =
+        serde_json::to_vec(&envelope_with(json!(["x".repeat(500)]), "a", json!({}))).unwrap();
+    let report = schema.validate_envelope_slice(&bytes);
+    assert_eq!(
+        pairs(report.errors()),
+        [("limit_exceeded".to_owned(), String::new())]
+    );
+}

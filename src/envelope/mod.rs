@@ -10,10 +10,12 @@
 //! | [`Timestamp`] (`timestamp`) | `envelope/timestamp.rs` |
 //! | [`ProtocolMessage`] (`message_type` of the protocol's messages) | `envelope/message_type.rs` |
 //! | reading from JSON, [`EnvelopeReport`], [`EnvelopeError`], `CompiledSchema::validate_envelope` | `envelope/parse.rs` |
+//! | [`EnvelopeLimits`]: bytes, capabilities, string lengths, depth | `envelope/limits.rs` |
 //!
 //! Feature `envelope` (on by default).
 
 mod id;
+mod limits;
 mod message_type;
 mod parse;
 #[cfg(test)]
@@ -22,6 +24,7 @@ mod timestamp;
 mod version;
 
 pub use id::{InvalidMessageId, MessageId};
+pub use limits::EnvelopeLimits;
 pub use message_type::ProtocolMessage;
 pub use parse::{EnvelopeError, EnvelopeReport};
 pub use timestamp::{InvalidTimestamp, Timestamp};

@@ -9,7 +9,10 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 use time::UtcOffset;
 
-use super::{Envelope, FIELDS, MAX_PAYLOAD_OBJECT_NESTING, MessageId, ProtocolVersion, Timestamp};
+use super::{
+    Envelope, EnvelopeLimits, FIELDS, MAX_PAYLOAD_OBJECT_NESTING, MessageId, ProtocolVersion,
+    Timestamp,
+};
 use crate::issue::{Issue, IssueCode, Problems, pointer, write_problems};
 use crate::key::is_snake_case;
 use crate::validate::CompiledSchema;
@@ -23,23 +26,38 @@ impl Envelope {
         if !self.timestamp.is_utc() {
             warnings.push(non_utc(&self.timestamp));
         }
-        payload_warnings(&self.payload, &mut warnings);
+        payload_warnings(&self.payload, usize::MAX, &mut warnings, &mut Vec::new());
         sort_by_path(&mut warnings);
         warnings
     }
 
     /// Checks a parsed JSON value: every error and warning, with JSON
-    /// Pointers from the envelope's root, and the typed envelope when valid.
+    /// Pointers from the envelope's root, and the typed envelope when valid;
+    /// under the default [`EnvelopeLimits`].
     pub fn parse(value: &Value) -> EnvelopeReport {
-        let (errors, warnings, envelope) = parse_value(value);
+        Self::parse_with(value, &EnvelopeLimits::default())
+    }
+
+    /// [`Envelope::parse`] under `limits`: too many capabilities, a string
+    /// field or capability too long, or a payload member nested too deep is
+    /// `limit_exceeded` at its path, found without reading further.
+    pub fn parse_with(value: &Value, limits: &EnvelopeLimits) -> EnvelopeReport {
+        let (errors, warnings, envelope) = parse_value(value, limits);
         EnvelopeReport::new(errors, warnings, envelope)
     }
 
-    /// Checks JSON text; text that is not JSON gives `invalid_json` at `""`.
+    /// Checks JSON text; text that is not JSON gives `invalid_json` at `""`,
+    /// text over the default [`EnvelopeLimits::max_bytes`] `limit_exceeded`.
     pub fn parse_slice(bytes: &[u8]) -> EnvelopeReport {
-        match serde_json::from_slice::<Value>(bytes) {
-            Ok(value) => Self::parse(&value),
-            Err(error) => EnvelopeReport::single(invalid_json(&error), false),
+        Self::parse_slice_with(bytes, &EnvelopeLimits::default())
+    }
+
+    /// [`Envelope::parse_slice`] under `limits`; text over `max_bytes` is
+    /// refused before it is parsed.
+    pub fn parse_slice_with(bytes: &[u8], limits: &EnvelopeLimits) -> EnvelopeReport {
+        match read_json(bytes, limits) {
+            Ok(value) => Self::parse_with(&value, limits),
+            Err(issue) => EnvelopeReport::single(issue, false),
         }
     }
 
@@ -51,7 +69,7 @@ impl Envelope {
     /// The envelope in `value`, or every error (warnings are dropped: use
     /// [`Envelope::parse`] to see them).
     pub fn from_value(value: &Value) -> Result<Self, EnvelopeError> {
-        let (mut errors, _, envelope) = parse_value(value);
+        let (mut errors, _, envelope) = parse_value(value, &EnvelopeLimits::default());
         match envelope {
             Some(envelope) => Ok(envelope),
             None => {
@@ -61,12 +79,13 @@ impl Envelope {
         }
     }
 
-    /// The envelope in JSON text, or every error.
+    /// The envelope in JSON text, or every error (under the default
+    /// [`EnvelopeLimits`]).
     pub fn from_slice(bytes: &[u8]) -> Result<Self, EnvelopeError> {
-        match serde_json::from_slice::<Value>(bytes) {
+        match read_json(bytes, &EnvelopeLimits::default()) {
             Ok(value) => Self::from_value(&value),
-            Err(error) => Err(EnvelopeError {
-                errors: vec![invalid_json(&error)],
+            Err(issue) => Err(EnvelopeError {
+                errors: vec![issue],
             }),
         }
     }
@@ -214,7 +233,7 @@ impl CompiledSchema {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn validate_envelope(&self, message: &Value) -> EnvelopeReport {
-        let (mut errors, mut warnings, envelope) = parse_value(message);
+        let (mut errors, mut warnings, envelope) = parse_value(message, &self.envelope_limits());
         let mut normalized = None;
         if let Some(payload) = message.get("payload").filter(|p| p.is_object()) {
             let report = self.validate(payload);
@@ -235,18 +254,32 @@ impl CompiledSchema {
     /// text that is not JSON gives `invalid_json`, text over
     /// [`Limits::max_bytes`](crate::validate::Limits::max_bytes) gives `limit_exceeded`, both at `""`.
     pub fn validate_envelope_slice(&self, bytes: &[u8]) -> EnvelopeReport {
-        let max = self.options().limits.max_bytes;
-        if bytes.len() > max {
-            return EnvelopeReport::single(
-                Issue::limit("", "input size in bytes", max as u64),
-                true,
-            );
-        }
-        match serde_json::from_slice::<Value>(bytes) {
+        match read_json(bytes, &self.envelope_limits()) {
             Ok(value) => self.validate_envelope(&value),
-            Err(error) => EnvelopeReport::single(invalid_json(&error), true),
+            Err(issue) => EnvelopeReport::single(issue, true),
         }
     }
+
+    /// The envelope limits under this schema: its own byte and depth
+    /// limits, the defaults for the rest.
+    fn envelope_limits(&self) -> EnvelopeLimits {
+        let limits = self.options().limits;
+        EnvelopeLimits::default()
+            .with_max_bytes(limits.max_bytes)
+            .with_max_depth(limits.max_depth)
+    }
+}
+
+/// Parses envelope text, refusing text over `limits.max_bytes` unread.
+fn read_json(bytes: &[u8], limits: &EnvelopeLimits) -> Result<Value, Issue> {
+    if bytes.len() > limits.max_bytes {
+        return Err(Issue::limit(
+            "",
+            "input size in bytes",
+            limits.max_bytes as u64,
+        ));
+    }
+    serde_json::from_slice::<Value>(bytes).map_err(|error| invalid_json(&error))
 }
 
 fn invalid_json(error: &serde_json::Error) -> Issue {
@@ -294,15 +327,25 @@ fn offset_text(offset: UtcOffset) -> String {
     format!("{sign}{:02}:{:02}", h.unsigned_abs(), m.unsigned_abs())
 }
 
-/// A string field: `None` (with an error) when absent or not a string.
+/// A string field: `None` (with an error) when absent, not a string, or
+/// longer than `max_bytes`.
 fn string_field<'v>(
     object: &'v Map<String, Value>,
     field: &str,
+    max_bytes: usize,
     errors: &mut Vec<Issue>,
 ) -> Option<&'v str> {
     match object.get(field) {
         None => {
             errors.push(missing(field));
+            None
+        }
+        Some(Value::String(text)) if text.len() > max_bytes => {
+            errors.push(Issue::limit(
+                pointer("", field),
+                "string length in bytes",
+                max_bytes as u64,
+            ));
             None
         }
         Some(Value::String(text)) => Some(text),
@@ -322,7 +365,10 @@ fn missing(field: &str) -> Issue {
 }
 
 /// Parses every field of `value`, collecting errors and warnings (unsorted).
-fn parse_value(value: &Value) -> (Vec<Issue>, Vec<Issue>, Option<Envelope>) {
+fn parse_value(
+    value: &Value,
+    limits: &EnvelopeLimits,
+) -> (Vec<Issue>, Vec<Issue>, Option<Envelope>) {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     let Some(object) = value.as_object() else {
@@ -334,23 +380,26 @@ fn parse_value(value: &Value) -> (Vec<Issue>, Vec<Issue>, Option<Envelope>) {
         return (errors, warnings, None);
     };
 
-    let id = string_field(object, "id", &mut errors).and_then(|text| {
+    // id, protocol_version and timestamp are parsed to fixed-size values in
+    // one pass; the string limit is for the fields kept as text.
+    let id = string_field(object, "id", usize::MAX, &mut errors).and_then(|text| {
         text.parse::<MessageId>()
             .map_err(|e| errors.push(Issue::owned(IssueCode::InvalidUuid, "/id", e.to_string())))
             .ok()
     });
-    let protocol_version = string_field(object, "protocol_version", &mut errors).and_then(|text| {
-        text.parse::<ProtocolVersion>()
-            .map_err(|e| {
-                errors.push(Issue::owned(
-                    IssueCode::UnsupportedVersion,
-                    "/protocol_version",
-                    e.to_string(),
-                ))
-            })
-            .ok()
-    });
-    let timestamp = string_field(object, "timestamp", &mut errors).and_then(|text| {
+    let protocol_version = string_field(object, "protocol_version", usize::MAX, &mut errors)
+        .and_then(|text| {
+            text.parse::<ProtocolVersion>()
+                .map_err(|e| {
+                    errors.push(Issue::owned(
+                        IssueCode::UnsupportedVersion,
+                        "/protocol_version",
+                        e.to_string(),
+                    ))
+                })
+                .ok()
+        });
+    let timestamp = string_field(object, "timestamp", usize::MAX, &mut errors).and_then(|text| {
         text.parse::<Timestamp>()
             .map_err(|e| {
                 errors.push(Issue::owned(
@@ -366,19 +415,34 @@ fn parse_value(value: &Value) -> (Vec<Issue>, Vec<Issue>, Option<Envelope>) {
             warnings.push(non_utc(timestamp));
         }
     }
-    let agent_id = string_field(object, "agent_id", &mut errors);
-    let target_agent = string_field(object, "target_agent", &mut errors);
-    let message_type = string_field(object, "message_type", &mut errors);
+    let agent_id = string_field(object, "agent_id", limits.max_string_bytes, &mut errors);
+    let target_agent = string_field(object, "target_agent", limits.max_string_bytes, &mut errors);
+    let message_type = string_field(object, "message_type", limits.max_string_bytes, &mut errors);
 
     let capabilities = match object.get("capabilities") {
         None => {
             errors.push(missing("capabilities"));
             None
         }
+        Some(Value::Array(items)) if items.len() > limits.max_capabilities => {
+            errors.push(Issue::limit(
+                "/capabilities",
+                "capability count",
+                limits.max_capabilities as u64,
+            ));
+            None
+        }
         Some(Value::Array(items)) => {
             let mut strings = Vec::with_capacity(items.len());
             for (index, item) in items.iter().enumerate() {
                 match item {
+                    Value::String(s) if s.len() > limits.max_string_bytes => {
+                        errors.push(Issue::limit(
+                            format!("/capabilities/{index}"),
+                            "string length in bytes",
+                            limits.max_string_bytes as u64,
+                        ))
+                    }
                     Value::String(s) => strings.push(s.clone()),
                     other => errors.push(Issue::owned(
                         IssueCode::CapabilitiesNotStrings,
@@ -401,8 +465,9 @@ fn parse_value(value: &Value) -> (Vec<Issue>, Vec<Issue>, Option<Envelope>) {
             None
         }
         Some(Value::Object(payload)) => {
-            payload_warnings(payload, &mut warnings);
-            Some(payload)
+            let before = errors.len();
+            payload_warnings(payload, limits.max_depth, &mut warnings, &mut errors);
+            (errors.len() == before).then_some(payload)
         }
         Some(other) => {
             errors.push(Issue::owned(
@@ -455,39 +520,55 @@ fn parse_value(value: &Value) -> (Vec<Issue>, Vec<Issue>, Option<Envelope>) {
 
 /// The payload recommendations: snake_case keys at every level, objects
 /// nested at most [`MAX_PAYLOAD_OBJECT_NESTING`] levels inside the payload
-/// (arrays add no level). Walks without recursion, so a deep value built in
-/// code cannot overflow the stack.
-pub(super) fn payload_warnings(payload: &Map<String, Value>, warnings: &mut Vec<Issue>) {
+/// (arrays add no level); and the limit: a member's value nested deeper than
+/// `max_depth` (arrays and objects both count) is `limit_exceeded` in
+/// `errors`, and nothing below it is read. Walks without recursion, so a
+/// deep value built in code cannot overflow the stack.
+pub(super) fn payload_warnings(
+    payload: &Map<String, Value>,
+    max_depth: usize,
+    warnings: &mut Vec<Issue>,
+    errors: &mut Vec<Issue>,
+) {
     // (value, its path, how many objects enclose it inside the payload,
-    // whether a too-deep ancestor was already reported)
-    let mut stack: Vec<(&Value, String, usize, bool)> = Vec::new();
-    push_members(payload, "/payload", 0, false, &mut stack, warnings);
-    while let Some((value, path, level, reported)) = stack.pop() {
+    // whether a too-deep ancestor was already reported, how many arrays and
+    // objects enclose it inside its payload member)
+    let mut stack: Vec<(&Value, String, usize, bool, usize)> = Vec::new();
+    push_members(payload, "/payload", 0, false, 0, &mut stack, warnings);
+    while let Some((value, path, level, reported, depth)) = stack.pop() {
+        if value.is_array() || value.is_object() {
+            if depth >= max_depth {
+                errors.push(Issue::limit(path, "nesting depth", max_depth as u64));
+                continue;
+            }
+        }
+        let depth = depth + 1;
         match value {
             Value::Object(object) => {
-                let depth = level + 1;
-                let too_deep = depth > MAX_PAYLOAD_OBJECT_NESTING && !reported;
+                let nesting = level + 1;
+                let too_deep = nesting > MAX_PAYLOAD_OBJECT_NESTING && !reported;
                 if too_deep {
                     warnings.push(Issue::owned(
                         IssueCode::PayloadTooDeep,
                         path.clone(),
                         format!(
-                            "object nested {depth} levels inside the payload; the envelope recommends at most {MAX_PAYLOAD_OBJECT_NESTING}"
+                            "object nested {nesting} levels inside the payload; the envelope recommends at most {MAX_PAYLOAD_OBJECT_NESTING}"
                         ),
                     ));
                 }
                 push_members(
                     object,
                     &path,
-                    depth,
+                    nesting,
                     reported || too_deep,
+                    depth,
                     &mut stack,
                     warnings,
                 );
             }
             Value::Array(items) => {
                 for (index, item) in items.iter().enumerate().rev() {
-                    stack.push((item, format!("{path}/{index}"), level, reported));
+                    stack.push((item, format!("{path}/{index}"), level, reported, depth));
                 }
             }
             _ => {}
@@ -502,7 +583,8 @@ fn push_members<'v>(
     path: &str,
     level: usize,
     reported: bool,
-    stack: &mut Vec<(&'v Value, String, usize, bool)>,
+    depth: usize,
+    stack: &mut Vec<(&'v Value, String, usize, bool, usize)>,
     warnings: &mut Vec<Issue>,
 ) {
     let start = stack.len();
@@ -515,7 +597,7 @@ fn push_members<'v>(
                 format!("payload key {name:?} is not snake_case"),
             ));
         }
-        stack.push((value, member_path, level, reported));
+        stack.push((value, member_path, level, reported, depth));
     }
     if let Some(pushed) = stack.get_mut(start..) {
         pushed.reverse();

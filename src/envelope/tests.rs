@@ -250,7 +250,7 @@ fn deeply_nested_payload_does_not_overflow() {
     let mut payload = Map::new();
     payload.insert("k".into(), deep);
     let mut warnings = Vec::new();
-    payload_warnings(&payload, &mut warnings);
+    payload_warnings(&payload, usize::MAX, &mut warnings, &mut Vec::new());
     assert_eq!(
         codes(&warnings),
         vec![("payload_too_deep", "/payload/k/k/k".to_owned())]
