@@ -75,6 +75,7 @@
 pub mod _documentation;
 #[cfg(feature = "a2a")]
 pub mod a2a;
+pub mod compat;
 mod digest;
 #[cfg(feature = "envelope")]
 pub mod envelope;

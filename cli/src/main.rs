@@ -29,7 +29,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::commands::{check_template, cluster, envelope, evolve, export, validate};
+use crate::commands::{check_template, cluster, compat, envelope, evolve, export, validate};
 use crate::output::Format;
 
 /// Validate agent structured payloads against schema templates
@@ -63,6 +63,9 @@ enum Command {
     /// Replay a traffic log through validation and schema evolution; print
     /// every trigger and proposed patch (one JSON object per line).
     Evolve(evolve::Args),
+    /// Check that a new template version is compatible with earlier ones
+    /// (schema-registry modes: backward, forward, full, and transitive forms).
+    Compat(compat::Args),
     /// Cluster fragments (one per line) with the default embedder; print the
     /// cluster each joins (one JSON object per line).
     Cluster(cluster::Args),
@@ -83,6 +86,7 @@ fn main() -> ExitCode {
         Command::Export(args) => export::run(args, format),
         Command::Evolve(args) => evolve::run(args, format),
         Command::Cluster(args) => cluster::run(args, format),
+        Command::Compat(args) => compat::run(args, format),
     };
     outcome.emit()
 }

@@ -2,6 +2,7 @@
 
 pub mod check_template;
 pub mod cluster;
+pub mod compat;
 pub mod envelope;
 pub mod evolve;
 pub mod export;
