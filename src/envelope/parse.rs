@@ -536,11 +536,9 @@ pub(super) fn payload_warnings(
     let mut stack: Vec<(&Value, String, usize, bool, usize)> = Vec::new();
     push_members(payload, "/payload", 0, false, 0, &mut stack, warnings);
     while let Some((value, path, level, reported, depth)) = stack.pop() {
-        if value.is_array() || value.is_object() {
-            if depth >= max_depth {
-                errors.push(Issue::limit(path, "nesting depth", max_depth as u64));
-                continue;
-            }
+        if (value.is_array() || value.is_object()) && depth >= max_depth {
+            errors.push(Issue::limit(path, "nesting depth", max_depth as u64));
+            continue;
         }
         let depth = depth + 1;
         match value {
