@@ -83,6 +83,8 @@ pub mod envelope;
 pub mod evolution;
 #[cfg(feature = "export")]
 pub mod export;
+#[cfg(feature = "export")]
+pub mod import;
 pub mod issue;
 pub mod key;
 pub mod negotiate;

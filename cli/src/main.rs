@@ -29,7 +29,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::commands::{check_template, cluster, compat, envelope, evolve, export, validate};
+use crate::commands::{
+    check_template, cluster, compat, envelope, evolve, export, import, validate,
+};
 use crate::output::Format;
 
 /// Validate agent structured payloads against schema templates
@@ -63,6 +65,9 @@ enum Command {
     /// Replay a traffic log through validation and schema evolution; print
     /// every trigger and proposed patch (one JSON object per line).
     Evolve(evolve::Args),
+    /// Make a schema template from a JSON Schema object or an MCP tool,
+    /// listing what the template cannot express.
+    Import(import::Args),
     /// Check that a new template version is compatible with earlier ones
     /// (schema-registry modes: backward, forward, full, and transitive forms).
     Compat(compat::Args),
@@ -87,6 +92,7 @@ fn main() -> ExitCode {
         Command::Evolve(args) => evolve::run(args, format),
         Command::Cluster(args) => cluster::run(args, format),
         Command::Compat(args) => compat::run(args, format),
+        Command::Import(args) => import::run(args, format),
     };
     outcome.emit()
 }

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::JSON_MEDIA_TYPE;
 use crate::issue::{Issue, IssueCode, pointer};
-use crate::key::{KeyDefinition, KeyName, KeyType, is_snake_case};
+use crate::key::{KeyDefinition, KeyName, KeyType, is_snake_case, snake_case};
 use crate::template::{SchemaTemplate, is_other_value};
 
 /// A field's content kind (#813): `text`, `file` or `data`.
@@ -408,45 +408,6 @@ fn convert_field(
         semantic_description,
         extra: IndexMap::new(),
     }
-}
-
-/// `bookTitle` → `book_title`, `URLPath` → `url_path`, `review-chunk` →
-/// `review_chunk`; `None` for names with non-ascii letters, or that do not
-/// start with a letter once separators are dropped.
-fn snake_case(name: &str) -> Option<String> {
-    let chars: Vec<char> = name.chars().collect();
-    let mut out = String::with_capacity(name.len() + 4);
-    for (i, &c) in chars.iter().enumerate() {
-        if c.is_ascii_alphanumeric() {
-            if c.is_ascii_uppercase() {
-                let previous = i.checked_sub(1).and_then(|p| chars.get(p)).copied();
-                let next = chars.get(i + 1).copied();
-                let boundary = match previous {
-                    Some(p) if p.is_ascii_lowercase() || p.is_ascii_digit() => true,
-                    Some(p) if p.is_ascii_uppercase() => {
-                        next.is_some_and(|n| n.is_ascii_lowercase())
-                    }
-                    _ => false,
-                };
-                if boundary && !out.ends_with('_') && !out.is_empty() {
-                    out.push('_');
-                }
-                out.push(c.to_ascii_lowercase());
-            } else {
-                out.push(c);
-            }
-        } else if c.is_ascii() {
-            if !out.is_empty() && !out.ends_with('_') {
-                out.push('_');
-            }
-        } else {
-            return None;
-        }
-    }
-    while out.ends_with('_') {
-        out.pop();
-    }
-    is_snake_case(&out).then_some(out)
 }
 
 #[cfg(test)]

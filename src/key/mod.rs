@@ -77,6 +77,46 @@ pub(crate) fn is_snake_case(name: &str) -> bool {
     !previous_underscore
 }
 
+/// `bookTitle` → `book_title`, `URLPath` → `url_path`, `review-chunk` →
+/// `review_chunk`; `None` for names with non-ascii letters, or that do not
+/// start with a letter once separators are dropped.
+#[cfg(feature = "export")]
+pub(crate) fn snake_case(name: &str) -> Option<String> {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii_alphanumeric() {
+            if c.is_ascii_uppercase() {
+                let previous = i.checked_sub(1).and_then(|p| chars.get(p)).copied();
+                let next = chars.get(i + 1).copied();
+                let boundary = match previous {
+                    Some(p) if p.is_ascii_lowercase() || p.is_ascii_digit() => true,
+                    Some(p) if p.is_ascii_uppercase() => {
+                        next.is_some_and(|n| n.is_ascii_lowercase())
+                    }
+                    _ => false,
+                };
+                if boundary && !out.ends_with('_') && !out.is_empty() {
+                    out.push('_');
+                }
+                out.push(c.to_ascii_lowercase());
+            } else {
+                out.push(c);
+            }
+        } else if c.is_ascii() {
+            if !out.is_empty() && !out.ends_with('_') {
+                out.push('_');
+            }
+        } else {
+            return None;
+        }
+    }
+    while out.ends_with('_') {
+        out.pop();
+    }
+    is_snake_case(&out).then_some(out)
+}
+
 impl FromStr for KeyName {
     type Err = InvalidKeyName;
 

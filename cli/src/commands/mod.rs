@@ -6,4 +6,5 @@ pub mod compat;
 pub mod envelope;
 pub mod evolve;
 pub mod export;
+pub mod import;
 pub mod validate;

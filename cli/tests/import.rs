@@ -1,0 +1,93 @@
+//! `sdsi import`: from the JSON Schema `sdsi export` writes back to the
+//! template, from an MCP tool with what it cannot carry listed, and the exit
+//! statuses.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test helpers: a panic is a failed test"
+)]
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+fn sdsi(args: &[&str], stdin: &[u8]) -> (i32, Value) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sdsi"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+    (output.status.code().unwrap(), value)
+}
+
+#[test]
+fn export_then_import_gives_the_template_back() {
+    let figure = format!(
+        "{}/../tests/figures/fig02_flight_template.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let (code, exported) = sdsi(&["export", "--format", "json-schema", &figure], b"");
+    assert_eq!(code, 0);
+    let schema = exported["export"].to_string();
+    let (code, imported) = sdsi(
+        &["import", "--scenario", "flight_booking", "-"],
+        schema.as_bytes(),
+    );
+    assert_eq!(code, 0, "{imported}");
+    assert_eq!(imported["warnings"], json!([]));
+    let original: Value = serde_json::from_str(&std::fs::read_to_string(&figure).unwrap()).unwrap();
+    let template = &imported["template"];
+    assert_eq!(template["schema_id"], original["schema_id"]);
+    assert_eq!(template["scenario"], original["scenario"]);
+    let names = |t: &Value| {
+        let mut names: Vec<String> = t["keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k["key_name"].as_str().unwrap().to_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(template), names(&original));
+}
+
+#[test]
+fn an_mcp_tool_imports_with_its_losses_listed() {
+    let tool = json!({"name": "search_flights", "inputSchema": {"type": "object",
+        "properties": {"from": {"type": "string", "pattern": "^[A-Z]{3}$"}, "seats": {"type": "integer", "maximum": 9}},
+        "required": ["from"]}});
+    let (code, out) = sdsi(&["import", "-"], tool.to_string().as_bytes());
+    assert_eq!(code, 0);
+    assert_eq!(out["template"]["schema_id"], "search_flights");
+    let paths: Vec<&str> = out["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "/inputSchema/properties/from/pattern",
+            "/inputSchema/properties/seats/maximum"
+        ]
+    );
+}
+
+#[test]
+fn exit_statuses() {
+    assert_eq!(sdsi(&["import", "-"], b"not json").0, 2);
+    assert_eq!(sdsi(&["import", "/nonexistent/schema.json"], b"").0, 2);
+    let (code, out) = sdsi(&["import", "-"], br#"{"type": "array"}"#);
+    assert_eq!(code, 1);
+    assert_eq!(out["valid"], false);
+}
