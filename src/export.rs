@@ -167,6 +167,14 @@ impl CompiledSchema {
         Value::Object(schema)
     }
 
+    /// An MCP tool's `outputSchema` when this schema was compiled from a
+    /// response template: the same object schema as
+    /// [`CompiledSchema::mcp_input_schema`], describing `structuredContent`,
+    /// which [`CompiledSchema::validate_structured_content`] checks.
+    pub fn mcp_output_schema(&self) -> Value {
+        self.mcp_input_schema()
+    }
+
     /// An MCP elicitation `requestedSchema`: a flat object whose properties
     /// are primitives (`string`, `number`, `integer`, `boolean`), each with a
     /// title, the semantic description and, for an optional key, its default.

@@ -12,6 +12,7 @@
 //! | `json_schema`, `mcp_input_schema`, `mcp_elicitation_schema`, `strict_schema`, `prompt` (feature `export`) | `export.rs` |
 //! | `validate_envelope`, `validate_envelope_slice` (feature `envelope`) | `envelope/parse.rs` |
 //! | `a2a_data_part`, `validate_a2a_data_part` (feature `a2a`) | `a2a/part.rs` |
+//! | `validate_execution_result`, `validate_structured_content`, `validate_mcp_tool_result`; `SchemaTemplate::check_as_response` | `validate/response.rs` |
 //!
 //! Every check reports into a [`Report`]: each problem with a stable
 //! [`IssueCode`](crate::IssueCode), a JSON Pointer and a message, ordered by
@@ -21,6 +22,7 @@ mod compile;
 mod options;
 mod pass;
 mod report;
+mod response;
 mod shape;
 mod stream;
 mod value;
@@ -28,6 +30,7 @@ mod value;
 pub use compile::CompiledSchema;
 pub use options::{Limits, UnknownKeys, ValidateOptions};
 pub use report::Report;
+pub use response::SUGGESTION_MEMBER;
 
 #[cfg(feature = "export")]
 pub(crate) use compile::CompiledKey;

@@ -69,6 +69,27 @@ impl Report {
         }
     }
 
+    /// The report with `prefix` put in front of every path (a part of a
+    /// larger document, reported from that document's root).
+    pub(crate) fn prefixed(mut self, prefix: &str) -> Self {
+        for issue in self.problems.errors_mut() {
+            *issue = issue.prefixed(prefix);
+        }
+        for issue in self.problems.warnings_mut() {
+            *issue = issue.prefixed(prefix);
+        }
+        self
+    }
+
+    /// The report with one more error (and so no normalized payload), kept
+    /// in path order.
+    pub(crate) fn with_error(mut self, issue: Issue) -> Self {
+        self.problems.push_error(issue);
+        self.problems.sort_by_path();
+        self.normalized = None;
+        self
+    }
+
     /// The report with `prefix` cut from the front of every path (a bare
     /// payload's problems are found at `/payload/...` and reported from its root).
     pub(crate) fn strip_prefix(mut self, prefix: &str) -> Self {

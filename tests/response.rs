@@ -1,0 +1,128 @@
+//! What comes back: the draft's execution result (Figure 9) against a
+//! response template, MCP tool results' `structuredContent` (built with the
+//! `rmcp` SDK's own `CallToolResult`), and the response template's check.
+#![cfg(feature = "export")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test helpers: a panic is a failed test"
+)]
+
+use sdsi::{CompiledSchema, Issue, SchemaTemplate};
+use serde_json::{Value, json};
+
+fn pairs(issues: &[Issue]) -> Vec<(&'static str, String)> {
+    issues
+        .iter()
+        .map(|i| (i.code().as_str(), i.path().to_owned()))
+        .collect()
+}
+
+fn response_schema() -> CompiledSchema {
+    let template =
+        SchemaTemplate::from_slice(include_bytes!("figures/response_template_booking.json"))
+            .unwrap();
+    assert!(template.check_as_response().is_valid());
+    CompiledSchema::new(&template).unwrap()
+}
+
+fn figure_9() -> Value {
+    serde_json::from_slice(include_bytes!("figures/fig09_execution_result.json")).unwrap()
+}
+
+#[test]
+fn the_drafts_execution_result_follows_its_response_template() {
+    let schema = response_schema();
+    let report = schema.validate_execution_result(&figure_9());
+    assert!(report.is_valid(), "{:?}", report.errors());
+    let normalized = report.normalized().unwrap();
+    assert_eq!(normalized["seat"], "12A");
+    assert!(normalized.get("schema_update_suggestion").is_none());
+
+    let mut wrong = figure_9();
+    wrong["seat"] = json!(12);
+    wrong.as_object_mut().unwrap().remove("booking_id");
+    wrong["schema_update_suggestion"] = json!({"new_keys": "not a list"});
+    wrong["surprise"] = json!(true);
+    assert_eq!(
+        pairs(schema.validate_execution_result(&wrong).errors()),
+        [
+            ("missing_required_key", "/booking_id".to_owned()),
+            ("invalid_member", "/schema_update_suggestion".to_owned()),
+            ("type_mismatch", "/seat".to_owned()),
+            ("unknown_key", "/surprise".to_owned()),
+        ]
+    );
+    assert_eq!(
+        pairs(schema.validate_execution_result(&json!([1])).errors()),
+        [("not_an_object", String::new())]
+    );
+}
+
+#[test]
+fn mcp_structured_content_is_checked_against_the_output_schema() {
+    let schema = response_schema();
+    let mut content = figure_9();
+    content
+        .as_object_mut()
+        .unwrap()
+        .remove("schema_update_suggestion");
+    // Built and written by MCP's Rust SDK.
+    let result = rmcp::model::CallToolResult::structured(content.clone());
+    let wire = serde_json::to_value(&result).unwrap();
+    assert!(schema.validate_mcp_tool_result(&wire).is_valid());
+    assert!(schema.validate_structured_content(&content).is_valid());
+
+    content["departure_time"] = json!(null);
+    let wire = serde_json::to_value(rmcp::model::CallToolResult::structured(content)).unwrap();
+    assert_eq!(
+        pairs(schema.validate_mcp_tool_result(&wire).errors()),
+        [(
+            "type_mismatch",
+            "/structuredContent/departure_time".to_owned()
+        )]
+    );
+    let error = serde_json::to_value(rmcp::model::CallToolResult::structured_error(
+        json!({"reason": "sold out"}),
+    ))
+    .unwrap();
+    assert_eq!(
+        pairs(schema.validate_mcp_tool_result(&error).errors()),
+        [("missing_payload", "/isError".to_owned())]
+    );
+    assert_eq!(
+        pairs(
+            schema
+                .validate_mcp_tool_result(&json!({"content": []}))
+                .errors()
+        ),
+        [("missing_payload", "/structuredContent".to_owned())]
+    );
+    // The outputSchema a tool publishes reads as rmcp's Tool.
+    let tool = json!({"name": "book", "inputSchema": {"type": "object"}, "outputSchema": schema.mcp_output_schema()});
+    let typed: rmcp::model::Tool = serde_json::from_value(tool).unwrap();
+    assert!(typed.output_schema.is_some());
+}
+
+#[test]
+fn a_response_template_cannot_declare_the_suggestion_member() {
+    let template = SchemaTemplate::from_value(&json!({
+        "schema_id": "r", "scenario": "x",
+        "keys": [
+            {"key_name": "schema_update_suggestion", "key_type": "object", "required": false, "semantic_description": "No."},
+            {"key_name": "other", "key_type": "string", "required": false, "semantic_description": "Free text."}
+        ]
+    }))
+    .unwrap();
+    let problems = template.check_as_response();
+    assert_eq!(
+        pairs(problems.errors()),
+        [("invalid_member", "/keys/0/key_name".to_owned())]
+    );
+    assert_eq!(
+        pairs(problems.warnings()),
+        [("invalid_member", "/keys/1/key_name".to_owned())]
+    );
+}
