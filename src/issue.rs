@@ -111,11 +111,24 @@ pub enum IssueCode {
     FieldRenamed,
     /// Bridge warning: a key or field was carried over with part of its meaning lost or approximated.
     LossyMapping,
+    /// An `extra` member of a template or key is named like one of its real
+    /// members, so the serialized template would hold it twice.
+    ShadowedMember,
+    /// Template warning: the template does not declare `other` (it is still
+    /// accepted), so clients are not told where unmapped requests go.
+    MissingOther,
+    /// Template warning: `schema_id` or `scenario` is empty or blank.
+    EmptyIdentifier,
+    /// Template warning: an optional key of type `null`, whose only value
+    /// means "not given".
+    NullOptionalKey,
+    /// Template warning: a required key has a default, which never applies.
+    DefaultOnRequiredKey,
 }
 
 impl IssueCode {
     /// Every code, in declaration order (for bindings, docs and tests).
-    pub const ALL: [IssueCode; 47] = [
+    pub const ALL: [IssueCode; 52] = [
         IssueCode::InvalidJson,
         IssueCode::InvalidMember,
         IssueCode::MissingMember,
@@ -163,6 +176,11 @@ impl IssueCode {
         IssueCode::NotExpressible,
         IssueCode::FieldRenamed,
         IssueCode::LossyMapping,
+        IssueCode::ShadowedMember,
+        IssueCode::MissingOther,
+        IssueCode::EmptyIdentifier,
+        IssueCode::NullOptionalKey,
+        IssueCode::DefaultOnRequiredKey,
     ];
 
     /// The code's stable snake_case name.
@@ -215,6 +233,11 @@ impl IssueCode {
             IssueCode::NotExpressible => "not_expressible",
             IssueCode::FieldRenamed => "field_renamed",
             IssueCode::LossyMapping => "lossy_mapping",
+            IssueCode::ShadowedMember => "shadowed_member",
+            IssueCode::MissingOther => "missing_other",
+            IssueCode::EmptyIdentifier => "empty_identifier",
+            IssueCode::NullOptionalKey => "null_optional_key",
+            IssueCode::DefaultOnRequiredKey => "default_on_required_key",
         }
     }
 }

@@ -25,9 +25,32 @@ pub struct SchemaTemplate {
     pub scenario: String,
     /// The keys, in the order the server published them.
     pub keys: Vec<KeyDefinition>,
-    /// Members this crate does not know, kept so that a round trip loses nothing.
-    #[serde(flatten)]
+    /// Members this crate does not know, kept so that a round trip loses
+    /// nothing. One named like a real member is `shadowed_member` in
+    /// [`SchemaTemplate::check`] and never serialized, so the published JSON
+    /// (and the digest) always say what the compiled schema does.
+    #[serde(flatten, serialize_with = "template_extra")]
     pub extra: IndexMap<String, Value>,
+}
+
+fn template_extra<S: serde::Serializer>(
+    extra: &IndexMap<String, Value>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    unshadowed(extra, &TEMPLATE_MEMBERS, serializer)
+}
+
+/// Serializes the `extra` members not named like one of `real`.
+pub(crate) fn unshadowed<S: serde::Serializer>(
+    extra: &IndexMap<String, Value>,
+    real: &[&str],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(
+        extra
+            .iter()
+            .filter(|(name, _)| !real.contains(&name.as_str())),
+    )
 }
 
 /// A template that cannot be used: every problem found, plus any warnings.
@@ -154,9 +177,33 @@ impl SchemaTemplate {
     }
 
     /// Checks the rules a typed template can still break: duplicate names,
-    /// the `other` key's rules, defaults that do not match their type.
+    /// the `other` key's rules, defaults that do not match their type,
+    /// `extra` members that shadow real ones; and warns about what is legal
+    /// but likely a mistake (no `other`, an empty `schema_id` or `scenario`,
+    /// an optional key of type `null`, a default on a required key).
     pub fn check(&self) -> Problems {
         let mut check = Problems::default();
+        for name in TEMPLATE_MEMBERS {
+            if self.extra.contains_key(name) {
+                check.push_error(shadowed(format!("/{name}"), name));
+            }
+        }
+        for (member, value) in [("schema_id", &self.schema_id), ("scenario", &self.scenario)] {
+            if value.trim().is_empty() {
+                check.push_warning(Issue::owned(
+                    IssueCode::EmptyIdentifier,
+                    format!("/{member}"),
+                    format!("{member} is empty: clients and stores tell templates apart by it"),
+                ));
+            }
+        }
+        if !self.keys.iter().any(|k| k.key_name.is_other()) {
+            check.push_warning(Issue::fixed(
+                IssueCode::MissingOther,
+                "/keys",
+                "the template does not declare \"other\": it is accepted anyway, but clients are not told where unmapped requests go",
+            ));
+        }
         check_keys(self.keys.iter().enumerate(), &mut check);
         check
     }
@@ -244,7 +291,18 @@ fn extra_members(object: &Map<String, Value>, known: &[&str]) -> IndexMap<String
         .collect()
 }
 
-const KEY_MEMBERS: [&str; 5] = [
+const TEMPLATE_MEMBERS: [&str; 3] = ["schema_id", "scenario", "keys"];
+
+/// `shadowed_member`: an `extra` member named like a real one.
+fn shadowed(path: String, name: &str) -> Issue {
+    Issue::owned(
+        IssueCode::ShadowedMember,
+        path,
+        format!("extra member {name:?} has the name of a real member: it would be written twice"),
+    )
+}
+
+pub(crate) const KEY_MEMBERS: [&str; 5] = [
     "key_name",
     "key_type",
     "required",
@@ -344,6 +402,25 @@ impl KeyAt {
 /// The rules of one key: `other`'s constraints, the default's type, a non-empty description.
 fn check_key_rules(at: KeyAt, key: &KeyDefinition, check: &mut Problems) {
     let is_other = key.key_name.is_other();
+    for name in KEY_MEMBERS {
+        if key.extra.contains_key(name) {
+            check.push_error(shadowed(at.member(name), name));
+        }
+    }
+    if !is_other && !key.required && key.key_type == KeyType::Null {
+        check.push_warning(Issue::fixed(
+            IssueCode::NullOptionalKey,
+            at.member("key_type"),
+            "an optional key of type null: its only value, null, means \"not given\"",
+        ));
+    }
+    if key.required && key.effective_default().is_some() {
+        check.push_warning(Issue::fixed(
+            IssueCode::DefaultOnRequiredKey,
+            at.member("default_value"),
+            "a required key's default never applies: a payload without the key is invalid",
+        ));
+    }
     if is_other && key.required {
         check.push_error(Issue::fixed(
             IssueCode::OtherMustBeOptional,
@@ -470,9 +547,10 @@ mod tests {
         );
         let check = template.check();
         assert!(check.is_valid());
+        let codes: Vec<IssueCode> = check.warnings().iter().map(|w| w.code()).collect();
         assert_eq!(
-            check.warnings()[0].code(),
-            IssueCode::EmptySemanticDescription
+            codes,
+            [IssueCode::MissingOther, IssueCode::EmptySemanticDescription]
         );
     }
 

@@ -183,3 +183,32 @@ fn templates() {
         }
     }
 }
+
+/// An `extra` member named like a real one cannot make the published JSON
+/// disagree with the compiled schema: `check` refuses it, compiling refuses
+/// it, and serialization never writes it.
+#[test]
+fn extra_members_cannot_shadow_real_ones() {
+    let mut template: SchemaTemplate = serde_json::from_value(serde_json::json!({
+        "schema_id": "s", "scenario": "x",
+        "keys": [{"key_name": "other", "key_type": "string", "required": false, "semantic_description": "Rest."}]
+    }))
+    .unwrap();
+    template.extra.insert("schema_id".into(), "evil".into());
+    template.keys[0]
+        .extra
+        .insert("required".into(), true.into());
+    let problems = template.check();
+    assert_eq!(
+        pairs(problems.errors()),
+        [
+            ("shadowed_member".to_owned(), "/schema_id".to_owned()),
+            ("shadowed_member".to_owned(), "/keys/0/required".to_owned()),
+        ]
+    );
+    assert!(CompiledSchema::new(&template).is_err());
+    let written = serde_json::to_string(&template).unwrap();
+    assert_eq!(written.matches("schema_id").count(), 1, "{written}");
+    assert!(!written.contains("evil"));
+    assert_eq!(written.matches("\"required\"").count(), 1, "{written}");
+}

@@ -270,6 +270,7 @@ fn export_reports_what_cannot_be_expressed() {
     assert_eq!(
         codes(&out["warnings"]),
         pairs(&[
+            ("missing_other", "/keys"),
             ("not_expressible", "/keys/1"),
             ("empty_semantic_description", "/keys/1/semantic_description"),
         ])

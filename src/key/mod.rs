@@ -303,8 +303,17 @@ pub struct KeyDefinition {
     /// The business meaning of the key, its accepted values and mapping examples.
     pub semantic_description: String,
     /// Members this crate does not know, kept so that a round trip loses nothing.
-    #[serde(flatten)]
+    #[serde(flatten, serialize_with = "key_extra")]
     pub extra: IndexMap<String, Value>,
+}
+
+/// A key's extra members, less any named like a real one (refused by the
+/// template check as `shadowed_member`).
+fn key_extra<S: serde::Serializer>(
+    extra: &IndexMap<String, Value>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    crate::template::unshadowed(extra, &crate::template::KEY_MEMBERS, serializer)
 }
 
 impl KeyDefinition {
