@@ -52,6 +52,16 @@ fn check_bytes_path(
     prop_assert_eq!(&schema.validate_str(&text), &report);
     prop_assert_eq!(schema.is_valid_str(&text), report.is_valid());
     prop_assert_eq!(schema.is_valid(&parsed), report.is_valid());
+    // Nothing accepted is nested deeper than the limit, unknown keys kept
+    // under `UnknownKeys::Warn` included.
+    for (name, value) in report.normalized().into_iter().flatten() {
+        prop_assert!(
+            depth(value) <= opts.limits.max_depth,
+            "{} nests {} deep",
+            name,
+            depth(value)
+        );
+    }
     if let (Some(normalized), true) = (report.normalized(), opts.limits == Limits::default()) {
         // Normalizing is idempotent: the normalized payload validates to itself.
         // (Only under default limits: defaults can push a payload past tight ones.)
@@ -60,6 +70,15 @@ fn check_bytes_path(
         prop_assert_eq!(again.normalized(), Some(normalized));
     }
     Ok(())
+}
+
+/// Nesting of arrays and objects (a scalar is 0, `[1]` is 1).
+fn depth(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        Value::Object(members) => 1 + members.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
 }
 
 fn round_trip<T>(value: &T)

@@ -24,7 +24,11 @@ pub struct Limits {
     /// Most members a payload object may have. Default 1,024.
     pub max_keys: usize,
     /// Largest input the bytes path reads (`validate_slice`, `validate_str`,
-    /// `is_valid_slice`). Default 4 MiB.
+    /// `is_valid_slice`). Default 4 MiB. It bounds text only: a `Value` was
+    /// parsed by the caller, who has already paid for its size, so the
+    /// `Value` path has no byte limit (the same message is valid there and
+    /// `limit_exceeded` as text over the limit; every other answer is the
+    /// same on both paths, which a property test checks under varied limits).
     pub max_bytes: usize,
 }
 

@@ -102,7 +102,15 @@ impl<'s> Pass<'s> {
     ) -> ControlFlow<(), bool> {
         match self.find(name) {
             Some(index) => self.known(index, member, out),
-            None => self.unknown(name, out),
+            None => {
+                let shape = match member {
+                    Member::Value(value) => {
+                        Shape::of(value, self.schema.options.limits.max_depth, false)
+                    }
+                    Member::Shape(shape) => shape,
+                };
+                self.unknown(name, Some(shape), out)
+            }
         }
     }
 
@@ -182,8 +190,15 @@ impl<'s> Pass<'s> {
         ControlFlow::Continue(true)
     }
 
-    /// Checks a member the schema does not define.
-    pub(crate) fn unknown<O: Outcome>(&mut self, name: &str, out: &mut O) -> ControlFlow<(), bool> {
+    /// Checks a member the schema does not define. Under
+    /// [`UnknownKeys::Warn`] it is kept, so its `shape` is held to the depth
+    /// limit like a known key's (`None`: not needed, the key is refused).
+    pub(crate) fn unknown<O: Outcome>(
+        &mut self,
+        name: &str,
+        shape: Option<Shape>,
+        out: &mut O,
+    ) -> ControlFlow<(), bool> {
         if self.track_unknown {
             if self.unknown_seen.iter().any(|seen| **seen == *name) {
                 self.duplicate = true;
@@ -197,6 +212,13 @@ impl<'s> Pass<'s> {
                 ControlFlow::Continue(false)
             }
             UnknownKeys::Warn => {
+                let max_depth = self.schema.options.limits.max_depth;
+                if shape.is_some_and(|s| s.depth > max_depth) {
+                    out.error(|| {
+                        Issue::limit(pointer("/payload", name), "nesting depth", max_depth as u64)
+                    })?;
+                    return ControlFlow::Continue(false);
+                }
                 out.warning(|| unknown_key(name));
                 ControlFlow::Continue(true)
             }

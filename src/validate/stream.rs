@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use super::UnknownKeys;
 use super::compile::{Check, CompiledSchema, Inner};
 use super::pass::{
     Member, Pass, check_schema_id, message_not_object, missing_payload, payload_not_object,
@@ -428,9 +429,16 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
                     track_strings,
                 })?;
                 let _ = pass.known(index, Member::Shape(shape), &mut stream.out);
+            } else if schema.options.unknown_keys == UnknownKeys::Warn {
+                // A kept unknown member is held to the depth limit too.
+                let shape = map.next_value_seed(Probe {
+                    cap: max_depth.saturating_add(1),
+                    track_strings: false,
+                })?;
+                let _ = pass.unknown(&name, Some(shape), &mut stream.out);
             } else {
                 map.next_value::<Skip>()?;
-                let _ = pass.unknown(&name, &mut stream.out);
+                let _ = pass.unknown(&name, None, &mut stream.out);
             }
         }
         stream.fallback |= pass.duplicate;
