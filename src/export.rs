@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::issue::{Issue, IssueCode};
-use crate::key::{KeyDefinition, KeyType, OTHER_KEY, Sensitivity};
+use crate::key::{KeyDefinition, KeyType, OTHER_KEY, Sensitivity, whole_number};
 use crate::validate::{Check, CompiledKey, CompiledSchema, KeyStatus, UnknownKeys};
 
 /// The JSON Schema dialect of [`CompiledSchema::json_schema`].
@@ -33,24 +33,7 @@ fn nullable(ty: &str, required: bool) -> Value {
 /// `integer` key accepts) as the integer it is, since SDKs read an integer
 /// schema's default into an integer type; anything else unchanged.
 fn as_written(default: &Value) -> Value {
-    match default {
-        Value::Number(n) if !n.is_i64() && !n.is_u64() => n
-            .as_f64()
-            .filter(|f| f.fract() == 0.0)
-            .and_then(|f| {
-                // Exactly representable as i64 / u64 (the bounds themselves
-                // are powers of two, so the comparisons are exact).
-                if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f) {
-                    Some(Value::from(f as i64))
-                } else if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
-                    Some(Value::from(f as u64))
-                } else {
-                    None
-                }
-            })
-            .unwrap_or_else(|| default.clone()),
-        other => other.clone(),
-    }
+    whole_number(default).unwrap_or_else(|| default.clone())
 }
 
 /// The description given to `other` in an elicitation when the template does

@@ -50,7 +50,8 @@ fn meaning(key: &KeyDefinition) -> Value {
         "name": key.key_name.as_str(),
         "type": if other { "string or strings".to_owned() } else { key.key_type.to_string() },
         "required": key.required,
-        "description": key.semantic_description,
+        // The exports leave a blank description out.
+        "description": key.semantic_description.trim(),
         // `3.0` and `3` are one integer default (the exports write `3`).
         "default": if key.required { None } else { key.effective_default().map(by_value) },
         "deprecated": key.is_deprecated(),

@@ -307,6 +307,29 @@ pub struct KeyDefinition {
     pub extra: IndexMap<String, Value>,
 }
 
+/// A whole-number float (`2.0`, `-0.0`, `1e19`) as the integer it is, when
+/// an `i64` or `u64` holds it exactly; `None` for anything else (an integer
+/// already, a fraction, or a whole number beyond 64 bits). JSON Schema calls
+/// `2.0` an integer; a Rust reader of the normalized payload wants
+/// `as_i64()` to work on it.
+pub(crate) fn whole_number(value: &Value) -> Option<Value> {
+    let Value::Number(number) = value else {
+        return None;
+    };
+    if number.is_i64() || number.is_u64() {
+        return None;
+    }
+    let float = number.as_f64().filter(|f| f.fract() == 0.0)?;
+    // The bounds are powers of two, so these comparisons are exact.
+    if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&float) {
+        Some(Value::from(float as i64))
+    } else if (0.0..18_446_744_073_709_551_616.0).contains(&float) {
+        Some(Value::from(float as u64))
+    } else {
+        None
+    }
+}
+
 /// A key's extra members, less any named like a real one (refused by the
 /// template check as `shadowed_member`).
 fn key_extra<S: serde::Serializer>(

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::options::ValidateOptions;
 use crate::digest::canonical_digest;
 use crate::issue::pointer;
-use crate::key::{KeyDefinition, KeyType, OTHER_KEY};
+use crate::key::{KeyDefinition, KeyType, OTHER_KEY, whole_number};
 use crate::template::{SchemaTemplate, TemplateError};
 
 /// How a key's value is checked.
@@ -129,7 +129,10 @@ impl CompiledSchema {
                 Check::Type(k.key_type)
             },
             required: k.required,
-            default: k.effective_default().cloned(),
+            default: k.effective_default().map(|d| match k.key_type {
+                KeyType::Integer => whole_number(d).unwrap_or_else(|| d.clone()),
+                _ => d.clone(),
+            }),
             status,
         };
         let mut keys: Vec<CompiledKey> = template

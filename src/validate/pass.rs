@@ -11,6 +11,7 @@ use super::options::UnknownKeys;
 use super::report::Outcome;
 use super::shape::Shape;
 use crate::issue::{Issue, IssueCode, pointer};
+use crate::key::{KeyType, whole_number};
 
 /// A set of key indices, inline for the usual schema sizes.
 enum KeySet {
@@ -253,6 +254,21 @@ impl Inner {
                 .lookup(name)
                 .and_then(|i| self.keys.get(i))
                 .is_none_or(|k| k.required)
+    }
+
+    /// A member's value as the normalized payload holds it: a whole-number
+    /// float in an `integer` key (`2.0`, which JSON Schema calls an integer)
+    /// becomes the integer when 64 bits hold it, so `as_i64()` reads it.
+    pub(crate) fn normalized_value(&self, name: &str, value: Value) -> Value {
+        let integer = self
+            .lookup(name)
+            .and_then(|i| self.keys.get(i))
+            .is_some_and(|k| k.check == Check::Type(KeyType::Integer));
+        if integer {
+            whole_number(&value).unwrap_or(value)
+        } else {
+            value
+        }
     }
 
     /// Adds the defaults of keys the normalized payload lacks.

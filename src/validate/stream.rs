@@ -417,6 +417,7 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
                 let value: Value = map.next_value()?;
                 let keep = pass.member(&name, Member::Value(&value), &mut stream.out);
                 if keep == ControlFlow::Continue(true) && stream.out.is_clean() {
+                    let value = schema.normalized_value(&name, value);
                     normalized.insert(name.into_owned(), value);
                 }
             } else if let Some(index) = pass.find(&name) {

@@ -109,7 +109,7 @@ fn run_payload<O: Outcome>(
     let mut normalized: Map<String, Value> = payload
         .iter()
         .filter(|(name, value)| schema.keeps(name, value.is_null()))
-        .map(|(name, value)| (name.clone(), value.clone()))
+        .map(|(name, value)| (name.clone(), schema.normalized_value(name, value.clone())))
         .collect();
     schema.apply_defaults(&mut normalized);
     Some(normalized)
