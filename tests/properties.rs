@@ -57,7 +57,8 @@ fn check_bytes_path(
     // the template, not the input, and are not limited).
     let sent = parsed.get("payload").and_then(Value::as_object);
     for (name, value) in report.normalized().into_iter().flatten() {
-        if sent.is_some_and(|p| p.contains_key(name)) {
+        // (A `null` sent is "not given": the key's default stands in.)
+        if sent.and_then(|p| p.get(name)).is_some_and(|v| !v.is_null()) {
             prop_assert!(
                 depth(value) <= opts.limits.max_depth,
                 "{} nests {} deep",
@@ -286,6 +287,10 @@ fn skipped_values_are_checked_like_parsed_ones() {
     )
     .unwrap();
     for extra in extras {
+        // With serde_json's `arbitrary_precision`, 1e400 is a number.
+        if serde_json::from_slice::<Value>(extra).is_ok() {
+            continue;
+        }
         for (place, prefix, suffix) in [
             (
                 "a top-level member",

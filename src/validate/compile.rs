@@ -56,6 +56,11 @@ pub(crate) struct Inner {
     pub(crate) required_count: usize,
     pub(crate) options: ValidateOptions,
     pub(crate) digest: OnceLock<String>,
+    /// Whether this build's serde_json hands numbers to visitors as maps
+    /// (its `arbitrary_precision` feature, which any crate in the tree can
+    /// turn on): the single-pass bytes path cannot read them, so the bytes
+    /// methods parse a `Value` first.
+    pub(crate) numbers_arrive_as_maps: bool,
 }
 
 /// A template compiled for validation: immutable, cheap to clone (an `Arc`),
@@ -193,6 +198,7 @@ impl CompiledSchema {
                 options,
                 digest: OnceLock::new(),
                 template,
+                numbers_arrive_as_maps: super::stream::numbers_arrive_as_maps(),
             }),
         })
     }

@@ -34,6 +34,12 @@ impl CompiledSchema {
         if let Some(report) = oversized(schema, bytes) {
             return report;
         }
+        if schema.numbers_arrive_as_maps {
+            return match serde_json::from_slice::<Value>(bytes) {
+                Ok(value) => self.validate(&value),
+                Err(error) => Report::invalid_json(&error),
+            };
+        }
         let mut stream = Stream::new(schema, Collect::default());
         match stream.run(bytes) {
             Err(error) => Report::invalid_json(&error),
@@ -60,6 +66,9 @@ impl CompiledSchema {
         if bytes.len() > schema.options.limits.max_bytes {
             return false;
         }
+        if schema.numbers_arrive_as_maps {
+            return serde_json::from_slice::<Value>(bytes).is_ok_and(|value| self.is_valid(&value));
+        }
         let mut stream = Stream::new(
             schema,
             Verdict {
@@ -83,6 +92,32 @@ impl CompiledSchema {
     pub fn is_valid_str(&self, text: &str) -> bool {
         self.is_valid_slice(text.as_bytes())
     }
+}
+
+/// Whether serde_json, as built into this program, hands a number to
+/// `deserialize_any` visitors as a map (`arbitrary_precision`) rather than
+/// through `visit_i64` / `visit_u64` / `visit_f64` (it does so for every
+/// number that is not a 64-bit integer). Asked once per compiled schema, on
+/// a three-byte document.
+pub(crate) fn numbers_arrive_as_maps() -> bool {
+    struct Asks;
+    impl<'de> Visitor<'de> for Asks {
+        type Value = bool;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a number")
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+            while map.next_key::<Skip>()?.is_some() {
+                map.next_value::<Skip>()?;
+            }
+            Ok(true)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str("0.5");
+    de::Deserializer::deserialize_any(&mut de, Asks).unwrap_or(true)
 }
 
 fn oversized(schema: &Inner, bytes: &[u8]) -> Option<Report> {
