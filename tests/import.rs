@@ -13,21 +13,11 @@
 
 mod common;
 
-use common::{Extras, template};
+use common::{Extras, figure_templates as figures, template};
 use proptest::prelude::*;
 use sdsi::import::{from_json_schema, from_mcp_tool};
 use sdsi::{CompiledSchema, KeyDefinition, SchemaTemplate};
 use serde_json::{Value, json};
-
-fn figures() -> Vec<SchemaTemplate> {
-    [
-        include_bytes!("figures/fig02_flight_template.json").as_slice(),
-        include_bytes!("figures/fig10_photo_template.json").as_slice(),
-    ]
-    .into_iter()
-    .map(|bytes| SchemaTemplate::from_slice(bytes).unwrap())
-    .collect()
-}
 
 /// What a key means to the validator, for comparing round trips: `other`
 /// always takes a string or strings, and a required key's default never

@@ -14,23 +14,13 @@
 
 mod common;
 
-use common::{Extras, template};
+use common::{Extras, figure_templates as figures, template};
 use proptest::prelude::*;
 use sdsi::a2a::{AgentExtension, AgentSkill};
 use sdsi::{CompiledSchema, SchemaTemplate, StructuredPayload};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-
-fn figures() -> Vec<SchemaTemplate> {
-    [
-        include_bytes!("figures/fig02_flight_template.json").as_slice(),
-        include_bytes!("figures/fig10_photo_template.json").as_slice(),
-    ]
-    .into_iter()
-    .map(|bytes| SchemaTemplate::from_slice(bytes).unwrap())
-    .collect()
-}
 
 /// `value` read as the SDK's `T`, and `T` written back: equal JSON.
 fn through<T: DeserializeOwned + Serialize>(value: &Value) -> Result<T, String> {

@@ -20,6 +20,17 @@ use sdsi::validate::{Limits, UnknownKeys, ValidateOptions};
 use sdsi::{KeyDefinition, KeyName, KeyType, SchemaTemplate};
 use serde_json::{Map, Value, json};
 
+/// The draft's two templates (Figure 2, flight; Figure 10, photo editing).
+pub fn figure_templates() -> Vec<SchemaTemplate> {
+    [
+        include_bytes!("../figures/fig02_flight_template.json").as_slice(),
+        include_bytes!("../figures/fig10_photo_template.json").as_slice(),
+    ]
+    .into_iter()
+    .map(|bytes| SchemaTemplate::from_slice(bytes).unwrap())
+    .collect()
+}
+
 /// Which unknown wire members (`extra`) generated keys and templates carry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Extras {
