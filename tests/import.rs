@@ -163,6 +163,64 @@ fn what_a_template_cannot_say_is_reported_with_its_pointer() {
     assert!(imported.template.key("maybe").unwrap().required);
 }
 
+/// `tests/cases/import.json`: `{description, from, input, schema_id?,
+/// scenario?, keys: [[name, type, required, default]], unsupported:
+/// [pointer], error?}`; keys and pointers compared in sorted order.
+#[test]
+fn import_cases() {
+    let cases: Vec<Value> = serde_json::from_str(include_str!("cases/import.json")).unwrap();
+    for case in &cases {
+        let description = case["description"].as_str().unwrap();
+        let result = match case["from"].as_str().unwrap() {
+            "mcp-tool" => from_mcp_tool(&case["input"]),
+            _ => from_json_schema(
+                &case["input"],
+                case["schema_id"].as_str().unwrap(),
+                case["scenario"].as_str().unwrap(),
+            ),
+        };
+        if case["error"] == true {
+            assert!(result.is_err(), "{description}");
+            continue;
+        }
+        let imported = result.unwrap_or_else(|e| panic!("{description}: {e}"));
+        if let Some(id) = case["schema_id_out"].as_str() {
+            assert_eq!(imported.template.schema_id, id, "{description}");
+        }
+        let mut keys: Vec<Value> = imported
+            .template
+            .keys
+            .iter()
+            .map(|k| {
+                json!([
+                    k.key_name.as_str(),
+                    k.key_type.as_str(),
+                    k.required,
+                    k.default_value
+                ])
+            })
+            .collect();
+        keys.sort_by_key(|k| k[0].as_str().unwrap_or_default().to_owned());
+        assert_eq!(&keys, case["keys"].as_array().unwrap(), "{description}");
+        let mut paths: Vec<&str> = imported.unsupported.iter().map(|i| i.path()).collect();
+        paths.sort_unstable();
+        let expected: Vec<&str> = case["unsupported"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert_eq!(paths, expected, "{description}");
+        assert!(
+            imported
+                .unsupported
+                .iter()
+                .all(|i| i.code().as_str() == "not_expressible")
+        );
+    }
+    assert!(cases.len() >= 7);
+}
+
 #[test]
 fn unusable_schemas_are_errors() {
     assert!(from_json_schema(&json!("string"), "a", "b").is_err());
