@@ -124,7 +124,12 @@ pub fn redact(text: &str) -> Redacted {
                 index += 1;
                 continue;
             }
-            if looks_like_value(body) && !is_placeholder(body) {
+            // A card or IBAN right after "cvc" / "pin" is still a card or an
+            // IBAN: the longer, more specific match wins (below).
+            let card_or_iban = number_at(&words, index)
+                .or_else(|| iban_at(&words, index))
+                .is_some_and(|n| matches!(n.kind, Redaction::Card | Redaction::Iban));
+            if !card_or_iban && looks_like_value(body) && !is_placeholder(body) {
                 secret_next = false;
                 out.push_str(lead);
                 out.push_str(Redaction::Secret.placeholder());
