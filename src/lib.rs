@@ -43,7 +43,9 @@
 //! | [`payload`], [`negotiate`] | the structured payload and its builder; negotiation and result messages | — |
 //! | [`validate`] | [`CompiledSchema`], options and limits, [`Report`] | — |
 //! | [`issue`] | [`Issue`], [`IssueCode`], the problem list behind every report | — |
+//! | [`compat`] | compatibility between template versions (backward, forward, full, transitive) | — |
 //! | [`export`] | JSON Schema, MCP, strict constrained-decoding and prompt exports | `export` |
+//! | [`import`] | templates from JSON Schema and MCP tools, with what they cannot express | `export` |
 //! | [`envelope`] | the Universal Schema envelope and its checks | `envelope` |
 //! | [`a2a`] | A2A structured fields, agent-card extension, message parts | `a2a` |
 //! | [`patch`] | schema patches, per-client schemas, the key lifecycle, [`SchemaStore`] | `patch` |
@@ -55,7 +57,8 @@
 //!
 //! # What it does not do
 //!
-//! No I/O, no transport, no clock and no model. It never calls an LLM; the
+//! No I/O, no transport, no clock and no model (the optional
+//! sentence-transformer is the workspace crate `sdsi-model`). It never calls an LLM; the
 //! client's mapping of intent to keys is the caller's. Everything that
 //! depends on time takes `now` as an argument.
 
