@@ -124,11 +124,14 @@ pub enum IssueCode {
     NullOptionalKey,
     /// Template warning: a required key has a default, which never applies.
     DefaultOnRequiredKey,
+    /// A whole number beyond 64 bits in an `integer` key, under
+    /// `BigIntegers::Reject`.
+    IntegerOutOfRange,
 }
 
 impl IssueCode {
     /// Every code, in declaration order (for bindings, docs and tests).
-    pub const ALL: [IssueCode; 52] = [
+    pub const ALL: [IssueCode; 53] = [
         IssueCode::InvalidJson,
         IssueCode::InvalidMember,
         IssueCode::MissingMember,
@@ -181,6 +184,7 @@ impl IssueCode {
         IssueCode::EmptyIdentifier,
         IssueCode::NullOptionalKey,
         IssueCode::DefaultOnRequiredKey,
+        IssueCode::IntegerOutOfRange,
     ];
 
     /// The code's stable snake_case name.
@@ -238,6 +242,7 @@ impl IssueCode {
             IssueCode::EmptyIdentifier => "empty_identifier",
             IssueCode::NullOptionalKey => "null_optional_key",
             IssueCode::DefaultOnRequiredKey => "default_on_required_key",
+            IssueCode::IntegerOutOfRange => "integer_out_of_range",
         }
     }
 }

@@ -212,3 +212,51 @@ fn extra_members_cannot_shadow_real_ones() {
     assert!(!written.contains("evil"));
     assert_eq!(written.matches("\"required\"").count(), 1, "{written}");
 }
+
+/// Whole numbers beyond 64 bits in an integer key: accepted by default (JSON
+/// Schema says integer), refused with `integer_out_of_range` on request; the
+/// same on both paths.
+#[test]
+fn big_integers_policy() {
+    use sdsi::validate::BigIntegers;
+    let template = SchemaTemplate::from_value(&serde_json::json!({
+        "schema_id": "s", "scenario": "x",
+        "keys": [
+            {"key_name": "n", "key_type": "integer", "required": true, "semantic_description": "N."},
+            {"key_name": "other", "key_type": "string", "required": false, "semantic_description": "Rest."}
+        ]
+    }))
+    .unwrap();
+    let accept = CompiledSchema::new(&template).unwrap();
+    let reject = CompiledSchema::with_options(
+        &template,
+        ValidateOptions::default().big_integers(BigIntegers::Reject),
+    )
+    .unwrap();
+    for (text, big) in [
+        ("1e20", true),
+        ("18446744073709551616", true),
+        ("-1e19", true),
+        ("18446744073709551615", false),
+        ("1e19", false),
+        ("-9223372036854775808", false),
+        ("2.0", false),
+    ] {
+        let message = format!(r#"{{"schema_id": "s", "payload": {{"n": {text}}}}}"#);
+        let value: Value = serde_json::from_str(&message).unwrap();
+        assert!(accept.validate(&value).is_valid(), "{text}");
+        assert!(accept.is_valid_str(&message), "{text}");
+        let report = reject.validate(&value);
+        assert_eq!(report, reject.validate_str(&message), "{text}");
+        assert_eq!(reject.is_valid_str(&message), !big, "{text}");
+        if big {
+            assert_eq!(
+                pairs(report.errors()),
+                [("integer_out_of_range".to_owned(), "/payload/n".to_owned())],
+                "{text}"
+            );
+        } else {
+            assert!(report.is_valid(), "{text}: {:?}", report.errors());
+        }
+    }
+}

@@ -28,7 +28,7 @@ mod stream;
 mod value;
 
 pub use compile::CompiledSchema;
-pub use options::{Limits, UnknownKeys, ValidateOptions};
+pub use options::{BigIntegers, Limits, UnknownKeys, ValidateOptions};
 pub use report::Report;
 pub use response::SUGGESTION_MEMBER;
 

@@ -62,6 +62,22 @@ impl Limits {
     }
 }
 
+/// What to do with a whole number beyond 64 bits (`1e20`,
+/// `18446744073709551616`) in an `integer` key: JSON Schema calls it an
+/// integer, but no `i64` or `u64` holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum BigIntegers {
+    /// Accept it, as JSON Schema does; the normalized payload keeps it as a
+    /// float (`as_i64()` is `None`).
+    #[default]
+    Accept,
+    /// Refuse it with `integer_out_of_range`, for servers that read integer
+    /// keys into `i64` / `u64`.
+    Reject,
+}
+
 /// Options fixed when a schema is compiled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
@@ -71,6 +87,9 @@ pub struct ValidateOptions {
     pub unknown_keys: UnknownKeys,
     /// Resource bounds.
     pub limits: Limits,
+    /// Whole numbers beyond 64 bits in `integer` keys.
+    #[serde(default)]
+    pub big_integers: BigIntegers,
 }
 
 impl ValidateOptions {
@@ -83,6 +102,12 @@ impl ValidateOptions {
     /// Sets the limits.
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Sets the policy for whole numbers beyond 64 bits in `integer` keys.
+    pub fn big_integers(mut self, policy: BigIntegers) -> Self {
+        self.big_integers = policy;
         self
     }
 }

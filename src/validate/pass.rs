@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 use serde_json::{Map, Value};
 
 use super::compile::{Check, Inner, KeyStatus};
-use super::options::UnknownKeys;
+use super::options::{BigIntegers, UnknownKeys};
 use super::report::Outcome;
 use super::shape::Shape;
 use crate::issue::{Issue, IssueCode, pointer};
@@ -173,6 +173,19 @@ impl<'s> Pass<'s> {
         }
         if shape.depth > max_depth {
             out.error(|| Issue::limit(key.path.clone(), "nesting depth", max_depth as u64))?;
+            return ControlFlow::Continue(false);
+        }
+        if shape.beyond_64_bits
+            && key.check == Check::Type(KeyType::Integer)
+            && self.schema.options.big_integers == BigIntegers::Reject
+        {
+            out.error(|| {
+                Issue::fixed(
+                    IssueCode::IntegerOutOfRange,
+                    key.path.clone(),
+                    "integer beyond 64 bits: no i64 or u64 holds it",
+                )
+            })?;
             return ControlFlow::Continue(false);
         }
         match key.status {

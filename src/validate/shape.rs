@@ -9,12 +9,14 @@ use serde_json::Value;
 use crate::key::JsonKind;
 
 /// The JSON type of a value, how deep it nests (capped just past the limit),
-/// and for arrays the index of the first element that is not a string.
+/// for arrays the index of the first element that is not a string, and
+/// whether it is a whole number beyond 64 bits (`1e20`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Shape {
     pub(crate) kind: JsonKind,
     pub(crate) depth: usize,
     pub(crate) first_non_string: Option<usize>,
+    pub(crate) beyond_64_bits: bool,
 }
 
 impl Shape {
@@ -24,6 +26,17 @@ impl Shape {
             kind,
             depth: 0,
             first_non_string: None,
+            beyond_64_bits: false,
+        }
+    }
+
+    /// The shape of a float: an integer when whole, flagged when no 64-bit
+    /// integer holds it.
+    pub(crate) fn float(value: f64) -> Self {
+        let kind = JsonKind::of_float(value);
+        Self {
+            beyond_64_bits: kind == JsonKind::Integer && !fits_64_bits(value),
+            ..Self::scalar(kind)
         }
     }
 
@@ -32,6 +45,13 @@ impl Shape {
     /// an array (only `other` needs it; `None` otherwise).
     #[inline]
     pub(crate) fn of(value: &Value, max_depth: usize, track_strings: bool) -> Self {
+        if let Value::Number(number) = value {
+            if !number.is_i64() && !number.is_u64() {
+                if let Some(float) = number.as_f64() {
+                    return Self::float(float);
+                }
+            }
+        }
         if !matches!(value, Value::Array(_) | Value::Object(_)) {
             return Self::scalar(JsonKind::of(value));
         }
@@ -43,8 +63,15 @@ impl Shape {
             kind: JsonKind::of(value),
             depth: capped_depth(value, max_depth.saturating_add(1)),
             first_non_string,
+            beyond_64_bits: false,
         }
     }
+}
+
+/// Whether an `i64` or a `u64` holds the whole number `value` (the bounds
+/// are powers of two, so the comparisons are exact).
+fn fits_64_bits(value: f64) -> bool {
+    (-9_223_372_036_854_775_808.0..18_446_744_073_709_551_616.0).contains(&value)
 }
 
 /// Nesting depth of `value` (scalar 0, `[]` 1), or `cap` if it is at least `cap`.

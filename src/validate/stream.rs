@@ -527,7 +527,7 @@ impl<'de> Visitor<'de> for Probe {
         Ok(Shape::scalar(JsonKind::Integer))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Shape, E> {
-        Ok(Shape::scalar(JsonKind::of_float(v)))
+        Ok(Shape::float(v))
     }
     fn visit_str<E: de::Error>(self, _: &str) -> Result<Shape, E> {
         Ok(Shape::scalar(JsonKind::String))
@@ -538,9 +538,8 @@ impl<'de> Visitor<'de> for Probe {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape, A::Error> {
         let mut shape = Shape {
-            kind: JsonKind::Array,
             depth: 1,
-            first_non_string: None,
+            ..Shape::scalar(JsonKind::Array)
         };
         let child = Probe {
             cap: self.cap.saturating_sub(1),
@@ -570,9 +569,8 @@ impl<'de> Visitor<'de> for Probe {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape, A::Error> {
         let mut shape = Shape {
-            kind: JsonKind::Object,
             depth: 1,
-            first_non_string: None,
+            ..Shape::scalar(JsonKind::Object)
         };
         let child = Probe {
             cap: self.cap.saturating_sub(1),
