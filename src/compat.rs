@@ -256,7 +256,6 @@ pub fn check(history: &[SchemaTemplate], new: &SchemaTemplate, mode: Mode) -> Co
             key_index(&c.path),
         )
     });
-    changes.dedup();
     CompatReport {
         mode,
         compatible: changes.iter().all(|c| !c.code.is_breaking()),

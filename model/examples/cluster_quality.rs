@@ -607,22 +607,18 @@ fn redact_all(set: &mut Labelled) {
         }
         *text = redacted.text;
     }
+    print_share("redaction changed", &changed, set.texts.len());
+    print_share("flagged as prompt injection:", &flagged, set.texts.len());
+}
+
+/// `WHAT n of total texts (p %):` and the lines.
+fn print_share(what: &str, lines: &[String], total: usize) {
     println!(
-        "redaction changed {} of {} texts ({:.2} %):\n",
-        changed.len(),
-        set.texts.len(),
-        100.0 * changed.len() as f64 / set.texts.len().max(1) as f64
+        "{what} {} of {total} texts ({:.2} %):\n",
+        lines.len(),
+        100.0 * lines.len() as f64 / total.max(1) as f64
     );
-    for line in &changed {
-        println!("{line}");
-    }
-    println!(
-        "\nflagged as prompt injection: {} of {} texts ({:.2} %):\n",
-        flagged.len(),
-        set.texts.len(),
-        100.0 * flagged.len() as f64 / set.texts.len().max(1) as f64
-    );
-    for line in &flagged {
+    for line in lines {
         println!("{line}");
     }
     println!();

@@ -118,18 +118,23 @@ pub fn redact(text: &str) -> Redacted {
             continue;
         }
         if secret_next {
-            let (lead, body, trail) = trim_punctuation(word.text);
+            let (_, body, trail) = trim_punctuation(word.text);
             if body.eq_ignore_ascii_case("is") && trail.is_empty() {
                 out.push_str(word.text); // "my pin is 4821": the value comes next
                 index += 1;
                 continue;
             }
-            // A card or IBAN right after "cvc" / "pin" is still a card or an
-            // IBAN: the longer, more specific match wins (below).
-            let card_or_iban = number_at(&words, index)
-                .or_else(|| iban_at(&words, index))
-                .is_some_and(|n| matches!(n.kind, Redaction::Card | Redaction::Iban));
-            if !card_or_iban && looks_like_value(body) && !is_placeholder(body) {
+        }
+        // A number may span several words: "4111 1111 1111 1111".
+        let number = number_at(&words, index).or_else(|| iban_at(&words, index));
+        // After "cvc" / "pin" a value is a secret, unless it is a whole card
+        // number or IBAN: the longer, more specific match wins.
+        let card_or_iban = number
+            .as_ref()
+            .is_some_and(|n| matches!(n.kind, Redaction::Card | Redaction::Iban));
+        if secret_next && !card_or_iban {
+            let (lead, body, trail) = trim_punctuation(word.text);
+            if looks_like_value(body) && !is_placeholder(body) {
                 secret_next = false;
                 out.push_str(lead);
                 out.push_str(Redaction::Secret.placeholder());
@@ -140,8 +145,7 @@ pub fn redact(text: &str) -> Redacted {
             }
         }
         secret_next = false;
-        // A number may span several words: "4111 1111 1111 1111".
-        if let Some(number) = number_at(&words, index).or_else(|| iban_at(&words, index)) {
+        if let Some(number) = number {
             out.push_str(number.lead);
             out.push_str(number.kind.placeholder());
             out.push_str(number.trail);

@@ -319,7 +319,15 @@ pub(crate) fn whole_number(value: &Value) -> Option<Value> {
     if number.is_i64() || number.is_u64() {
         return None;
     }
-    let float = number.as_f64().filter(|f| f.fract() == 0.0)?;
+    number.as_f64().and_then(float_as_integer)
+}
+
+/// A whole `float` as the `i64` or `u64` holding it exactly; `None` for a
+/// fraction or a whole number beyond 64 bits.
+pub(crate) fn float_as_integer(float: f64) -> Option<Value> {
+    if float.fract() != 0.0 {
+        return None;
+    }
     // The bounds are powers of two, so these comparisons are exact.
     if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&float) {
         Some(Value::from(float as i64))

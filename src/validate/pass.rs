@@ -104,13 +104,15 @@ impl<'s> Pass<'s> {
         match self.find(name) {
             Some(index) => self.known(index, member, out),
             None => {
-                let shape = match member {
-                    Member::Value(value) => {
-                        Shape::of(value, self.schema.options.limits.max_depth, false)
-                    }
-                    Member::Shape(shape) => shape,
-                };
-                self.unknown(name, Some(shape), out)
+                // Only a kept unknown member (`Warn`) needs its shape.
+                let shape =
+                    (self.schema.options.unknown_keys == UnknownKeys::Warn).then(|| match member {
+                        Member::Value(value) => {
+                            Shape::of(value, self.schema.options.limits.max_depth, false)
+                        }
+                        Member::Shape(shape) => shape,
+                    });
+                self.unknown(name, shape, out)
             }
         }
     }
@@ -273,6 +275,10 @@ impl Inner {
     /// float in an `integer` key (`2.0`, which JSON Schema calls an integer)
     /// becomes the integer when 64 bits hold it, so `as_i64()` reads it.
     pub(crate) fn normalized_value(&self, name: &str, value: Value) -> Value {
+        // Only a float can change: no second key lookup for anything else.
+        if !matches!(&value, Value::Number(n) if !n.is_i64() && !n.is_u64()) {
+            return value;
+        }
         let integer = self
             .lookup(name)
             .and_then(|i| self.keys.get(i))

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::key::JsonKind;
+use crate::key::{JsonKind, float_as_integer};
 
 /// The JSON type of a value, how deep it nests (capped just past the limit),
 /// for arrays the index of the first element that is not a string, and
@@ -35,7 +35,7 @@ impl Shape {
     pub(crate) fn float(value: f64) -> Self {
         let kind = JsonKind::of_float(value);
         Self {
-            beyond_64_bits: kind == JsonKind::Integer && !fits_64_bits(value),
+            beyond_64_bits: kind == JsonKind::Integer && float_as_integer(value).is_none(),
             ..Self::scalar(kind)
         }
     }
@@ -66,12 +66,6 @@ impl Shape {
             beyond_64_bits: false,
         }
     }
-}
-
-/// Whether an `i64` or a `u64` holds the whole number `value` (the bounds
-/// are powers of two, so the comparisons are exact).
-fn fits_64_bits(value: f64) -> bool {
-    (-9_223_372_036_854_775_808.0..18_446_744_073_709_551_616.0).contains(&value)
 }
 
 /// Nesting depth of `value` (scalar 0, `[]` 1), or `cap` if it is at least `cap`.

@@ -340,4 +340,15 @@ pub fn assert_a_flood_stays_with_its_client<E: Embedder>(embedder: E) {
             "{names:?} from {pool:?}"
         );
     }
+    // The flood did reach the pools: the global one holds it, below its gate.
+    let held: u64 = engine
+        .pools()
+        .filter(|(key, _)| key.client.is_none())
+        .flat_map(|(_, pool)| pool.clusters().map(|c| c.occurrences()))
+        .sum();
+    assert_eq!(
+        held,
+        stream.len() as u64,
+        "every flood message counted in the global pool"
+    );
 }
