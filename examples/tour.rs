@@ -249,10 +249,8 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     println!("9. the client maps the wish to `{key}` from now on; the server accepts it:");
     let adopted = booking(&[(key.as_str(), json!("window"))]);
-    let report = server
-        .store
-        .compile_for(Some(me), now)?
-        .validate_slice(&adopted);
+    let mine = server.store.compile_for(Some(me), now)?;
+    let report = mine.validate_slice(&adopted);
     println!(
         "   valid: {}, warnings: {}",
         report.is_valid(),

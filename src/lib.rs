@@ -105,4 +105,4 @@ pub use key::{KeyDefinition, KeyName, KeyType};
 pub use patch::SchemaStore;
 pub use payload::StructuredPayload;
 pub use template::{SchemaTemplate, TemplateError};
-pub use validate::{CompiledSchema, Report};
+pub use validate::{CompiledSchema, Normalized, Report};

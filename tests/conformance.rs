@@ -117,7 +117,7 @@ fn check_report(desc: &str, case: &Value, report: &Report) {
         assert!(!issue.message().is_empty(), "{desc}: empty message");
     }
     if let Some(normalized) = case.get("normalized") {
-        let actual = report.normalized().map(|m| Value::Object(m.clone()));
+        let actual = report.normalized().map(|m| Value::Object(m.to_map()));
         assert_eq!(actual.as_ref(), Some(normalized), "{desc}: normalized");
     }
     if !report.is_valid() {

@@ -62,7 +62,7 @@ fn payloads_figures_4_5_8_validate() {
     ] {
         let message: StructuredPayload = round_trip(name);
         let schema = CompiledSchema::new(template).unwrap();
-        let report = schema.validate(&figure(name));
+        let report = schema.validate_owned(figure(name));
         assert!(report.is_valid(), "{name}: {:?}", report.errors());
         assert_eq!(message.schema_id, template.schema_id);
     }

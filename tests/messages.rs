@@ -83,8 +83,9 @@ fn payload_codes() {
 
 #[test]
 fn type_mismatch_carries_its_kinds_as_data() {
+    let schema = schema();
     let report =
-        schema().validate(&json!({"schema_id": "f_v1", "payload": {"origin": "A", "n": 2.5}}));
+        schema.validate_owned(json!({"schema_id": "f_v1", "payload": {"origin": "A", "n": 2.5}}));
     let issue = &report.errors()[0];
     assert_eq!(issue.code(), IssueCode::TypeMismatch);
     assert_eq!(issue.expected(), Some(KeyType::Integer));
@@ -95,7 +96,7 @@ fn type_mismatch_carries_its_kinds_as_data() {
                "message": "expected integer, found number",
                "expected": "integer", "found": "number"})
     );
-    let report = schema().validate(&json!({"schema_id": "f_v1", "payload": {}}));
+    let report = schema.validate_owned(json!({"schema_id": "f_v1", "payload": {}}));
     let other = &report.errors()[0];
     assert_eq!((other.expected(), other.found()), (None, None));
 }
@@ -106,7 +107,8 @@ fn limit_exceeded_names_the_limit() {
         r#"{{"schema_id": "f_v1", "payload": {{"origin": "A", "tags": {}}}}}"#,
         "[".repeat(40) + &"]".repeat(40)
     );
-    let report = schema().validate_str(&text);
+    let schema = schema();
+    let report = schema.validate_str(&text);
     assert_eq!(
         shown(report.errors()),
         ["limit_exceeded at /payload/tags: nesting depth exceeds the limit of 32"]

@@ -191,7 +191,7 @@ fn patches_apply_from_timestamp_until_expiry() {
             .is_some()
     );
     assert!(at(p.expires_at).template().key("seat").is_none());
-    let late = at(p.expires_at).validate(&message(json!({"origin": "PEK", "seat": "window"})));
+    let late = at(p.expires_at).validate_owned(message(json!({"origin": "PEK", "seat": "window"})));
     assert_eq!(late.errors()[0].code(), IssueCode::UnknownKey);
 }
 
@@ -348,7 +348,7 @@ fn a_key_walks_its_whole_life_at_the_exact_edges() {
     let schema = store.compile_for(None, trial_end).unwrap();
     assert!(!schema.template().key("seat").unwrap().is_experimental());
     assert!(schema.template().key("meal").unwrap().is_deprecated());
-    let report = schema.validate(&message(json!({"origin": "PEK", "meal": "vegan"})));
+    let report = schema.validate_owned(message(json!({"origin": "PEK", "meal": "vegan"})));
     assert!(report.is_valid());
     assert_eq!(report.warnings()[0].code(), IssueCode::DeprecatedKey);
 
@@ -369,7 +369,7 @@ fn a_key_walks_its_whole_life_at_the_exact_edges() {
         schema.template().key("meal").is_none(),
         "withdrawn keys leave the schema"
     );
-    let report = schema.validate(&message(json!({"origin": "PEK", "meal": "vegan"})));
+    let report = schema.validate_owned(message(json!({"origin": "PEK", "meal": "vegan"})));
     assert!(report.is_valid());
     assert_eq!(report.warnings()[0].code(), IssueCode::WithdrawnKey);
 
@@ -388,7 +388,7 @@ fn a_key_walks_its_whole_life_at_the_exact_edges() {
     let report = store
         .compile_for(None, gone_at)
         .unwrap()
-        .validate(&message(json!({"origin": "PEK", "meal": "vegan"})));
+        .validate_owned(message(json!({"origin": "PEK", "meal": "vegan"})));
     assert_eq!(report.errors()[0].code(), IssueCode::UnknownKey);
     assert_eq!(state_of(&store, "seat"), KeyState::Stable);
 

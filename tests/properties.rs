@@ -70,8 +70,8 @@ fn check_bytes_path(
     if let (Some(normalized), true) = (report.normalized(), opts.limits == Limits::default()) {
         // Normalizing is idempotent: the normalized payload validates to itself.
         // (Only under default limits: defaults can push a payload past tight ones.)
-        let again =
-            schema.validate(&json!({"schema_id": template.schema_id, "payload": normalized}));
+        let message = json!({"schema_id": template.schema_id, "payload": normalized});
+        let again = schema.validate(&message);
         prop_assert_eq!(again.normalized(), Some(normalized));
     }
     Ok(())

@@ -97,7 +97,7 @@ fn every_view_serves(store: &SchemaStore, clients: &[&str], now: OffsetDateTime)
         let schema = store
             .compile_for(view, now)
             .unwrap_or_else(|e| panic!("{view:?} at {now}: {e}"));
-        let report = schema.validate(&message(json!({"origin": "PEK"})));
+        let report = schema.validate_owned(message(json!({"origin": "PEK"})));
         assert!(
             report.is_valid(),
             "{view:?} at {now}: {:?}",
@@ -126,7 +126,7 @@ fn a_refinement_outlives_the_key_it_refined() {
     }
     // Once the offer ended (day 9) the key is withdrawn: still accepted, with a warning.
     let schema = store.compile_for(None, T0 + Duration::days(10)).unwrap();
-    let report = schema.validate(&message(json!({"origin": "PEK", "meal_preference": "veg"})));
+    let report = schema.validate_owned(message(json!({"origin": "PEK", "meal_preference": "veg"})));
     assert!(report.is_valid());
     assert_eq!(report.warnings()[0].code(), IssueCode::WithdrawnKey);
     // ... and the lenient merge says what it skipped.

@@ -3,9 +3,9 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use sdsi::{Issue, IssueCode};
+use sdsi::{Issue, IssueCode, Normalized};
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The exit status of a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,7 +103,7 @@ pub struct ValidateOutput<'a> {
     /// Every warning about the message.
     pub warnings: Vec<Entry<'a>>,
     /// The payload with defaults applied, when valid; `null` otherwise.
-    pub normalized: Option<&'a Map<String, Value>>,
+    pub normalized: Option<&'a Normalized<'a>>,
 }
 
 /// The object `sdsi check-template` prints.

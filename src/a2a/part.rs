@@ -9,7 +9,7 @@ use crate::issue::{Issue, IssueCode, pointer};
 use crate::key::OTHER_KEY;
 use crate::payload::StructuredPayload;
 use crate::template::{SchemaTemplate, TemplateError};
-use crate::validate::{Collect, CompiledSchema, Report, finish_report};
+use crate::validate::{Collect, CompiledSchema, Normalized, Report, finish_report};
 
 use super::fields::convert;
 use super::{FieldDefinition, JSON_MEDIA_TYPE};
@@ -92,7 +92,7 @@ impl CompiledFields {
     /// Validates a data part's `data` object with the core validator. Paths
     /// are relative to `data` and use the field names (`/bookTitle`); the
     /// normalized payload, when valid, is keyed by field names too.
-    pub fn validate_data(&self, data: &Value) -> Report {
+    pub fn validate_data(&self, data: &Value) -> Report<'static> {
         let Some(object) = data.as_object() else {
             return Report::single(Issue::fixed(
                 IssueCode::NotAnObject,
@@ -125,19 +125,21 @@ impl CompiledFields {
             }
         }
         let message = json!({"schema_id": FIELDS_SCHEMA_ID, "payload": payload});
-        let report = self.schema.validate(&message);
+        let report = self.schema.validate_owned(message);
         out.errors
             .extend(report.errors().iter().map(|i| self.to_data_path(i)));
         out.warnings
             .extend(report.warnings().iter().map(|i| self.to_data_path(i)));
         let normalized = report.into_normalized().map(|payload| {
-            payload
-                .into_iter()
-                .map(|(key, value)| {
-                    let name = self.by_key.get(&key).cloned().unwrap_or(key);
-                    (name, value)
-                })
-                .collect()
+            Normalized::owned(
+                payload
+                    .into_iter()
+                    .map(|(key, value)| {
+                        let name = self.by_key.get(&key).cloned().unwrap_or(key);
+                        (name, value)
+                    })
+                    .collect(),
+            )
         });
         finish_report(out, normalized)
     }
@@ -231,7 +233,7 @@ impl CompiledSchema {
     /// assert_eq!(report.errors()[0].path(), "/text/payload/size");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn validate_a2a_data_part(&self, part: &Value) -> Report {
+    pub fn validate_a2a_data_part<'a>(&'a self, part: &'a Value) -> Report<'a> {
         let Some(object) = part.as_object() else {
             return Report::single(Issue::fixed(
                 IssueCode::NotAnObject,
@@ -267,7 +269,7 @@ impl CompiledSchema {
                 .map(|i| i.prefixed(prefix))
                 .collect(),
         };
-        finish_report(out, report.into_normalized())
+        finish_report(out, report.into_parts().1)
     }
 }
 

@@ -271,7 +271,8 @@ impl PayloadBuilder {
                 );
             }
         }
-        let report = self.schema.validate(&message.to_value());
+        let value = message.to_value();
+        let report = self.schema.validate(&value);
         if report.is_valid() {
             Ok(message)
         } else {

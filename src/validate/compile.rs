@@ -54,6 +54,11 @@ pub(crate) struct Inner {
     /// iterates members in that order, so lookups can walk instead of hash.
     pub(crate) sorted: Vec<(Box<str>, usize)>,
     pub(crate) required_count: usize,
+    /// Indices of the keys with a default, in template order.
+    pub(crate) defaulted: Vec<usize>,
+    /// Whether serde_json's maps, as built into this program, keep members
+    /// sorted (they do unless its `preserve_order` feature is on).
+    pub(crate) maps_are_sorted: bool,
     pub(crate) options: ValidateOptions,
     pub(crate) digest: OnceLock<String>,
     /// Whether this build's serde_json hands numbers to visitors as maps
@@ -188,6 +193,12 @@ impl CompiledSchema {
             .collect();
         sorted.sort_unstable();
         let required_count = keys.iter().filter(|k| k.required).count();
+        let defaulted = keys
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| k.default.is_some())
+            .map(|(i, _)| i)
+            .collect();
         Ok(Self {
             inner: Arc::new(Inner {
                 schema_id: template.schema_id.as_str().into(),
@@ -195,6 +206,8 @@ impl CompiledSchema {
                 index,
                 sorted,
                 required_count,
+                defaulted,
+                maps_are_sorted: maps_are_sorted(),
                 options,
                 digest: OnceLock::new(),
                 template,
@@ -230,7 +243,21 @@ impl CompiledSchema {
     }
 }
 
+/// Whether serde_json's `Map` sorts its members (no `preserve_order`).
+fn maps_are_sorted() -> bool {
+    let mut map = serde_json::Map::new();
+    map.insert("b".into(), Value::Null);
+    map.insert("a".into(), Value::Null);
+    map.keys().next().is_some_and(|first| first == "a")
+}
+
 impl Inner {
+    /// The name and default of key number `index`, if it has a default.
+    pub(crate) fn default_of(&self, index: usize) -> Option<(&str, &Value)> {
+        let key = self.keys.get(index)?;
+        Some((&key.name, key.default.as_ref()?))
+    }
+
     #[inline]
     pub(crate) fn lookup(&self, name: &str) -> Option<usize> {
         self.index.get(name).copied()

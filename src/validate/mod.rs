@@ -19,6 +19,8 @@
 //! path, plus the normalized payload when the message is valid.
 
 mod compile;
+mod key_set;
+mod normalized;
 mod options;
 mod pass;
 mod report;
@@ -28,6 +30,7 @@ mod stream;
 mod value;
 
 pub use compile::CompiledSchema;
+pub use normalized::{Members, Normalized};
 pub use options::{BigIntegers, Limits, UnknownKeys, ValidateOptions};
 pub use report::Report;
 pub use response::SUGGESTION_MEMBER;

@@ -4,63 +4,21 @@
 
 use std::ops::ControlFlow;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::compile::{Check, Inner, KeyStatus};
+use super::normalized::Plan;
 use super::options::{BigIntegers, UnknownKeys};
 use super::report::Outcome;
 use super::shape::Shape;
 use crate::issue::{Issue, IssueCode, pointer};
-use crate::key::{KeyType, whole_number};
-
-/// A set of key indices, inline for the usual schema sizes.
-enum KeySet {
-    Inline(u128),
-    Heap(Vec<u64>),
-}
-
-impl KeySet {
-    fn new(len: usize) -> Self {
-        if len <= 128 {
-            KeySet::Inline(0)
-        } else {
-            KeySet::Heap(vec![0; len.div_ceil(64)])
-        }
-    }
-
-    /// Inserts `index`; returns whether it was already there.
-    fn insert(&mut self, index: usize) -> bool {
-        let (word, bit) = match self {
-            KeySet::Inline(bits) => (bits, 1u128 << index),
-            KeySet::Heap(words) => match words.get_mut(index / 64) {
-                Some(w) => {
-                    let bit = 1u64 << (index % 64);
-                    let seen = *w & bit != 0;
-                    *w |= bit;
-                    return seen;
-                }
-                None => return false,
-            },
-        };
-        let seen = *word & bit != 0;
-        *word |= bit;
-        seen
-    }
-
-    fn contains(&self, index: usize) -> bool {
-        match self {
-            KeySet::Inline(bits) => index < 128 && bits & (1u128 << index) != 0,
-            KeySet::Heap(words) => words
-                .get(index / 64)
-                .is_some_and(|w| w & (1u64 << (index % 64)) != 0),
-        }
-    }
-}
+use crate::key::KeyType;
 
 /// One validation pass over a payload's members, shared by both paths.
 pub(crate) struct Pass<'s> {
     pub(crate) schema: &'s Inner,
-    seen: KeySet,
+    /// The keys seen and what normalizing will change.
+    plan: Plan,
     required_seen: usize,
     /// Set when a key appears twice (only the bytes path can see that).
     pub(crate) duplicate: bool,
@@ -84,7 +42,7 @@ impl<'s> Pass<'s> {
     pub(crate) fn new(schema: &'s Inner, streaming: bool) -> Self {
         Self {
             schema,
-            seen: KeySet::new(schema.keys.len()),
+            plan: Plan::new(schema.keys.len()),
             required_seen: 0,
             duplicate: false,
             track_unknown: streaming,
@@ -130,7 +88,7 @@ impl<'s> Pass<'s> {
         member: Member<'_>,
         out: &mut O,
     ) -> ControlFlow<(), bool> {
-        if self.seen.insert(index) {
+        if self.plan.seen.insert(index) {
             self.duplicate = true;
         }
         let Some(key) = self.schema.keys.get(index) else {
@@ -145,6 +103,7 @@ impl<'s> Pass<'s> {
             self.required_seen += 1;
         } else if shape.kind == crate::key::JsonKind::Null {
             // `null` on an optional key means "not given": dropped, or replaced by the default.
+            self.plan.dropped.insert(index);
             return ControlFlow::Continue(false);
         }
         let fits = match key.check {
@@ -189,6 +148,11 @@ impl<'s> Pass<'s> {
                 )
             })?;
             return ControlFlow::Continue(false);
+        }
+        if shape.whole_float && !shape.beyond_64_bits && key.check == Check::Type(KeyType::Integer)
+        {
+            // `2.0` is an integer to JSON Schema; a Rust reader wants `2`.
+            self.plan.rewritten.insert(index);
         }
         match key.status {
             KeyStatus::Active => {}
@@ -241,11 +205,16 @@ impl<'s> Pass<'s> {
         }
     }
 
+    /// What normalizing the payload will change (meaningful once the pass is over).
+    pub(crate) fn into_plan(self) -> Plan {
+        self.plan
+    }
+
     /// Reports missing required keys.
     pub(crate) fn finish<O: Outcome>(&mut self, out: &mut O) -> ControlFlow<()> {
         if self.required_seen < self.schema.required_count {
             for (index, key) in self.schema.keys.iter().enumerate() {
-                if key.required && !self.seen.contains(index) {
+                if key.required && !self.plan.seen.contains(index) {
                     out.error(|| {
                         Issue::fixed(
                             IssueCode::MissingRequiredKey,
@@ -257,48 +226,6 @@ impl<'s> Pass<'s> {
             }
         }
         ControlFlow::Continue(())
-    }
-}
-
-impl Inner {
-    /// Whether a member of a valid payload stays in the normalized payload:
-    /// all do but `null` on an optional key, which means "not given".
-    pub(crate) fn keeps(&self, name: &str, value_is_null: bool) -> bool {
-        !value_is_null
-            || self
-                .lookup(name)
-                .and_then(|i| self.keys.get(i))
-                .is_none_or(|k| k.required)
-    }
-
-    /// A member's value as the normalized payload holds it: a whole-number
-    /// float in an `integer` key (`2.0`, which JSON Schema calls an integer)
-    /// becomes the integer when 64 bits hold it, so `as_i64()` reads it.
-    pub(crate) fn normalized_value(&self, name: &str, value: Value) -> Value {
-        // Only a float can change: no second key lookup for anything else.
-        if !matches!(&value, Value::Number(n) if !n.is_i64() && !n.is_u64()) {
-            return value;
-        }
-        let integer = self
-            .lookup(name)
-            .and_then(|i| self.keys.get(i))
-            .is_some_and(|k| k.check == Check::Type(KeyType::Integer));
-        if integer {
-            whole_number(&value).unwrap_or(value)
-        } else {
-            value
-        }
-    }
-
-    /// Adds the defaults of keys the normalized payload lacks.
-    pub(crate) fn apply_defaults(&self, normalized: &mut Map<String, Value>) {
-        for key in &self.keys {
-            if let Some(default) = &key.default {
-                if !normalized.contains_key(&*key.name) {
-                    normalized.insert(key.name.to_string(), default.clone());
-                }
-            }
-        }
     }
 }
 

@@ -6,21 +6,24 @@ use serde::Serialize;
 use serde::ser::SerializeStruct;
 use serde_json::{Map, Value};
 
+use super::normalized::Normalized;
 use crate::issue::{Issue, IssueCode, Problems};
 
 /// The result of validating one message: every problem, warnings, and (when
-/// valid) the normalized payload.
+/// valid) the [`Normalized`] payload.
 ///
 /// Errors and warnings are ordered by JSON Pointer, so the order does not
-/// depend on the order of members in the input.
+/// depend on the order of members in the input. The lifetime is the input's:
+/// the normalized payload reads through to the message validated (nothing
+/// is copied); [`Report::into_owned`] cuts the tie.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[must_use]
-pub struct Report {
+pub struct Report<'a> {
     problems: Problems,
-    normalized: Option<Map<String, Value>>,
+    normalized: Option<Normalized<'a>>,
 }
 
-impl Report {
+impl<'a> Report<'a> {
     /// Whether the message has no errors (warnings do not count).
     pub fn is_valid(&self) -> bool {
         self.problems.is_valid()
@@ -41,29 +44,39 @@ impl Report {
         &self.problems
     }
 
-    /// The payload with defaults applied to omitted optional keys and
-    /// `null` optional values dropped (or replaced by the default);
-    /// `None` when the message is invalid.
-    pub fn normalized(&self) -> Option<&Map<String, Value>> {
+    /// The payload with defaults applied to omitted optional keys, `null`
+    /// optional values dropped (or replaced by the default) and whole-number
+    /// floats in `integer` keys read as integers; `None` when the message is
+    /// invalid.
+    pub fn normalized(&self) -> Option<&Normalized<'a>> {
         self.normalized.as_ref()
     }
 
-    /// Takes the normalized payload out of the report.
+    /// Takes the normalized payload out of the report as an owned map
+    /// (copied if it reads through to the caller's message).
     pub fn into_normalized(self) -> Option<Map<String, Value>> {
-        self.normalized
+        self.normalized.map(Normalized::into_map)
     }
 
     /// Takes the problems and the normalized payload out of the report.
-    pub fn into_parts(self) -> (Problems, Option<Map<String, Value>>) {
+    pub fn into_parts(self) -> (Problems, Option<Normalized<'a>>) {
         (self.problems, self.normalized)
     }
 
-    pub(crate) fn invalid_json(error: &serde_json::Error) -> Self {
+    /// The report with an owned normalized payload, independent of the input.
+    pub fn into_owned(self) -> Report<'static> {
+        Report {
+            problems: self.problems,
+            normalized: self.normalized.map(Normalized::into_owned),
+        }
+    }
+
+    pub(crate) fn invalid_json(error: &serde_json::Error) -> Report<'static> {
         Self::single(Issue::owned(IssueCode::InvalidJson, "", error.to_string()))
     }
 
-    pub(crate) fn single(issue: Issue) -> Self {
-        Self {
+    pub(crate) fn single(issue: Issue) -> Report<'static> {
+        Report {
             problems: Problems::error(issue),
             normalized: None,
         }
@@ -103,7 +116,7 @@ impl Report {
     }
 }
 
-impl Serialize for Report {
+impl Serialize for Report<'_> {
     /// `{"valid", "errors", "warnings", "normalized"}`; `normalized` is `null` when invalid.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut s = serializer.serialize_struct("Report", 4)?;
@@ -182,7 +195,7 @@ impl Outcome for Verdict {
     }
 }
 
-pub(crate) fn finish_report(out: Collect, normalized: Option<Map<String, Value>>) -> Report {
+pub(crate) fn finish_report(out: Collect, normalized: Option<Normalized<'_>>) -> Report<'_> {
     let mut problems = Problems::new(out.errors, out.warnings);
     problems.sort_by_path();
     let normalized = normalized.filter(|_| problems.is_valid());

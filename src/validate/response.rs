@@ -70,7 +70,7 @@ impl CompiledSchema {
     /// assert_eq!(report.errors()[0].path(), "/booking_id");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn validate_execution_result(&self, result: &Value) -> Report {
+    pub fn validate_execution_result(&self, result: &Value) -> Report<'static> {
         let Some(object) = result.as_object() else {
             return Report::single(Issue::fixed(
                 IssueCode::NotAnObject,
@@ -83,7 +83,7 @@ impl CompiledSchema {
             .filter(|(name, _)| name.as_str() != SUGGESTION_MEMBER)
             .map(|(name, value)| (name.clone(), value.clone()))
             .collect();
-        let report = self.validate_payload(&members);
+        let report = self.validate_payload_owned(members);
         match object.get(SUGGESTION_MEMBER) {
             Some(suggestion) => match SchemaUpdateSuggestion::deserialize_checked(suggestion) {
                 Ok(()) => report,
@@ -100,7 +100,7 @@ impl CompiledSchema {
     /// Validates an MCP tool result's `structuredContent` object (the tool's
     /// `outputSchema` is [`CompiledSchema::mcp_output_schema`]); paths are
     /// from its root.
-    pub fn validate_structured_content(&self, content: &Value) -> Report {
+    pub fn validate_structured_content<'a>(&'a self, content: &'a Value) -> Report<'a> {
         match content.as_object() {
             Some(object) => self.validate_payload(object),
             None => Report::single(Issue::fixed(
@@ -117,7 +117,7 @@ impl CompiledSchema {
     /// `structuredContent` is `missing_payload` there; an error result
     /// (`"isError": true`) is not held to the schema and is reported as
     /// such.
-    pub fn validate_mcp_tool_result(&self, result: &Value) -> Report {
+    pub fn validate_mcp_tool_result<'a>(&'a self, result: &'a Value) -> Report<'a> {
         if result.get("isError") == Some(&Value::Bool(true)) {
             return Report::single(Issue::fixed(
                 IssueCode::MissingPayload,

@@ -17,6 +17,8 @@ pub(crate) struct Shape {
     pub(crate) depth: usize,
     pub(crate) first_non_string: Option<usize>,
     pub(crate) beyond_64_bits: bool,
+    /// A float with no fraction (`2.0`): an integer written as a float.
+    pub(crate) whole_float: bool,
 }
 
 impl Shape {
@@ -27,6 +29,7 @@ impl Shape {
             depth: 0,
             first_non_string: None,
             beyond_64_bits: false,
+            whole_float: false,
         }
     }
 
@@ -36,6 +39,7 @@ impl Shape {
         let kind = JsonKind::of_float(value);
         Self {
             beyond_64_bits: kind == JsonKind::Integer && float_as_integer(value).is_none(),
+            whole_float: kind == JsonKind::Integer,
             ..Self::scalar(kind)
         }
     }
@@ -64,6 +68,7 @@ impl Shape {
             depth: capped_depth(value, max_depth.saturating_add(1)),
             first_non_string,
             beyond_64_bits: false,
+            whole_float: false,
         }
     }
 }

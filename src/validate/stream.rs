@@ -10,14 +10,14 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::ops::ControlFlow;
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::UnknownKeys;
 use super::compile::{Check, CompiledSchema, Inner};
+use super::normalized::{Normalized, Plan};
 use super::pass::{
     Member, Pass, check_schema_id, message_not_object, missing_payload, payload_not_object,
 };
@@ -29,33 +29,43 @@ use crate::key::JsonKind;
 impl CompiledSchema {
     /// Validates a message given as JSON bytes; same [`Report`] as
     /// [`CompiledSchema::validate`] on the parsed value, or `invalid_json`.
-    pub fn validate_slice(&self, bytes: &[u8]) -> Report {
+    ///
+    /// One pass over the text decides validity and builds every issue
+    /// without building a `Value`; the normalized payload of a valid message
+    /// parses the text when it is first read. A server that wants its own
+    /// type rather than a map calls [`CompiledSchema::deserialize_slice`].
+    pub fn validate_slice<'a>(&'a self, bytes: &'a [u8]) -> Report<'a> {
         let schema = &*self.inner;
         if let Some(report) = oversized(schema, bytes) {
             return report;
         }
         if schema.numbers_arrive_as_maps {
-            return match serde_json::from_slice::<Value>(bytes) {
-                Ok(value) => self.validate(&value),
-                Err(error) => Report::invalid_json(&error),
-            };
+            return self.validate_parsed(bytes);
         }
         let mut stream = Stream::new(schema, Collect::default());
         match stream.run(bytes) {
             Err(error) => Report::invalid_json(&error),
-            Ok(()) if stream.fallback => match serde_json::from_slice::<Value>(bytes) {
-                Ok(value) => self.validate(&value),
-                Err(error) => Report::invalid_json(&error),
-            },
+            Ok(()) if stream.fallback => self.validate_parsed(bytes),
             Ok(()) => {
-                let normalized = stream.conclude();
+                let plan = stream.conclude();
+                let normalized = plan
+                    .filter(|_| stream.out.is_clean())
+                    .map(|plan| Normalized::text(bytes, schema, plan));
                 finish_report(stream.out, normalized)
             }
         }
     }
 
+    /// The bytes path for what one pass cannot settle: parse, then validate.
+    fn validate_parsed(&self, bytes: &[u8]) -> Report<'static> {
+        match serde_json::from_slice::<Value>(bytes) {
+            Ok(value) => self.validate_owned(value),
+            Err(error) => Report::invalid_json(&error),
+        }
+    }
+
     /// [`CompiledSchema::validate_slice`] on a string.
-    pub fn validate_str(&self, text: &str) -> Report {
+    pub fn validate_str<'a>(&'a self, text: &'a str) -> Report<'a> {
         self.validate_slice(text.as_bytes())
     }
 
@@ -120,7 +130,7 @@ pub(crate) fn numbers_arrive_as_maps() -> bool {
     de::Deserializer::deserialize_any(&mut de, Asks).unwrap_or(true)
 }
 
-fn oversized(schema: &Inner, bytes: &[u8]) -> Option<Report> {
+fn oversized(schema: &Inner, bytes: &[u8]) -> Option<Report<'static>> {
     let max = schema.options.limits.max_bytes;
     (bytes.len() > max).then(|| Report::single(Issue::limit("", "input size in bytes", max as u64)))
 }
@@ -129,7 +139,8 @@ fn oversized(schema: &Inner, bytes: &[u8]) -> Option<Report> {
 enum Payload {
     Missing,
     NotObject,
-    Object(Map<String, Value>),
+    /// What normalizing the payload changes.
+    Object(Plan),
 }
 
 /// The state of one streaming validation.
@@ -173,8 +184,9 @@ impl<'s, O: Outcome> Stream<'s, O> {
         }
     }
 
-    /// Reports what only the end of the message can tell; returns the normalized payload.
-    fn conclude(&mut self) -> Option<Map<String, Value>> {
+    /// Reports what only the end of the message can tell; returns what
+    /// normalizing the payload changes.
+    fn conclude(&mut self) -> Option<Plan> {
         if !self.is_object {
             let _ = message_not_object(&mut self.out);
             return None;
@@ -191,7 +203,7 @@ impl<'s, O: Outcome> Stream<'s, O> {
                 let _ = payload_not_object(&mut self.out);
                 None
             }
-            Payload::Object(normalized) => Some(normalized),
+            Payload::Object(plan) => Some(plan),
         }
     }
 }
@@ -436,7 +448,6 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
         let schema = stream.schema;
         let max_depth = schema.options.limits.max_depth;
         let mut pass = Pass::new(schema, true);
-        let mut normalized = Map::new();
         let mut count = 0usize;
         while let Some(Name(name)) = map.next_key::<Name<'de>>()? {
             count += 1;
@@ -446,16 +457,7 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
                 map.next_value::<Skip>()?;
                 continue;
             }
-            // Values are parsed only while a normalized payload is still
-            // wanted; after the first error, their shapes are enough.
-            if O::NORMALIZE && stream.out.is_clean() {
-                let value: Value = map.next_value()?;
-                let keep = pass.member(&name, Member::Value(&value), &mut stream.out);
-                if keep == ControlFlow::Continue(true) && stream.out.is_clean() {
-                    let value = schema.normalized_value(&name, value);
-                    normalized.insert(name.into_owned(), value);
-                }
-            } else if let Some(index) = pass.find(&name) {
+            if let Some(index) = pass.find(&name) {
                 let track_strings = schema
                     .keys
                     .get(index)
@@ -482,10 +484,7 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
             return Ok(Payload::Missing);
         }
         let _ = pass.finish(&mut stream.out);
-        if O::NORMALIZE && stream.out.is_clean() {
-            schema.apply_defaults(&mut normalized);
-        }
-        Ok(Payload::Object(normalized))
+        Ok(Payload::Object(pass.into_plan()))
     }
 }
 

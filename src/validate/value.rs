@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::compile::{CompiledSchema, Inner};
+use super::normalized::{Normalized, Plan};
 use super::pass::{
     Member, Pass, check_schema_id, message_not_object, missing_payload, payload_not_object,
     too_many_keys,
@@ -10,10 +11,34 @@ use super::pass::{
 use super::report::{Collect, Outcome, Report, Verdict, finish_report};
 
 impl CompiledSchema {
-    /// Validates a message `{"schema_id", "payload"}` and reports every problem.
-    pub fn validate(&self, message: &Value) -> Report {
+    /// Validates a message `{"schema_id", "payload"}` and reports every
+    /// problem. The report's normalized payload reads through to `message`
+    /// (nothing is copied); see [`CompiledSchema::validate_owned`] to
+    /// normalize a message you own in place.
+    pub fn validate<'a>(&'a self, message: &'a Value) -> Report<'a> {
         let mut out = Collect::default();
-        let normalized = run_value(&self.inner, message, &mut out);
+        let normalized = run_value(&self.inner, message, &mut out)
+            .map(|(payload, plan)| Normalized::borrowed(payload, &self.inner, plan));
+        finish_report(out, normalized)
+    }
+
+    /// Validates a message you hand over, as [`CompiledSchema::validate`]
+    /// does, and normalizes its payload in place: the report's normalized
+    /// payload is the message's own payload map, with `null` optional
+    /// members removed and defaults inserted; nothing else is copied.
+    pub fn validate_owned(&self, message: Value) -> Report<'static> {
+        let mut out = Collect::default();
+        let plan = run_value(&self.inner, &message, &mut out).map(|(_, plan)| plan);
+        let normalized = plan.and_then(|plan| {
+            let Value::Object(mut message) = message else {
+                return None;
+            };
+            let Some(Value::Object(mut payload)) = message.remove("payload") else {
+                return None;
+            };
+            plan.apply(&self.inner, &mut payload);
+            Some(Normalized::owned(payload))
+        });
         finish_report(out, normalized)
     }
 
@@ -45,9 +70,22 @@ impl CompiledSchema {
     /// assert_eq!(report.errors()[0].path(), "/size");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn validate_payload(&self, payload: &Map<String, Value>) -> Report {
+    pub fn validate_payload<'a>(&'a self, payload: &'a Map<String, Value>) -> Report<'a> {
         let mut out = Collect::default();
-        let normalized = run_payload(&self.inner, payload, &mut out);
+        let normalized = run_payload(&self.inner, payload, &mut out)
+            .map(|plan| Normalized::borrowed(payload, &self.inner, plan));
+        finish_report(out, normalized).strip_prefix("/payload")
+    }
+
+    /// [`CompiledSchema::validate_payload`] on a payload you hand over (an
+    /// MCP tool call's arguments, say), normalized in place.
+    pub fn validate_payload_owned(&self, mut payload: Map<String, Value>) -> Report<'static> {
+        let mut out = Collect::default();
+        let plan = run_payload(&self.inner, &payload, &mut out);
+        let normalized = plan.map(|plan| {
+            plan.apply(&self.inner, &mut payload);
+            Normalized::owned(payload)
+        });
         finish_report(out, normalized).strip_prefix("/payload")
     }
 
@@ -60,12 +98,13 @@ impl CompiledSchema {
     }
 }
 
-/// Runs the checks on a parsed message; returns the normalized payload if one was built.
-fn run_value<O: Outcome>(
+/// Runs the checks on a parsed message; returns its payload and what
+/// normalizing changes when it is valid (and `O` wants them).
+fn run_value<'m, O: Outcome>(
     schema: &Inner,
-    message: &Value,
+    message: &'m Value,
     out: &mut O,
-) -> Option<Map<String, Value>> {
+) -> Option<(&'m Map<String, Value>, Plan)> {
     let Some(object) = message.as_object() else {
         let _ = message_not_object(out);
         return None;
@@ -78,7 +117,9 @@ fn run_value<O: Outcome>(
             let _ = missing_payload(out);
             None
         }
-        Some(Value::Object(payload)) => run_payload(schema, payload, out),
+        Some(Value::Object(payload)) => {
+            run_payload(schema, payload, out).map(|plan| (payload, plan))
+        }
         Some(_) => {
             let _ = payload_not_object(out);
             None
@@ -86,12 +127,13 @@ fn run_value<O: Outcome>(
     }
 }
 
-/// Runs the checks on a payload object; returns the normalized payload if one was built.
+/// Runs the checks on a payload object; returns what normalizing changes
+/// when it is valid (and `O` wants it).
 fn run_payload<O: Outcome>(
     schema: &Inner,
     payload: &Map<String, Value>,
     out: &mut O,
-) -> Option<Map<String, Value>> {
+) -> Option<Plan> {
     if payload.len() > schema.options.limits.max_keys {
         let _ = too_many_keys(schema, out);
         return None;
@@ -105,12 +147,5 @@ fn run_payload<O: Outcome>(
     if pass.finish(out).is_break() || !(O::NORMALIZE && out.is_clean()) {
         return None;
     }
-    // Copied only now that the payload is known to be valid.
-    let mut normalized: Map<String, Value> = payload
-        .iter()
-        .filter(|(name, value)| schema.keeps(name, value.is_null()))
-        .map(|(name, value)| (name.clone(), schema.normalized_value(name, value.clone())))
-        .collect();
-    schema.apply_defaults(&mut normalized);
-    Some(normalized)
+    Some(pass.into_plan())
 }

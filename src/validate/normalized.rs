@@ -1,0 +1,456 @@
+//! `Normalized`: the payload a valid message stands for, with defaults
+//! applied, `null` optional members left out and whole-number floats in
+//! `integer` keys read as integers; built without copying the input.
+//!
+//! The validation pass records what normalizing would change (a [`Plan`]:
+//! usually nothing, or a default or two). The `Normalized` a report holds
+//! then reads through to the caller's message (the `Value` path) or
+//! parses the validated text on first use (the bytes path), and copies
+//! only when asked for an owned map. A message passed by value is
+//! normalized in place.
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use serde::de::value::MapDeserializer;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::compile::Inner;
+use super::key_set::KeySet;
+use crate::key::whole_number;
+
+/// What normalizing a valid payload changes, recorded during the pass.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Plan {
+    /// Keys present in the payload.
+    pub(crate) seen: KeySet,
+    /// Optional keys given as `null`: left out (their default, if any, added).
+    pub(crate) dropped: KeySet,
+    /// `integer` keys holding a whole-number float that 64 bits hold.
+    pub(crate) rewritten: KeySet,
+}
+
+impl Plan {
+    pub(crate) fn new(keys: usize) -> Self {
+        Self {
+            seen: KeySet::new(keys),
+            dropped: KeySet::new(keys),
+            rewritten: KeySet::new(keys),
+        }
+    }
+
+    /// Whether key `index`'s default goes into the normalized payload.
+    fn adds_default(&self, index: usize) -> bool {
+        !self.seen.contains(index) || self.dropped.contains(index)
+    }
+
+    /// Normalizes `payload`, a payload this plan was made from, in place.
+    pub(crate) fn apply(&self, schema: &Inner, payload: &mut Map<String, Value>) {
+        if !self.dropped.is_empty() || !self.rewritten.is_empty() {
+            for (index, key) in schema.keys.iter().enumerate() {
+                if self.dropped.contains(index) {
+                    payload.remove(&*key.name);
+                } else if self.rewritten.contains(index) {
+                    if let Some(value) = payload.get_mut(&*key.name) {
+                        if let Some(integer) = whole_number(value) {
+                            *value = integer;
+                        }
+                    }
+                }
+            }
+        }
+        for &index in &schema.defaulted {
+            if let Some((key, default)) = schema.default_of(index) {
+                if self.adds_default(index) {
+                    payload.insert(key.to_owned(), default.clone());
+                }
+            }
+        }
+    }
+}
+
+/// The normalized payload of a valid message: a read-only map of member
+/// names to values.
+///
+/// [`CompiledSchema::validate`](crate::CompiledSchema::validate) hands one
+/// that reads through to the message it was given (nothing is copied; the
+/// few values normalizing adds or changes are held beside it), and
+/// [`CompiledSchema::validate_slice`](crate::CompiledSchema::validate_slice)
+/// one that parses the validated text the first time it is read. Read it
+/// with [`get`](Normalized::get), [`iter`](Normalized::iter) or
+/// `normalized["key"]` (a missing key reads as `null`), deserialize your own
+/// type from it with [`deserialize`](Normalized::deserialize), or take an
+/// owned [`Map`] with [`to_map`](Normalized::to_map) /
+/// [`into_map`](Normalized::into_map).
+///
+/// Iteration gives the message's members in the message's order, then the
+/// defaults added, in the template's order; serialization gives the order a
+/// [`Map`] built from it would have. Two are equal when they hold the same
+/// members, whatever their order.
+#[derive(Clone)]
+pub struct Normalized<'a> {
+    repr: Repr<'a>,
+}
+
+#[derive(Clone)]
+enum Repr<'a> {
+    /// Reads through to a payload the caller owns.
+    Borrowed {
+        payload: &'a Map<String, Value>,
+        schema: &'a Inner,
+        plan: Plan,
+        /// The integers of `plan.rewritten`, by key index.
+        rewritten: Vec<(usize, Value)>,
+        len: usize,
+    },
+    /// Validated JSON text, parsed on first read.
+    Text {
+        bytes: &'a [u8],
+        schema: &'a Inner,
+        plan: Plan,
+        parsed: OnceLock<Map<String, Value>>,
+    },
+    Owned(Map<String, Value>),
+}
+
+/// The value of a missing key, for `normalized["missing"]`.
+static NULL: Value = Value::Null;
+
+impl<'a> Normalized<'a> {
+    pub(crate) fn borrowed(payload: &'a Map<String, Value>, schema: &'a Inner, plan: Plan) -> Self {
+        let rewritten = if plan.rewritten.is_empty() {
+            Vec::new()
+        } else {
+            schema
+                .keys
+                .iter()
+                .enumerate()
+                .filter(|(index, _)| plan.rewritten.contains(*index))
+                .filter_map(|(index, key)| {
+                    whole_number(payload.get(&*key.name)?).map(|integer| (index, integer))
+                })
+                .collect()
+        };
+        let defaults = schema
+            .defaulted
+            .iter()
+            .filter(|&&index| plan.adds_default(index))
+            .count();
+        let len = payload
+            .len()
+            .saturating_sub(plan.dropped.len())
+            .saturating_add(defaults);
+        Self {
+            repr: Repr::Borrowed {
+                payload,
+                schema,
+                plan,
+                rewritten,
+                len,
+            },
+        }
+    }
+
+    pub(crate) fn text(bytes: &'a [u8], schema: &'a Inner, plan: Plan) -> Self {
+        Self {
+            repr: Repr::Text {
+                bytes,
+                schema,
+                plan,
+                parsed: OnceLock::new(),
+            },
+        }
+    }
+
+    pub(crate) fn owned(map: Map<String, Value>) -> Normalized<'static> {
+        Normalized {
+            repr: Repr::Owned(map),
+        }
+    }
+
+    /// The value of member `name`, if the normalized payload has it.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        match &self.repr {
+            Repr::Borrowed {
+                payload,
+                schema,
+                plan,
+                rewritten,
+                ..
+            } => {
+                let Some(index) = schema.lookup(name) else {
+                    // Not a key of the schema: an unknown member kept under `Warn`.
+                    return payload.get(name);
+                };
+                if let Some((_, integer)) = rewritten.iter().find(|(i, _)| *i == index) {
+                    return Some(integer);
+                }
+                if plan.adds_default(index) {
+                    return schema.default_of(index).map(|(_, default)| default);
+                }
+                payload.get(name)
+            }
+            Repr::Text { .. } | Repr::Owned(_) => self.map().and_then(|map| map.get(name)),
+        }
+    }
+
+    /// Whether the normalized payload has member `name`.
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// How many members the normalized payload has.
+    pub fn len(&self) -> usize {
+        match &self.repr {
+            Repr::Borrowed { len, .. } => *len,
+            Repr::Text { .. } | Repr::Owned(_) => self.map().map_or(0, Map::len),
+        }
+    }
+
+    /// Whether the normalized payload has no member.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every member: the message's, in its order, then the defaults added,
+    /// in the template's order.
+    pub fn iter(&self) -> Members<'_> {
+        match &self.repr {
+            Repr::Borrowed {
+                payload,
+                schema,
+                plan,
+                rewritten,
+                ..
+            } => Members {
+                inner: MembersInner::Borrowed {
+                    payload: payload.iter(),
+                    schema,
+                    plan,
+                    rewritten,
+                    defaults: schema.defaulted.iter(),
+                },
+            },
+            Repr::Text { .. } | Repr::Owned(_) => Members {
+                inner: MembersInner::Map(self.map().map(Map::iter)),
+            },
+        }
+    }
+
+    /// An owned copy as a [`Map`].
+    pub fn to_map(&self) -> Map<String, Value> {
+        match &self.repr {
+            Repr::Owned(map) => map.clone(),
+            Repr::Text { .. } => self.map().cloned().unwrap_or_default(),
+            Repr::Borrowed { .. } => self
+                .iter()
+                .map(|(name, value)| (name.to_owned(), value.clone()))
+                .collect(),
+        }
+    }
+
+    /// The normalized payload as an owned [`Map`], copied only if it reads
+    /// through to a message the caller owns.
+    pub fn into_map(self) -> Map<String, Value> {
+        match self.repr {
+            Repr::Owned(map) => map,
+            Repr::Text { parsed, .. } if parsed.get().is_some() => {
+                parsed.into_inner().unwrap_or_default()
+            }
+            Repr::Text {
+                bytes,
+                schema,
+                plan,
+                ..
+            } => parse_text(bytes, schema, &plan),
+            Repr::Borrowed { .. } => self.to_map(),
+        }
+    }
+
+    /// An owned normalized payload, independent of the input.
+    pub fn into_owned(self) -> Normalized<'static> {
+        Normalized::owned(self.into_map())
+    }
+
+    /// Deserializes `T` from the normalized payload (a struct whose fields
+    /// are the keys, a `HashMap`, ...), without building a `Value` first.
+    ///
+    /// ```
+    /// use sdsi::{CompiledSchema, SchemaTemplate};
+    /// use serde_json::json;
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Coffee { size: String, shots: u8 }
+    ///
+    /// let template = SchemaTemplate::from_value(&json!({
+    ///     "schema_id": "coffee_v1", "scenario": "coffee_order",
+    ///     "keys": [
+    ///         {"key_name": "size", "key_type": "string", "required": true,
+    ///          "semantic_description": "Cup size: small, medium, large."},
+    ///         {"key_name": "shots", "key_type": "integer", "required": false,
+    ///          "default_value": 1, "semantic_description": "Espresso shots."}
+    ///     ]
+    /// }))?;
+    /// let schema = CompiledSchema::new(&template)?;
+    /// let message = json!({"schema_id": "coffee_v1", "payload": {"size": "large"}});
+    /// let report = schema.validate(&message);
+    /// let coffee: Coffee = report.normalized().ok_or("invalid")?.deserialize()?;
+    /// assert_eq!((coffee.size.as_str(), coffee.shots), ("large", 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn deserialize<'de, T: Deserialize<'de>>(&'de self) -> Result<T, serde_json::Error> {
+        T::deserialize(MapDeserializer::<_, serde_json::Error>::new(self.iter()))
+    }
+
+    /// The map behind a `Text` (parsed now if not yet) or `Owned` form.
+    fn map(&self) -> Option<&Map<String, Value>> {
+        match &self.repr {
+            Repr::Owned(map) => Some(map),
+            Repr::Text {
+                bytes,
+                schema,
+                plan,
+                parsed,
+            } => Some(parsed.get_or_init(|| parse_text(bytes, schema, plan))),
+            Repr::Borrowed { .. } => None,
+        }
+    }
+
+    /// Whether serialization must sort the members (serde_json's maps are
+    /// sorted unless its `preserve_order` feature is on).
+    fn sorts(&self) -> bool {
+        match &self.repr {
+            Repr::Borrowed { schema, .. } => schema.maps_are_sorted,
+            Repr::Text { .. } | Repr::Owned(_) => false,
+        }
+    }
+}
+
+/// The normalized payload of validated text: the text's `payload` member,
+/// normalized by `plan`. The text was validated, so it parses; were it not,
+/// the result would be empty rather than a panic.
+fn parse_text(bytes: &[u8], schema: &Inner, plan: &Plan) -> Map<String, Value> {
+    let Ok(Value::Object(mut message)) = serde_json::from_slice::<Value>(bytes) else {
+        return Map::new();
+    };
+    let Some(Value::Object(mut payload)) = message.remove("payload") else {
+        return Map::new();
+    };
+    plan.apply(schema, &mut payload);
+    payload
+}
+
+/// The members of a [`Normalized`], from [`Normalized::iter`].
+pub struct Members<'n> {
+    inner: MembersInner<'n>,
+}
+
+enum MembersInner<'n> {
+    Borrowed {
+        payload: serde_json::map::Iter<'n>,
+        schema: &'n Inner,
+        plan: &'n Plan,
+        rewritten: &'n [(usize, Value)],
+        defaults: std::slice::Iter<'n, usize>,
+    },
+    Map(Option<serde_json::map::Iter<'n>>),
+}
+
+impl<'n> Iterator for Members<'n> {
+    type Item = (&'n str, &'n Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.inner {
+            MembersInner::Map(members) => members
+                .as_mut()?
+                .next()
+                .map(|(name, value)| (name.as_str(), value)),
+            MembersInner::Borrowed {
+                payload,
+                schema,
+                plan,
+                rewritten,
+                defaults,
+            } => {
+                let changes = !plan.dropped.is_empty() || !rewritten.is_empty();
+                for (name, value) in payload.by_ref() {
+                    if !changes {
+                        return Some((name, value));
+                    }
+                    let Some(index) = schema.lookup(name) else {
+                        return Some((name, value));
+                    };
+                    if plan.dropped.contains(index) {
+                        continue;
+                    }
+                    let value = rewritten
+                        .iter()
+                        .find(|(i, _)| *i == index)
+                        .map_or(value, |(_, integer)| integer);
+                    return Some((name, value));
+                }
+                defaults.by_ref().find_map(|&index| {
+                    plan.adds_default(index)
+                        .then(|| schema.default_of(index))
+                        .flatten()
+                })
+            }
+        }
+    }
+}
+
+impl std::ops::Index<&str> for Normalized<'_> {
+    type Output = Value;
+
+    /// The member's value, or `null` when there is none (never a panic).
+    fn index(&self, name: &str) -> &Value {
+        self.get(name).unwrap_or(&NULL)
+    }
+}
+
+impl PartialEq for Normalized<'_> {
+    fn eq(&self, other: &Normalized<'_>) -> bool {
+        self.len() == other.len()
+            && self
+                .iter()
+                .all(|(name, value)| other.get(name) == Some(value))
+    }
+}
+
+impl PartialEq<Map<String, Value>> for Normalized<'_> {
+    fn eq(&self, other: &Map<String, Value>) -> bool {
+        self.len() == other.len()
+            && self
+                .iter()
+                .all(|(name, value)| other.get(name) == Some(value))
+    }
+}
+
+impl fmt::Debug for Normalized<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for Normalized<'_> {
+    /// A JSON object, members in the order a [`Map`] of them would hold.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.sorts() {
+            let mut members: Vec<(&str, &Value)> = self.iter().collect();
+            members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            serializer.collect_map(members)
+        } else {
+            serializer.collect_map(self.iter())
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Normalized<'_> {
+    type Item = (&'a str, &'a Value);
+    type IntoIter = Members<'a>;
+
+    fn into_iter(self) -> Members<'a> {
+        self.iter()
+    }
+}
