@@ -7,8 +7,9 @@
 //! | methods | file |
 //! |---|---|
 //! | `new`, `with_options`, `template`, `schema_id`, `digest` | `validate/compile.rs` |
-//! | `validate`, `is_valid`, `validate_payload`, `is_valid_payload` (parsed) | `validate/value.rs` |
+//! | `validate`, `validate_owned`, `is_valid`, `validate_payload`, `validate_payload_owned`, `is_valid_payload` (parsed) | `validate/value.rs` |
 //! | `validate_slice`, `validate_str`, `is_valid_slice`, `is_valid_str` (bytes) | `validate/stream.rs` |
+//! | `deserialize_slice` (bytes into your type) | `validate/typed.rs` |
 //! | `json_schema`, `mcp_input_schema`, `mcp_elicitation_schema`, `strict_schema`, `prompt` (feature `export`) | `export.rs` |
 //! | `validate_envelope`, `validate_envelope_slice` (feature `envelope`) | `envelope/parse.rs` |
 //! | `a2a_data_part`, `validate_a2a_data_part` (feature `a2a`) | `a2a/part.rs` |
@@ -16,7 +17,8 @@
 //!
 //! Every check reports into a [`Report`]: each problem with a stable
 //! [`IssueCode`](crate::IssueCode), a JSON Pointer and a message, ordered by
-//! path, plus the normalized payload when the message is valid.
+//! path, plus the [`Normalized`] payload when the message is valid, read
+//! through to the input rather than copied (`validate/normalized.rs`).
 
 mod compile;
 mod key_set;
@@ -27,6 +29,7 @@ mod report;
 mod response;
 mod shape;
 mod stream;
+mod typed;
 mod value;
 
 pub use compile::CompiledSchema;
@@ -34,6 +37,7 @@ pub use normalized::{Members, Normalized};
 pub use options::{BigIntegers, Limits, UnknownKeys, ValidateOptions};
 pub use report::Report;
 pub use response::SUGGESTION_MEMBER;
+pub use typed::{Accepted, Refusal};
 
 #[cfg(feature = "export")]
 pub(crate) use compile::CompiledKey;

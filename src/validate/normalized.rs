@@ -303,6 +303,21 @@ impl<'a> Normalized<'a> {
         T::deserialize(MapDeserializer::<_, serde_json::Error>::new(self.iter()))
     }
 
+    /// The plan of a `Text` form not yet parsed whose normalizing only adds
+    /// defaults: `T` can then be read straight from the text.
+    pub(crate) fn text_plan(&self) -> Option<&Plan> {
+        match &self.repr {
+            Repr::Text { plan, parsed, .. }
+                if parsed.get().is_none()
+                    && plan.dropped.is_empty()
+                    && plan.rewritten.is_empty() =>
+            {
+                Some(plan)
+            }
+            _ => None,
+        }
+    }
+
     /// The map behind a `Text` (parsed now if not yet) or `Owned` form.
     fn map(&self) -> Option<&Map<String, Value>> {
         match &self.repr {

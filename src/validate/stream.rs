@@ -209,7 +209,7 @@ impl<'s, O: Outcome> Stream<'s, O> {
 }
 
 /// A member name, borrowed from the input when it has no escapes.
-struct Name<'de>(Cow<'de, str>);
+pub(crate) struct Name<'de>(pub(crate) Cow<'de, str>);
 
 impl<'de> de::Deserialize<'de> for Name<'de> {
     fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
