@@ -29,8 +29,9 @@ pub struct Accepted<T> {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Refusal {
-    /// The message is not valid for the schema: the full report.
-    Invalid(Report<'static>),
+    /// The message is not valid for the schema: the full report (boxed:
+    /// it is large beside the other variant).
+    Invalid(Box<Report<'static>>),
     /// The message is valid, but the caller's type refused its payload
     /// (a field the type requires that the schema leaves optional, say).
     Mismatch(serde_json::Error),
@@ -111,7 +112,7 @@ impl CompiledSchema {
     ) -> Result<Accepted<T>, Refusal> {
         let report = self.validate_slice(bytes);
         if !report.is_valid() {
-            return Err(Refusal::Invalid(report.into_owned()));
+            return Err(Refusal::Invalid(Box::new(report.into_owned())));
         }
         let (problems, normalized) = report.into_parts();
         let warnings = problems.warnings().to_vec();
