@@ -1,10 +1,12 @@
 //! Criterion benchmarks: `sdsi` against the `jsonschema` crate on the same
 //! messages, in the same process and run.
 //!
-//! Three templates (the draft's flight booking, Figure 2; its photo retouch,
-//! Appendix A.3; a synthetic 50-key one), each with a valid message and an
-//! invalid one carrying exactly four problems. `jsonschema` validates against
-//! the equivalent JSON Schema 2020-12 built by [`json_schema_for`]; the setup
+//! Four templates (the draft's flight booking, Figure 2; its photo retouch,
+//! Appendix A.3; a synthetic 50-key one; a trip plan whose values nest
+//! arrays and objects three to five deep), each with a valid message and an
+//! invalid one carrying exactly four problems. `jsonschema` validates
+//! against the template's own JSON Schema export
+//! (`CompiledSchema::json_schema`), so both apply the same rules; the setup
 //! asserts that both libraries agree on every message before timing anything.
 //!
 //! Benchmark ids are `<measurement>/<template>/<contender>`:
@@ -18,6 +20,7 @@
 //! | `bytes_report_valid`   | `validate_slice(bytes)`       | `from_slice::<Value>` then `iter_errors` collected    |
 //! | `bytes_report_invalid` | `validate_slice(bytes)`       | `from_slice::<Value>` then `iter_errors` collected    |
 //! | `compile`              | `CompiledSchema::new`         | `jsonschema::validator_for`                           |
+//! | `bytes_typed` (flight) | `deserialize_slice::<Flight>` | `from_slice::<Value>`, `is_valid`, `from_value::<Flight>` |
 //!
 //! `bytes_verdict_invalid` repeats `bytes_verdict` on the invalid message, and
 //! `compile` also times both libraries starting from JSON text
@@ -65,51 +68,6 @@ struct Case {
     valid_bytes: Vec<u8>,
     invalid: Value,
     invalid_bytes: Vec<u8>,
-}
-
-/// The JSON Schema 2020-12 that accepts exactly the messages `template`'s
-/// compiled schema accepts (with the default options).
-///
-/// Optional keys also accept `null`, which sdsi reads as "not given"; the
-/// reserved `other` key is always allowed (a string, an array of strings, or
-/// `null`), whether or not the template declares it.
-fn json_schema_for(template: &SchemaTemplate) -> Value {
-    let other = json!({"anyOf": [
-        {"type": "string"},
-        {"type": "array", "items": {"type": "string"}},
-        {"type": "null"}
-    ]});
-    let mut properties = Map::new();
-    let mut required = Vec::new();
-    for key in &template.keys {
-        let name = key.key_name.as_str();
-        let rule = if key.key_name.is_other() {
-            other.clone()
-        } else if key.required {
-            required.push(Value::from(name));
-            json!({"type": key.key_type.as_str()})
-        } else if key.key_type == KeyType::Null {
-            json!({"type": "null"})
-        } else {
-            json!({"type": [key.key_type.as_str(), "null"]})
-        };
-        properties.insert(name.to_owned(), rule);
-    }
-    properties.entry(OTHER_KEY).or_insert_with(|| other.clone());
-    json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "type": "object",
-        "required": ["schema_id", "payload"],
-        "properties": {
-            "schema_id": {"const": template.schema_id},
-            "payload": {
-                "type": "object",
-                "properties": properties,
-                "required": required,
-                "additionalProperties": false
-            }
-        }
-    })
 }
 
 /// The synthetic template: 49 typed keys cycling through the six value types;
@@ -195,7 +153,8 @@ fn case(
     invalid: Value,
 ) -> Case {
     let schema = CompiledSchema::new(&template).unwrap();
-    let json_schema = json_schema_for(&template);
+    // The same rules, as the template's own JSON Schema export.
+    let json_schema = schema.json_schema();
     let json_schema_text = serde_json::to_vec(&json_schema).unwrap();
     let validator = jsonschema::validator_for(&json_schema).unwrap();
     let valid_bytes = serde_json::to_vec(&valid).unwrap();
@@ -274,6 +233,55 @@ fn check_agreement(case: &Case) {
     }
 }
 
+/// A trip plan: values that nest arrays and objects, the shape of real
+/// agent payloads (itineraries, contacts, filters).
+fn trip_template() -> SchemaTemplate {
+    SchemaTemplate::from_value(&json!({
+        "schema_id": "trip_plan_v1",
+        "scenario": "trip_planning",
+        "keys": [
+            {"key_name": "traveller", "key_type": "object", "required": true,
+             "semantic_description": "Who travels: name, contact details, loyalty programmes."},
+            {"key_name": "legs", "key_type": "array", "required": true,
+             "semantic_description": "The journey's legs in order, each with its segments and seats."},
+            {"key_name": "budget", "key_type": "object", "required": false,
+             "semantic_description": "Spending limit: amount and currency."},
+            {"key_name": "tags", "key_type": "array", "required": false, "default_value": [],
+             "semantic_description": "Free labels for the trip."},
+            {"key_name": "passengers", "key_type": "integer", "required": false, "default_value": 1,
+             "semantic_description": "Number of travellers."},
+            {"key_name": "flexible", "key_type": "boolean", "required": false, "default_value": false,
+             "semantic_description": "Whether dates may move by a day."},
+            {"key_name": "other", "key_type": "string", "required": false,
+             "semantic_description": "Anything the other keys do not cover."}
+        ]
+    }))
+    .unwrap()
+}
+
+fn trip_payload() -> Value {
+    let leg = |from: &str, to: &str, date: &str, flight: &str, row: u32| {
+        json!({"from": from, "to": to, "date": date,
+               "segments": [{"flight": flight, "seat": {"row": row, "letter": "A"},
+                             "meals": ["vegetarian", "no nuts"]}]})
+    };
+    json!({
+        "traveller": {
+            "name": "Ada Lovelace",
+            "contact": {"email": "ada@example.org", "phones": ["+44 20 7946 0000"]},
+            "loyalty": [{"programme": "skyclub", "number": "SC123456", "tier": {"level": 2}}]
+        },
+        "legs": [
+            leg("LHR", "PEK", "2026-05-04", "CA938", 12),
+            leg("PEK", "SHA", "2026-05-09", "MU5102", 30),
+            leg("SHA", "LHR", "2026-05-15", "VS251", 7)
+        ],
+        "budget": {"amount": 2400.5, "currency": "GBP"},
+        "tags": ["conference", "family"],
+        "other": "aisle seats where possible"
+    })
+}
+
 fn cases() -> Vec<Case> {
     let flight_template = SchemaTemplate::from_slice(FLIGHT_TEMPLATE).unwrap();
     // Figure 4 (§5.1): the draft's flight-booking payload.
@@ -342,6 +350,17 @@ fn cases() -> Vec<Case> {
     bad.insert("attr_unknown".to_owned(), json!(1));
     let synthetic_invalid = message(&synthetic.schema_id, bad);
 
+    let trip = trip_template();
+    let trip_json = serde_json::to_vec(&trip).unwrap();
+    let trip_valid = message("trip_plan_v1", trip_payload().as_object().unwrap().clone());
+    // Missing `legs`, `budget` a string, `passengers` a float, one unknown key.
+    let mut bad = trip_payload().as_object().unwrap().clone();
+    bad.remove("legs");
+    bad.insert("budget".into(), json!("2400 GBP"));
+    bad.insert("passengers".into(), json!(2.5));
+    bad.insert("hotel".into(), json!({"stars": 4}));
+    let trip_invalid = message("trip_plan_v1", bad);
+
     vec![
         case(
             "flight",
@@ -364,6 +383,7 @@ fn cases() -> Vec<Case> {
             synthetic_valid,
             synthetic_invalid,
         ),
+        case("trip", trip_json, trip, trip_valid, trip_invalid),
     ]
 }
 
@@ -479,11 +499,57 @@ fn bench_compile(c: &mut Criterion, case: &Case) {
     group.finish();
 }
 
+/// The flight payload as a server's own type.
+#[derive(serde::Deserialize)]
+#[allow(dead_code, reason = "read by serde; the bench only builds it")]
+struct Flight {
+    origin: String,
+    destination: String,
+    departure_date: String,
+    cabin_class: String,
+    passenger_count: u32,
+    other: Option<String>,
+}
+
+/// Bytes to a validated `Flight`: sdsi validates the text and reads the
+/// payload straight into the type; the usual way parses a `Value`,
+/// validates it and converts it.
+fn bench_typed(c: &mut Criterion, case: &Case) {
+    let Case {
+        name,
+        schema,
+        validator,
+        valid_bytes,
+        ..
+    } = case;
+    let flight = schema.deserialize_slice::<Flight>(valid_bytes).unwrap();
+    assert_eq!(flight.payload.passenger_count, 1);
+    let mut group = c.benchmark_group(format!("bytes_typed/{name}"));
+    group.bench_function("sdsi", |b| {
+        b.iter(|| {
+            schema
+                .deserialize_slice::<Flight>(black_box(valid_bytes))
+                .unwrap()
+        })
+    });
+    group.bench_function("serde_jsonschema", |b| {
+        b.iter(|| {
+            let mut value: Value = serde_json::from_slice(black_box(valid_bytes)).unwrap();
+            assert!(validator.is_valid(&value));
+            serde_json::from_value::<Flight>(value["payload"].take()).unwrap()
+        })
+    });
+    group.finish();
+}
+
 fn benches(c: &mut Criterion) {
     for case in &cases() {
         bench_value(c, case);
         bench_bytes(c, case);
         bench_compile(c, case);
+        if case.name == "flight" {
+            bench_typed(c, case);
+        }
     }
 }
 

@@ -4,15 +4,34 @@ use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::issue::{Issue, IssueCode};
+
+/// Why a content digest could not be computed: the value has no RFC 8785
+/// canonical form. A template that passed its check has one unless a number
+/// in it is beyond what a double holds (`1e400`, readable only with
+/// serde_json's `arbitrary_precision`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no canonical JSON form, so no digest: {reason}")]
+pub struct DigestError {
+    reason: String,
+}
+
+impl DigestError {
+    /// The issue that reports it (`not_canonical`), at `path`.
+    pub fn to_issue(&self, path: &str) -> Issue {
+        Issue::owned(IssueCode::NotCanonical, path, self.to_string())
+    }
+}
+
 /// `sha256:<hex>` of `value`'s canonical bytes ([`canonical_bytes`]): equal
 /// for any two values that are equal as JSON, whatever their member order or
 /// number spelling.
-pub(crate) fn canonical_digest<T: Serialize>(value: &T) -> String {
-    let hash = Sha256::digest(canonical_bytes(value));
+pub(crate) fn canonical_digest<T: Serialize>(value: &T) -> Result<String, DigestError> {
+    let hash = Sha256::digest(canonical_bytes(value)?);
     let mut out = String::with_capacity(7 + 64);
     out.push_str("sha256:");
     push_hex(&mut out, &hash);
-    out
+    Ok(out)
 }
 
 /// Lowercase hex of `bytes`, appended to `out`.
@@ -30,21 +49,20 @@ pub(crate) fn push_hex(out: &mut String, bytes: &[u8]) {
 /// in the canonical order. So `9007199254740993` and `9007199254740992`
 /// differ, while every value without such integers keeps its plain RFC 8785
 /// digest.
-pub(crate) fn canonical_bytes<T: Serialize>(value: &T) -> Vec<u8> {
-    let Ok(value) = serde_json::to_value(value) else {
-        // Our types always serialize; were one not to, hash nothing rather than panic.
-        return Vec::new();
-    };
-    // Canonicalizing a JSON value does not fail; were it to, the empty string
-    // keeps the function total.
-    let mut bytes = serde_json_canonicalizer::to_vec(&value).unwrap_or_default();
+pub(crate) fn canonical_bytes<T: Serialize>(value: &T) -> Result<Vec<u8>, DigestError> {
+    let value = serde_json::to_value(value).map_err(|e| DigestError {
+        reason: e.to_string(),
+    })?;
+    let mut bytes = serde_json_canonicalizer::to_vec(&value).map_err(|e| DigestError {
+        reason: e.to_string(),
+    })?;
     let mut exact = Vec::new();
     collect_big_integers(&value, &mut exact);
     if !exact.is_empty() {
         bytes.push(0);
         bytes.extend_from_slice(exact.join(",").as_bytes());
     }
-    bytes
+    Ok(bytes)
 }
 
 /// Integers a double cannot hold exactly, in a fixed order (members sorted).
@@ -77,10 +95,10 @@ mod tests {
 
     #[test]
     fn member_order_and_number_spelling_do_not_matter() {
-        let a = canonical_digest(&json!({"b": 1, "a": [1.0, "x"]}));
+        let a = canonical_digest(&json!({"b": 1, "a": [1.0, "x"]})).unwrap();
         let b: serde_json::Value = serde_json::from_str(r#"{"a":[1,"x"],"b":1.0}"#).unwrap();
-        assert_eq!(a, canonical_digest(&b));
-        assert_ne!(a, canonical_digest(&json!({"b": 2, "a": [1, "x"]})));
+        assert_eq!(a, canonical_digest(&b).unwrap());
+        assert_ne!(a, canonical_digest(&json!({"b": 2, "a": [1, "x"]})).unwrap());
         assert!(a.starts_with("sha256:") && a.len() == 71);
     }
 
@@ -104,8 +122,18 @@ mod tests {
     fn known_vector() {
         // sha256 of the empty JSON object `{}`.
         assert_eq!(
-            canonical_digest(&json!({})),
+            canonical_digest(&json!({})).unwrap(),
             "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
         );
+    }
+
+    #[test]
+    fn a_number_no_double_holds_has_no_digest() {
+        // Only serde_json's `arbitrary_precision` reads `1e400` (scripts/test.sh
+        // runs this test with it); without it the text does not parse.
+        if let Ok(value) = serde_json::from_str::<Value>(r#"{"default_value": 1e400}"#) {
+            let error = canonical_digest(&value).unwrap_err();
+            assert_eq!(error.to_issue("/keys/0").code(), IssueCode::NotCanonical);
+        }
     }
 }

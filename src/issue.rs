@@ -127,11 +127,14 @@ pub enum IssueCode {
     /// A whole number beyond 64 bits in an `integer` key, under
     /// `BigIntegers::Reject`.
     IntegerOutOfRange,
+    /// A template or patch has no RFC 8785 canonical form (a number no
+    /// double holds, a member named twice), so it has no digest.
+    NotCanonical,
 }
 
 impl IssueCode {
     /// Every code, in declaration order (for bindings, docs and tests).
-    pub const ALL: [IssueCode; 53] = [
+    pub const ALL: [IssueCode; 54] = [
         IssueCode::InvalidJson,
         IssueCode::InvalidMember,
         IssueCode::MissingMember,
@@ -185,6 +188,7 @@ impl IssueCode {
         IssueCode::NullOptionalKey,
         IssueCode::DefaultOnRequiredKey,
         IssueCode::IntegerOutOfRange,
+        IssueCode::NotCanonical,
     ];
 
     /// The code's stable snake_case name.
@@ -243,6 +247,7 @@ impl IssueCode {
             IssueCode::NullOptionalKey => "null_optional_key",
             IssueCode::DefaultOnRequiredKey => "default_on_required_key",
             IssueCode::IntegerOutOfRange => "integer_out_of_range",
+            IssueCode::NotCanonical => "not_canonical",
         }
     }
 }

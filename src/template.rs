@@ -10,6 +10,8 @@ use serde_json::{Map, Value};
 use crate::issue::{Issue, IssueCode, Problems, pointer, write_problems};
 use crate::key::{KeyDefinition, KeyName, KeyType};
 
+pub use crate::digest::DigestError;
+
 /// A schema template: the keys a scenario expects, each with a type and a
 /// semantic description (§4.1).
 ///

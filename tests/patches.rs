@@ -128,7 +128,7 @@ fn every_merge_refusal_has_its_code() {
         refused(&p),
         [("parent_digest_mismatch", "/parent_digest".to_owned())]
     );
-    p.parent_digest = Some(base().digest());
+    p.parent_digest = Some(base().digest().unwrap());
     assert!(refused_ok(&p));
 
     let mut twin = patch("p", T0, vec![key("seat", KeyType::String)]);
@@ -582,8 +582,8 @@ fn digests_change_exactly_when_the_schema_does() {
     let mut store = store_with_two_keys();
     let d0 = store.digest_for(None, T0).unwrap();
     assert_eq!(d0, store.digest_for(None, T0 + Duration::days(1)).unwrap());
-    assert_eq!(d0, store.compile_for(None, T0).unwrap().digest());
-    assert_ne!(d0, base().digest());
+    assert_eq!(d0, store.compile_for(None, T0).unwrap().digest().unwrap());
+    assert_ne!(d0, base().digest().unwrap());
     store.record(&message(json!({"origin": "PEK"})), "c", T0);
     store.evaluate(T0 + Duration::days(7), &DenySensitive); // unused keys deprecated: flags change
     assert_ne!(d0, store.digest_for(None, T0 + Duration::days(7)).unwrap());

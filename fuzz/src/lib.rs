@@ -157,7 +157,8 @@ pub fn compile(template: &SchemaTemplate, options: ValidateOptions) -> Option<Co
             let digest = schema.digest();
             check!(
                 "digest",
-                digest.starts_with("sha256:") && digest.len() == 7 + 64,
+                // Fuzzed numbers are finite, so every checked template has a digest.
+                digest.as_ref().is_ok_and(|d| d.starts_with("sha256:") && d.len() == 7 + 64),
                 "unexpected digest {digest:?}"
             );
             // Equal templates have equal digests, whatever their wire form.
@@ -169,7 +170,7 @@ pub fn compile(template: &SchemaTemplate, options: ValidateOptions) -> Option<Co
                 check!(
                     "digest",
                     again.digest() == digest,
-                    "round-tripped template has digest {} instead of {digest}",
+                    "round-tripped template has digest {:?} instead of {digest:?}",
                     again.digest()
                 );
             }

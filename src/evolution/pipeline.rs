@@ -422,7 +422,9 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             now.checked_add(self.config.patch_lifetime)
                 .unwrap_or(LAST_INSTANT),
         );
-        patch.parent_digest = Some(store.base().digest());
+        // A base without a digest (see `DigestError`) cannot be named; the
+        // patch still names its parent schema id.
+        patch.parent_digest = store.base().digest().ok();
         if let Some(client) = &key.client {
             patch.scope = PatchScope::Client(client.clone());
         }

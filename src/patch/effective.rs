@@ -5,8 +5,8 @@ use indexmap::IndexMap;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::digest::canonical_digest;
-use crate::issue::{Issue, IssueCode};
+use crate::digest::{DigestError, canonical_digest};
+use crate::issue::{Issue, IssueCode, Problems};
 use crate::key::{
     DEPRECATED_MEMBER, EXPERIMENTAL_MEMBER, KeyDefinition, KeyName, KeyType, Sensitivity,
 };
@@ -123,8 +123,9 @@ impl CompileError {
 impl SchemaTemplate {
     /// The template's content digest: `sha256:` + hex over its RFC 8785
     /// canonical JSON. Patches name it in `parent_digest` so that a tampered
-    /// or mismatched base refuses them.
-    pub fn digest(&self) -> String {
+    /// or mismatched base refuses them. Fails only for a template holding a
+    /// number no double holds (see [`DigestError`]).
+    pub fn digest(&self) -> Result<String, DigestError> {
         canonical_digest(self)
     }
 }
@@ -321,11 +322,12 @@ impl<'a> EffectiveSchema<'a> {
             .map(|k| k.key_name.as_str())
             .collect();
         let template = self.render(merged.keys);
-        Ok(if withdrawn.is_empty() {
+        let digest = if withdrawn.is_empty() {
             template.digest()
         } else {
             canonical_digest(&serde_json::json!({"template": template, "withdrawn": withdrawn}))
-        })
+        };
+        digest.map_err(|e| TemplateError::from(Problems::error(e.to_issue(""))).into())
     }
 
     /// What a lenient merge skipped at `now` (empty for a strict one, which
@@ -445,7 +447,7 @@ impl<'a> EffectiveSchema<'a> {
         patch: &SchemaPatch,
         authorizer: &dyn PatchAuthorizer,
         submitter: Option<&str>,
-        base_digest: &mut Option<String>,
+        base_digest: &mut Option<Result<String, DigestError>>,
     ) -> Result<(), CompileError> {
         let mut errors = Vec::new();
         if patch.parent_schema_id != self.base.schema_id {
@@ -460,7 +462,8 @@ impl<'a> EffectiveSchema<'a> {
         }
         if let Some(expected) = &patch.parent_digest {
             let actual = base_digest.get_or_insert_with(|| self.base.digest());
-            if expected != actual {
+            // A base without a digest matches no digest a patch names.
+            if actual.as_ref().ok() != Some(expected) {
                 errors.push(issue(
                     IssueCode::ParentDigestMismatch,
                     "/parent_digest",

@@ -88,7 +88,13 @@ impl Signer {
         // would still give a keyed (if weak) MAC, never a panic.
         let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&self.key)
             .unwrap_or_else(|_| <Hmac<Sha256> as KeyInit>::new(&Default::default()));
-        mac.update(&canonical_bytes(&unsigned));
+        // A value without a canonical form (see `DigestError`) is signed as
+        // serde_json writes it: still bound to its content, the same bytes
+        // for the signer and the verifier.
+        match canonical_bytes(&unsigned) {
+            Ok(bytes) => mac.update(&bytes),
+            Err(_) => mac.update(unsigned.to_string().as_bytes()),
+        }
         mac
     }
 

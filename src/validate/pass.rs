@@ -53,6 +53,7 @@ impl<'s> Pass<'s> {
 
     /// Checks one payload member; `Continue(true)` when its value belongs in
     /// the normalized payload.
+    #[inline(always)]
     pub(crate) fn member<O: Outcome>(
         &mut self,
         name: &str,
@@ -82,6 +83,7 @@ impl<'s> Pass<'s> {
     }
 
     /// Checks the member of the schema's key number `index`.
+    #[inline(always)]
     pub(crate) fn known<O: Outcome>(
         &mut self,
         index: usize,

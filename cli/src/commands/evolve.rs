@@ -118,7 +118,8 @@ impl Saving {
             .load(&saving.scenario)
             .map_err(|e| e.to_string())?
         {
-            if saved.store.base().digest() != store.base().digest() {
+            let (saved_digest, digest) = (saved.store.base().digest(), store.base().digest());
+            if saved_digest.is_err() || saved_digest != digest {
                 return Err(format!(
                     "{} holds the state of another template for scenario {:?}",
                     path.display(),
