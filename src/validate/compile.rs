@@ -2,12 +2,15 @@
 
 use std::sync::{Arc, OnceLock};
 
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 use serde_json::Value;
 
 use super::options::ValidateOptions;
 use crate::digest::{DigestError, canonical_digest};
-use crate::issue::pointer;
+use crate::issue::push_segment;
 use crate::key::{KeyDefinition, KeyType, OTHER_KEY, whole_number};
 use crate::template::{SchemaTemplate, TemplateError};
 
@@ -49,10 +52,11 @@ pub(crate) struct Inner {
     pub(crate) schema_id: Box<str>,
     /// The template's keys in order, then `other` if the template omits it.
     pub(crate) keys: Vec<CompiledKey>,
-    pub(crate) index: FxHashMap<Box<str>, usize>,
-    /// (name, index) in byte order of the names: serde_json's default map
+    /// Key indices by name hash (names are not copied).
+    pub(crate) index: HashTable<usize>,
+    /// Key indices in byte order of the names: serde_json's default map
     /// iterates members in that order, so lookups can walk instead of hash.
-    pub(crate) sorted: Vec<(Box<str>, usize)>,
+    pub(crate) sorted: Vec<usize>,
     pub(crate) required_count: usize,
     /// Indices of the keys with a default, in template order.
     pub(crate) defaulted: Vec<usize>,
@@ -130,9 +134,17 @@ impl CompiledSchema {
         if !check.is_valid() {
             return Err(TemplateError::from(check));
         }
-        let compile_key = |k: &KeyDefinition, status: KeyStatus| CompiledKey {
+        // One buffer for every key's path: each path is then one allocation.
+        let mut buffer = String::new();
+        let mut path_of = |name: &str| -> Arc<str> {
+            buffer.clear();
+            buffer.push_str("/payload");
+            push_segment(&mut buffer, name);
+            Arc::from(buffer.as_str())
+        };
+        let mut compile_key = |k: &KeyDefinition, status: KeyStatus| CompiledKey {
             name: k.key_name.as_str().into(),
-            path: pointer("/payload", k.key_name.as_str()).into(),
+            path: path_of(k.key_name.as_str()),
             check: if k.key_name.is_other() {
                 Check::Other
             } else {
@@ -174,24 +186,26 @@ impl CompiledSchema {
         if template.key(OTHER_KEY).is_none() {
             keys.push(CompiledKey {
                 name: OTHER_KEY.into(),
-                path: pointer("/payload", OTHER_KEY).into(),
+                path: path_of(OTHER_KEY),
                 check: Check::Other,
                 required: false,
                 default: None,
                 status: KeyStatus::Active,
             });
         }
-        let index = keys
-            .iter()
-            .enumerate()
-            .map(|(i, k)| (k.name.clone(), i))
-            .collect();
-        let mut sorted: Vec<(Box<str>, usize)> = keys
-            .iter()
-            .enumerate()
-            .map(|(i, k)| (k.name.clone(), i))
-            .collect();
-        sorted.sort_unstable();
+        let mut index = HashTable::with_capacity(keys.len());
+        for (i, key) in keys.iter().enumerate() {
+            // Names are unique (the template check refuses duplicates, and
+            // withdrawn keys and `other` are added only when absent).
+            index.insert_unique(name_hash(&key.name), i, |&j: &usize| {
+                keys.get(j).map_or(0, |k| name_hash(&k.name))
+            });
+        }
+        let mut sorted: Vec<usize> = (0..keys.len()).collect();
+        sorted.sort_unstable_by(|&a, &b| {
+            let name = |i: usize| keys.get(i).map(|k| &*k.name);
+            name(a).cmp(&name(b))
+        });
         let required_count = keys.iter().filter(|k| k.required).count();
         let defaulted = keys
             .iter()
@@ -267,6 +281,12 @@ pub(crate) fn same_name(a: &str, b: &str) -> bool {
     x.iter().zip(y).all(|(p, q)| p == q)
 }
 
+/// The hash a key name is found by.
+#[inline]
+fn name_hash(name: &str) -> u64 {
+    FxBuildHasher.hash_one(name)
+}
+
 /// Whether serde_json's `Map` sorts its members (no `preserve_order`).
 fn maps_are_sorted() -> bool {
     let mut map = serde_json::Map::new();
@@ -284,7 +304,11 @@ impl Inner {
 
     #[inline]
     pub(crate) fn lookup(&self, name: &str) -> Option<usize> {
-        self.index.get(name).copied()
+        self.index
+            .find(name_hash(name), |&i| {
+                self.keys.get(i).is_some_and(|k| same_name(&k.name, name))
+            })
+            .copied()
     }
 
     /// Looks `name` up by walking the sorted names from `cursor`, which is
@@ -296,10 +320,10 @@ impl Inner {
     pub(crate) fn lookup_from(&self, cursor: &mut usize, name: &str) -> Option<usize> {
         const STEPS: usize = 4;
         let start = *cursor;
-        for (offset, (key, index)) in self.sorted.iter().skip(start).take(STEPS).enumerate() {
-            if same_name(key, name) {
+        for (offset, &index) in self.sorted.iter().skip(start).take(STEPS).enumerate() {
+            if self.keys.get(index).is_some_and(|k| same_name(&k.name, name)) {
                 *cursor = start + offset + 1;
-                return Some(*index);
+                return Some(index);
             }
         }
         self.lookup(name)

@@ -21,37 +21,87 @@ use super::key_set::KeySet;
 use crate::key::whole_number;
 
 /// What normalizing a valid payload changes, recorded during the pass.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Plan {
     /// Keys present in the payload.
     pub(crate) seen: KeySet,
+    /// Members removed or rewritten; `None`, with no allocation, in the
+    /// usual case where normalizing only adds defaults.
+    changes: Option<Box<Changes>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Changes {
     /// Optional keys given as `null`: left out (their default, if any, added).
-    pub(crate) dropped: KeySet,
+    dropped: KeySet,
     /// `integer` keys holding a whole-number float that 64 bits hold.
-    pub(crate) rewritten: KeySet,
+    rewritten: KeySet,
+    /// Those integers, by key index, once read from a parsed payload.
+    integers: Vec<(usize, Value)>,
 }
 
 impl Plan {
     pub(crate) fn new(keys: usize) -> Self {
         Self {
             seen: KeySet::new(keys),
-            dropped: KeySet::new(keys),
-            rewritten: KeySet::new(keys),
+            changes: None,
         }
     }
 
+    fn changes(&mut self) -> &mut Changes {
+        let keys = self.seen.capacity();
+        self.changes.get_or_insert_with(|| {
+            Box::new(Changes {
+                dropped: KeySet::new(keys),
+                rewritten: KeySet::new(keys),
+                integers: Vec::new(),
+            })
+        })
+    }
+
+    /// Records that key `index`'s member (`null`) is left out.
+    pub(crate) fn drop_member(&mut self, index: usize) {
+        self.changes().dropped.insert(index);
+    }
+
+    /// Records that key `index`'s member (a whole-number float) becomes an integer.
+    pub(crate) fn rewrite_member(&mut self, index: usize) {
+        self.changes().rewritten.insert(index);
+    }
+
+    /// Whether normalizing only adds defaults (no member removed or rewritten).
+    pub(crate) fn only_adds_defaults(&self) -> bool {
+        self.changes.is_none()
+    }
+
+    fn dropped(&self, index: usize) -> bool {
+        self.changes
+            .as_ref()
+            .is_some_and(|c| c.dropped.contains(index))
+    }
+
+    /// The integer key `index`'s member becomes, when it is rewritten.
+    fn integer(&self, index: usize) -> Option<&Value> {
+        let changes = self.changes.as_ref()?;
+        changes
+            .integers
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, integer)| integer)
+    }
+
     /// Whether key `index`'s default goes into the normalized payload.
-    fn adds_default(&self, index: usize) -> bool {
-        !self.seen.contains(index) || self.dropped.contains(index)
+    pub(crate) fn adds_default(&self, index: usize) -> bool {
+        !self.seen.contains(index) || self.dropped(index)
     }
 
     /// Normalizes `payload`, a payload this plan was made from, in place.
     pub(crate) fn apply(&self, schema: &Inner, payload: &mut Map<String, Value>) {
-        if !self.dropped.is_empty() || !self.rewritten.is_empty() {
+        if let Some(changes) = &self.changes {
             for (index, key) in schema.keys.iter().enumerate() {
-                if self.dropped.contains(index) {
+                if changes.dropped.contains(index) {
                     payload.remove(&*key.name);
-                } else if self.rewritten.contains(index) {
+                } else if changes.rewritten.contains(index) {
                     if let Some(value) = payload.get_mut(&*key.name) {
                         if let Some(integer) = whole_number(value) {
                             *value = integer;
@@ -66,6 +116,21 @@ impl Plan {
                     payload.insert(key.to_owned(), default.clone());
                 }
             }
+        }
+    }
+
+    /// Reads the rewritten integers from the parsed payload they come from.
+    fn read_integers(&mut self, schema: &Inner, payload: &Map<String, Value>) {
+        if let Some(changes) = &mut self.changes {
+            changes.integers = schema
+                .keys
+                .iter()
+                .enumerate()
+                .filter(|(index, _)| changes.rewritten.contains(*index))
+                .filter_map(|(index, key)| {
+                    whole_number(payload.get(&*key.name)?).map(|integer| (index, integer))
+                })
+                .collect();
         }
     }
 }
@@ -100,9 +165,6 @@ enum Repr<'a> {
         payload: &'a Map<String, Value>,
         schema: &'a Inner,
         plan: Plan,
-        /// The integers of `plan.rewritten`, by key index.
-        rewritten: Vec<(usize, Value)>,
-        len: usize,
     },
     /// Validated JSON text, parsed on first read.
     Text {
@@ -118,36 +180,17 @@ enum Repr<'a> {
 static NULL: Value = Value::Null;
 
 impl<'a> Normalized<'a> {
-    pub(crate) fn borrowed(payload: &'a Map<String, Value>, schema: &'a Inner, plan: Plan) -> Self {
-        let rewritten = if plan.rewritten.is_empty() {
-            Vec::new()
-        } else {
-            schema
-                .keys
-                .iter()
-                .enumerate()
-                .filter(|(index, _)| plan.rewritten.contains(*index))
-                .filter_map(|(index, key)| {
-                    whole_number(payload.get(&*key.name)?).map(|integer| (index, integer))
-                })
-                .collect()
-        };
-        let defaults = schema
-            .defaulted
-            .iter()
-            .filter(|&&index| plan.adds_default(index))
-            .count();
-        let len = payload
-            .len()
-            .saturating_sub(plan.dropped.len())
-            .saturating_add(defaults);
+    pub(crate) fn borrowed(
+        payload: &'a Map<String, Value>,
+        schema: &'a Inner,
+        mut plan: Plan,
+    ) -> Self {
+        plan.read_integers(schema, payload);
         Self {
             repr: Repr::Borrowed {
                 payload,
                 schema,
                 plan,
-                rewritten,
-                len,
             },
         }
     }
@@ -176,14 +219,12 @@ impl<'a> Normalized<'a> {
                 payload,
                 schema,
                 plan,
-                rewritten,
-                ..
             } => {
                 let Some(index) = schema.lookup(name) else {
                     // Not a key of the schema: an unknown member kept under `Warn`.
                     return payload.get(name);
                 };
-                if let Some((_, integer)) = rewritten.iter().find(|(i, _)| *i == index) {
+                if let Some(integer) = plan.integer(index) {
                     return Some(integer);
                 }
                 if plan.adds_default(index) {
@@ -203,7 +244,19 @@ impl<'a> Normalized<'a> {
     /// How many members the normalized payload has.
     pub fn len(&self) -> usize {
         match &self.repr {
-            Repr::Borrowed { len, .. } => *len,
+            Repr::Borrowed {
+                payload,
+                schema,
+                plan,
+            } => {
+                let dropped = plan.changes.as_ref().map_or(0, |c| c.dropped.len());
+                let defaults = schema
+                    .defaulted
+                    .iter()
+                    .filter(|&&index| plan.adds_default(index))
+                    .count();
+                payload.len().saturating_sub(dropped).saturating_add(defaults)
+            }
             Repr::Text { .. } | Repr::Owned(_) => self.map().map_or(0, Map::len),
         }
     }
@@ -221,14 +274,11 @@ impl<'a> Normalized<'a> {
                 payload,
                 schema,
                 plan,
-                rewritten,
-                ..
             } => Members {
                 inner: MembersInner::Borrowed {
                     payload: payload.iter(),
                     schema,
                     plan,
-                    rewritten,
                     defaults: schema.defaulted.iter(),
                 },
             },
@@ -308,9 +358,7 @@ impl<'a> Normalized<'a> {
     pub(crate) fn text_plan(&self) -> Option<&Plan> {
         match &self.repr {
             Repr::Text { plan, parsed, .. }
-                if parsed.get().is_none()
-                    && plan.dropped.is_empty()
-                    && plan.rewritten.is_empty() =>
+                if parsed.get().is_none() && plan.only_adds_defaults() =>
             {
                 Some(plan)
             }
@@ -366,7 +414,6 @@ enum MembersInner<'n> {
         payload: serde_json::map::Iter<'n>,
         schema: &'n Inner,
         plan: &'n Plan,
-        rewritten: &'n [(usize, Value)],
         defaults: std::slice::Iter<'n, usize>,
     },
     Map(Option<serde_json::map::Iter<'n>>),
@@ -385,10 +432,9 @@ impl<'n> Iterator for Members<'n> {
                 payload,
                 schema,
                 plan,
-                rewritten,
                 defaults,
             } => {
-                let changes = !plan.dropped.is_empty() || !rewritten.is_empty();
+                let changes = !plan.only_adds_defaults();
                 for (name, value) in payload.by_ref() {
                     if !changes {
                         return Some((name, value));
@@ -396,14 +442,10 @@ impl<'n> Iterator for Members<'n> {
                     let Some(index) = schema.lookup(name) else {
                         return Some((name, value));
                     };
-                    if plan.dropped.contains(index) {
+                    if plan.dropped(index) {
                         continue;
                     }
-                    let value = rewritten
-                        .iter()
-                        .find(|(i, _)| *i == index)
-                        .map_or(value, |(_, integer)| integer);
-                    return Some((name, value));
+                    return Some((name, plan.integer(index).unwrap_or(value)));
                 }
                 defaults.by_ref().find_map(|&index| {
                     plan.adds_default(index)

@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 
 use serde_json::Value;
 
-use super::compile::{Check, Inner, KeyStatus};
+use super::compile::{Check, Inner, KeyStatus, same_name};
 use super::normalized::Plan;
 use super::options::{BigIntegers, UnknownKeys};
 use super::report::Outcome;
@@ -105,7 +105,7 @@ impl<'s> Pass<'s> {
             self.required_seen += 1;
         } else if shape.kind == crate::key::JsonKind::Null {
             // `null` on an optional key means "not given": dropped, or replaced by the default.
-            self.plan.dropped.insert(index);
+            self.plan.drop_member(index);
             return ControlFlow::Continue(false);
         }
         let fits = match key.check {
@@ -154,7 +154,7 @@ impl<'s> Pass<'s> {
         if shape.whole_float && !shape.beyond_64_bits && key.check == Check::Type(KeyType::Integer)
         {
             // `2.0` is an integer to JSON Schema; a Rust reader wants `2`.
-            self.plan.rewritten.insert(index);
+            self.plan.rewrite_member(index);
         }
         match key.status {
             KeyStatus::Active => {}
@@ -253,7 +253,7 @@ pub(crate) fn check_schema_id<O: Outcome>(
                 "message has no schema_id",
             )
         }),
-        Some(Value::String(id)) if *id == *schema.schema_id => ControlFlow::Continue(()),
+        Some(Value::String(id)) if same_name(id, &schema.schema_id) => ControlFlow::Continue(()),
         Some(Value::String(id)) => out.error(|| {
             Issue::owned(
                 IssueCode::SchemaIdMismatch,
