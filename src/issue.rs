@@ -526,6 +526,11 @@ impl Serialize for Issue {
 /// Appends `/segment` to `pointer`, escaping `~` and `/` as RFC 6901 requires.
 pub(crate) fn push_segment(pointer: &mut String, segment: &str) {
     pointer.push('/');
+    // Most names need no escape: copy them whole.
+    if !segment.bytes().any(|b| b == b'~' || b == b'/') {
+        pointer.push_str(segment);
+        return;
+    }
     for c in segment.chars() {
         match c {
             '~' => pointer.push_str("~0"),

@@ -62,14 +62,17 @@ pub(crate) struct Inner {
     pub(crate) defaulted: Vec<usize>,
     /// Whether serde_json's maps, as built into this program, keep members
     /// sorted (they do unless its `preserve_order` feature is on).
-    pub(crate) maps_are_sorted: bool,
+    /// Asked on first use (serializing a borrowed normalized payload), not
+    /// at compile time.
+    maps_are_sorted: OnceLock<bool>,
     pub(crate) options: ValidateOptions,
     pub(crate) digest: OnceLock<Result<String, DigestError>>,
     /// Whether this build's serde_json hands numbers to visitors as maps
     /// (its `arbitrary_precision` feature, which any crate in the tree can
     /// turn on): the single-pass bytes path cannot read them, so the bytes
     /// methods parse a `Value` first.
-    pub(crate) numbers_arrive_as_maps: bool,
+    /// Asked on the first bytes-path call, not at compile time.
+    numbers_arrive_as_maps: OnceLock<bool>,
 }
 
 /// A template compiled for validation: immutable, cheap to clone (an `Arc`),
@@ -221,11 +224,11 @@ impl CompiledSchema {
                 sorted,
                 required_count,
                 defaulted,
-                maps_are_sorted: maps_are_sorted(),
+                maps_are_sorted: OnceLock::new(),
                 options,
                 digest: OnceLock::new(),
                 template,
-                numbers_arrive_as_maps: super::stream::numbers_arrive_as_maps(),
+                numbers_arrive_as_maps: OnceLock::new(),
             }),
         })
     }
@@ -296,6 +299,18 @@ fn maps_are_sorted() -> bool {
 }
 
 impl Inner {
+    /// Whether serde_json's maps keep members sorted in this build.
+    pub(crate) fn maps_are_sorted(&self) -> bool {
+        *self.maps_are_sorted.get_or_init(maps_are_sorted)
+    }
+
+    /// Whether this build's serde_json hands numbers to visitors as maps.
+    pub(crate) fn numbers_arrive_as_maps(&self) -> bool {
+        *self
+            .numbers_arrive_as_maps
+            .get_or_init(super::stream::numbers_arrive_as_maps)
+    }
+
     /// The name and default of key number `index`, if it has a default.
     pub(crate) fn default_of(&self, index: usize) -> Option<(&str, &Value)> {
         let key = self.keys.get(index)?;

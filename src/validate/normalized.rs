@@ -384,7 +384,7 @@ impl<'a> Normalized<'a> {
     /// sorted unless its `preserve_order` feature is on).
     fn sorts(&self) -> bool {
         match &self.repr {
-            Repr::Borrowed { schema, .. } => schema.maps_are_sorted,
+            Repr::Borrowed { schema, .. } => schema.maps_are_sorted(),
             Repr::Text { .. } | Repr::Owned(_) => false,
         }
     }

@@ -39,7 +39,7 @@ impl CompiledSchema {
         if let Some(report) = oversized(schema, bytes) {
             return report;
         }
-        if schema.numbers_arrive_as_maps {
+        if schema.numbers_arrive_as_maps() {
             return self.validate_parsed(bytes);
         }
         let mut stream = Stream::new(schema, Collect::default());
@@ -76,7 +76,7 @@ impl CompiledSchema {
         if bytes.len() > schema.options.limits.max_bytes {
             return false;
         }
-        if schema.numbers_arrive_as_maps {
+        if schema.numbers_arrive_as_maps() {
             return serde_json::from_slice::<Value>(bytes).is_ok_and(|value| self.is_valid(&value));
         }
         let mut stream = Stream::new(
