@@ -31,7 +31,7 @@
 
 use std::sync::OnceLock;
 
-use sdsi::validate::{Limits, UnknownKeys, ValidateOptions};
+use sdsi::validate::{Limits, Refusal, UnknownKeys, ValidateOptions};
 use sdsi::{
     CompiledSchema, IssueCode, KeyDefinition, Normalized, Report, SchemaTemplate, StructuredPayload,
 };
@@ -271,7 +271,35 @@ pub fn check_message(
         check_report_shape(&from_value);
     }
 
+    let owned = schema.validate_owned(value.clone());
+    check!(
+        "owned-vs-borrowed",
+        owned == from_value,
+        "validate_owned and validate(&Value) differ\nowned: {owned:?}\nborrowed: {from_value:?}"
+    );
+    let typed = schema.deserialize_slice::<Map<String, Value>>(msg);
+    let typed_agrees = match (&typed, from_value.normalized()) {
+        (Ok(accepted), Some(normalized)) => {
+            *normalized == accepted.payload && accepted.warnings == from_value.warnings()
+        }
+        (Err(Refusal::Invalid(report)), None) => **report == from_value,
+        _ => false,
+    };
+    check!(
+        "typed-vs-report",
+        typed_agrees,
+        "deserialize_slice disagrees with validate\ntyped: {typed:?}\nreport: {from_value:?}"
+    );
+
     if let Some(normalized) = from_value.normalized() {
+        check!(
+            "normalized-view",
+            normalized.iter().count() == normalized.len()
+                && normalized
+                    .iter()
+                    .all(|(name, value)| normalized.get(name) == Some(value)),
+            "the normalized view's iteration, len and get disagree: {normalized:?}"
+        );
         check_idempotent(schema, normalized);
     }
 
