@@ -98,7 +98,10 @@ mod tests {
         let a = canonical_digest(&json!({"b": 1, "a": [1.0, "x"]})).unwrap();
         let b: serde_json::Value = serde_json::from_str(r#"{"a":[1,"x"],"b":1.0}"#).unwrap();
         assert_eq!(a, canonical_digest(&b).unwrap());
-        assert_ne!(a, canonical_digest(&json!({"b": 2, "a": [1, "x"]})).unwrap());
+        assert_ne!(
+            a,
+            canonical_digest(&json!({"b": 2, "a": [1, "x"]})).unwrap()
+        );
         assert!(a.starts_with("sha256:") && a.len() == 71);
     }
 

@@ -7,6 +7,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::issue::{Issue, IssueCode};
 use crate::key::{KeyDefinition, KeyName};
 
 /// The method name of a schema request.
@@ -61,15 +62,79 @@ impl SchemaRequest {
 
 /// A server agent's execution result: the scenario's own result members plus
 /// an optional `schema_update_suggestion`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+///
+/// The suggestion is read on its own: one that does not read as a
+/// [`SchemaUpdateSuggestion`] (a badly named key, say) does not cost the
+/// client the result. It lands in [`ExecutionResult::rejected_suggestion`],
+/// as sent and with the problem, and is written back unchanged.
+#[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ExecutionResult {
     /// New or refined keys the server suggests (§3.2 step 6).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema_update_suggestion: Option<SchemaUpdateSuggestion>,
+    /// A `schema_update_suggestion` member that did not read as one.
+    pub rejected_suggestion: Option<RejectedSuggestion>,
     /// The result members (booking id, status, ...), as sent.
-    #[serde(flatten)]
     pub result: IndexMap<String, Value>,
+}
+
+/// A `schema_update_suggestion` that did not read as one: the member as sent
+/// and why (`invalid_member` at `/schema_update_suggestion`).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct RejectedSuggestion {
+    /// The member, as sent.
+    pub value: Value,
+    /// The problem.
+    pub issue: Issue,
+}
+
+/// The member an execution result carries its suggestion in.
+const SUGGESTION: &str = "schema_update_suggestion";
+
+impl Serialize for ExecutionResult {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(suggestion) = &self.schema_update_suggestion {
+            map.serialize_entry(SUGGESTION, suggestion)?;
+        } else if let Some(rejected) = &self.rejected_suggestion {
+            map.serialize_entry(SUGGESTION, &rejected.value)?;
+        }
+        for (name, value) in &self.result {
+            // A result member named like the suggestion is the suggestion.
+            if name != SUGGESTION {
+                map.serialize_entry(name, value)?;
+            }
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for ExecutionResult {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut result = IndexMap::<String, Value>::deserialize(deserializer)?;
+        let (schema_update_suggestion, rejected_suggestion) = match result.shift_remove(SUGGESTION)
+        {
+            None | Some(Value::Null) => (None, None),
+            Some(value) => match SchemaUpdateSuggestion::deserialize(&value) {
+                Ok(suggestion) => (Some(suggestion), None),
+                Err(error) => {
+                    let issue = Issue::new(
+                        IssueCode::InvalidMember,
+                        format!("/{SUGGESTION}"),
+                        format!("not a schema update suggestion: {error}"),
+                    );
+                    (None, Some(RejectedSuggestion { value, issue }))
+                }
+            },
+        };
+        Ok(Self {
+            schema_update_suggestion,
+            rejected_suggestion,
+            result,
+        })
+    }
 }
 
 /// `{"new_keys": [...], "modified_keys": [...]}` as the draft's Appendix

@@ -11,10 +11,10 @@
 use std::path::Path;
 
 use sdsi::negotiate::{ExecutionResult, SchemaRequest};
-use sdsi::{CompiledSchema, KeyDefinition, SchemaTemplate, StructuredPayload};
+use sdsi::{CompiledSchema, IssueCode, KeyDefinition, SchemaTemplate, StructuredPayload};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn figure(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -86,4 +86,25 @@ fn execution_result_figure_9() {
     );
     assert!(suggestion.modified_keys().is_empty());
     assert_eq!(result.result["booking_id"], "BK-20260430-001");
+}
+
+#[test]
+fn a_bad_suggestion_does_not_cost_the_result() {
+    let mut sent = figure("fig09_execution_result");
+    // One badly named key (not snake_case) in the suggestion.
+    sent["schema_update_suggestion"]["new_keys"][0]["key_name"] = json!("Seat Preference");
+    let result: ExecutionResult = serde_json::from_value(sent.clone()).unwrap();
+    assert_eq!(result.result["booking_id"], "BK-20260430-001");
+    assert!(result.schema_update_suggestion.is_none());
+    let rejected = result.rejected_suggestion.as_ref().unwrap();
+    assert_eq!(rejected.issue.code(), IssueCode::InvalidMember);
+    assert_eq!(rejected.issue.path(), "/schema_update_suggestion");
+    assert!(
+        rejected.issue.message().contains("snake_case"),
+        "{}",
+        rejected.issue.message()
+    );
+    assert_eq!(rejected.value, sent["schema_update_suggestion"]);
+    // Written back as sent: nothing is lost.
+    assert_eq!(serde_json::to_value(&result).unwrap(), sent);
 }

@@ -336,7 +336,11 @@ impl Inner {
         const STEPS: usize = 4;
         let start = *cursor;
         for (offset, &index) in self.sorted.iter().skip(start).take(STEPS).enumerate() {
-            if self.keys.get(index).is_some_and(|k| same_name(&k.name, name)) {
+            if self
+                .keys
+                .get(index)
+                .is_some_and(|k| same_name(&k.name, name))
+            {
                 *cursor = start + offset + 1;
                 return Some(index);
             }

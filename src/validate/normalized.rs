@@ -255,7 +255,10 @@ impl<'a> Normalized<'a> {
                     .iter()
                     .filter(|&&index| plan.adds_default(index))
                     .count();
-                payload.len().saturating_sub(dropped).saturating_add(defaults)
+                payload
+                    .len()
+                    .saturating_sub(dropped)
+                    .saturating_add(defaults)
             }
             Repr::Text { .. } | Repr::Owned(_) => self.map().map_or(0, Map::len),
         }

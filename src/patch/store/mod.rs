@@ -268,7 +268,12 @@ impl SchemaStore {
         let digest = match canonical_digest(&patch) {
             Ok(digest) => digest,
             Err(error) => {
-                return Err(refusal(&patch, IssueCode::NotCanonical, "", error.to_string()));
+                return Err(refusal(
+                    &patch,
+                    IssueCode::NotCanonical,
+                    "",
+                    error.to_string(),
+                ));
             }
         };
         if let Some(taken) = self.seen.get(&patch.patch_id) {
