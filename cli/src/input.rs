@@ -39,7 +39,20 @@ pub fn read_capped(path: &Path, max_bytes: usize) -> Result<Vec<u8>, Entry<'stat
 fn read_from(reader: impl Read, cap: u64) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     reader.take(cap).read_to_end(&mut bytes)?;
+    // Editors on some systems start files with a UTF-8 byte order mark,
+    // which JSON parsers refuse; RFC 8259 lets a reader ignore it.
+    if without_bom(&bytes).len() < bytes.len() {
+        bytes.drain(..BOM.len());
+    }
     Ok(bytes)
+}
+
+/// The UTF-8 byte order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `bytes` without a leading UTF-8 byte order mark.
+pub fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(BOM).unwrap_or(bytes)
 }
 
 /// Opens `path` (stdin for `-`) for reading line by line, as the streaming

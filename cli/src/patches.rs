@@ -41,6 +41,21 @@ impl PatchArgs {
     }
 }
 
+/// The time of `--at`, or now when absent; an `invalid_timestamp` issue
+/// when it is not an RFC 3339 time.
+pub fn at(args: &PatchArgs) -> Result<OffsetDateTime, Issue> {
+    match &args.at {
+        None => Ok(OffsetDateTime::now_utc()),
+        Some(text) => OffsetDateTime::parse(text, &Rfc3339).map_err(|e| {
+            Issue::new(
+                IssueCode::InvalidTimestamp,
+                "",
+                format!("--at {text:?} is not an RFC 3339 time: {e}"),
+            )
+        }),
+    }
+}
+
 /// Reads the patches and compiles the schema the client sees at `--at`, with
 /// the warnings of what the merge skipped.
 /// Every problem (unreadable or malformed patch, refused patch, bad time)
@@ -50,16 +65,7 @@ pub fn compile(
     template: &SchemaTemplate,
     options: ValidateOptions,
 ) -> Result<(CompiledSchema, Vec<Issue>), Vec<Issue>> {
-    let now = match &args.at {
-        None => OffsetDateTime::now_utc(),
-        Some(text) => OffsetDateTime::parse(text, &Rfc3339).map_err(|e| {
-            vec![Issue::new(
-                IssueCode::InvalidTimestamp,
-                "",
-                format!("--at {text:?} is not an RFC 3339 time: {e}"),
-            )]
-        })?,
-    };
+    let now = at(args).map_err(|issue| vec![issue])?;
     let mut patches = Vec::new();
     let mut problems = Vec::new();
     for path in &args.patches {

@@ -8,3 +8,4 @@ pub mod evolve;
 pub mod export;
 pub mod import;
 pub mod validate;
+pub mod validate_lines;

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use sdsi::validate::ValidateOptions;
 use sdsi::{Issue, Report};
 
+use crate::commands::validate_lines;
 use crate::input;
 use crate::output::{Entry, Format, Outcome, Status, ValidateOutput, entries};
 use crate::patches::{self, PatchArgs};
@@ -17,9 +18,16 @@ pub struct Args {
     #[arg(long, short = 's', value_name = "TEMPLATE")]
     pub schema: PathBuf,
 
-    /// The message `{"schema_id", "payload"}` (JSON); `-` reads standard input.
+    /// The message `{"schema_id", "payload"}` (JSON); `-` reads standard
+    /// input. With `--jsonl`, a file of messages, one per line.
     #[arg(value_name = "MESSAGE")]
     pub message: PathBuf,
+
+    /// Read MESSAGE as JSON Lines: validate each line against the one
+    /// compiled schema and print one result per line (with its `line`
+    /// number); a summary with messages per second goes to stderr.
+    #[arg(long)]
+    pub jsonl: bool,
 
     /// Patches on top of the template, and whose view of them to take.
     #[command(flatten)]
@@ -32,6 +40,10 @@ pub struct Args {
 pub fn run(args: &Args, format: Format) -> Outcome {
     let options = ValidateOptions::default();
     let max = options.limits.max_bytes;
+    // A bad `--at` is refused whatever the other flags, before anything is read.
+    if let Err(issue) = patches::at(&args.patches) {
+        return unusable(vec![Entry::Issue(&issue)], Vec::new(), format);
+    }
 
     // Read both inputs first, so that two unreadable files are reported together.
     let template_bytes = input::read_capped(&args.schema, max);
@@ -40,6 +52,8 @@ pub fn run(args: &Args, format: Format) -> Outcome {
             "stdin",
             "it is already read for --schema; at most one input may be -",
         ))
+    } else if args.jsonl {
+        Ok(Vec::new()) // streamed line by line below
     } else {
         input::read_capped(&args.message, max)
     };
@@ -72,6 +86,9 @@ pub fn run(args: &Args, format: Format) -> Outcome {
             }
         }
     };
+    if args.jsonl {
+        return validate_lines::run(&schema, &skipped, &args.message);
+    }
     // A message over the size limit was read only up to the limit plus one
     // byte; `validate_slice` reports it as `limit_exceeded` (exit 1).
     let report = schema.validate_slice(&message_bytes);
