@@ -367,8 +367,12 @@ fn parse_key(value: &Value, path: &str, errors: &mut Vec<Issue>) -> Option<KeyDe
 }
 
 /// The rules across keys: unique names, plus each key's own rules.
-fn check_keys<'a>(keys: impl Iterator<Item = (usize, &'a KeyDefinition)>, check: &mut Problems) {
-    let mut first_index: FxHashMap<&str, usize> = FxHashMap::default();
+fn check_keys<'a>(
+    keys: impl ExactSizeIterator<Item = (usize, &'a KeyDefinition)>,
+    check: &mut Problems,
+) {
+    let mut first_index: FxHashMap<&str, usize> =
+        FxHashMap::with_capacity_and_hasher(keys.len(), Default::default());
     for (index, key) in keys {
         let at = KeyAt(Some(index));
         if let Some(first) = first_index.get(key.key_name.as_str()) {
@@ -404,8 +408,8 @@ impl KeyAt {
 /// The rules of one key: `other`'s constraints, the default's type, a non-empty description.
 fn check_key_rules(at: KeyAt, key: &KeyDefinition, check: &mut Problems) {
     let is_other = key.key_name.is_other();
-    for name in KEY_MEMBERS {
-        if key.extra.contains_key(name) {
+    for name in KEY_MEMBERS.iter().filter(|_| !key.extra.is_empty()) {
+        if key.extra.contains_key(*name) {
             check.push_error(shadowed(at.member(name), name));
         }
     }

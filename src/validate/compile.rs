@@ -138,7 +138,7 @@ impl CompiledSchema {
             return Err(TemplateError::from(check));
         }
         // One buffer for every key's path: each path is then one allocation.
-        let mut buffer = String::new();
+        let mut buffer = String::with_capacity(64);
         let mut path_of = |name: &str| -> Arc<str> {
             buffer.clear();
             buffer.push_str("/payload");

@@ -1,10 +1,10 @@
 //! The bytes path: validation straight from JSON text in one pass, without
 //! building a `serde_json::Value` for the message.
 //!
-//! The verdict path reduces each member to a [`Shape`] as it streams past;
-//! the report path parses only the payload's member values (they become the
-//! normalized payload). Both decide through the same [`Pass`] as the `Value`
-//! path. JSON that repeats a member is the one case a single pass cannot
+//! Both the verdict and the report reduce each member to a [`Shape`] as it
+//! streams past and decide through the same [`Pass`] as the `Value` path;
+//! the report's normalized payload parses the validated text only when it is
+//! read (`validate/normalized.rs`). JSON that repeats a member is the one case a single pass cannot
 //! settle the way `serde_json::Value` does (the last one wins), so it falls
 //! back to the `Value` path.
 
