@@ -33,7 +33,9 @@
 //! client sends a [`StructuredPayload`]; the server compiles the template once
 //! into a [`CompiledSchema`] and validates every message it receives, getting
 //! a [`Report`] with every problem ([`Issue`]: a stable [`IssueCode`], a JSON
-//! Pointer, a message) and the payload normalized with defaults.
+//! Pointer, a message) and the payload normalized with defaults, read through
+//! to the message rather than copied; or it reads a valid message straight
+//! into its own type with [`CompiledSchema::deserialize_slice`].
 //!
 //! # Modules
 //!
@@ -41,7 +43,7 @@
 //! |---|---|---|
 //! | [`key`], [`template`] | key names and types, key definitions, templates and their checks | — |
 //! | [`payload`], [`negotiate`] | the structured payload and its builder; negotiation and result messages | — |
-//! | [`validate`] | [`CompiledSchema`], options and limits, [`Report`] | — |
+//! | [`validate`] | [`CompiledSchema`], options and limits, [`Report`] and its [`Normalized`] payload, typed reads (`deserialize_slice`) | — |
 //! | [`issue`] | [`Issue`], [`IssueCode`], the problem list behind every report | — |
 //! | [`compat`] | compatibility between template versions (backward, forward, full, transitive) | — |
 //! | [`export`] | JSON Schema, MCP, strict constrained-decoding and prompt exports | `export` |
