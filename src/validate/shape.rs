@@ -49,22 +49,31 @@ impl Shape {
     /// an array (only `other` needs it; `None` otherwise).
     #[inline]
     pub(crate) fn of(value: &Value, max_depth: usize, track_strings: bool) -> Self {
-        if let Value::Number(number) = value {
-            if !number.is_i64() && !number.is_u64() {
-                if let Some(float) = number.as_f64() {
-                    return Self::float(float);
-                }
+        // One match on the tag: scalars, the usual case, return at once.
+        let (kind, first_non_string) = match value {
+            Value::Null => return Self::scalar(JsonKind::Null),
+            Value::Bool(_) => return Self::scalar(JsonKind::Boolean),
+            Value::String(_) => return Self::scalar(JsonKind::String),
+            Value::Number(number) if number.is_i64() || number.is_u64() => {
+                return Self::scalar(JsonKind::Integer);
             }
-        }
-        if !matches!(value, Value::Array(_) | Value::Object(_)) {
-            return Self::scalar(JsonKind::of(value));
-        }
-        let first_non_string = match value {
-            Value::Array(items) if track_strings => items.iter().position(|v| !v.is_string()),
-            _ => None,
+            Value::Number(number) => {
+                return number
+                    .as_f64()
+                    .map_or(Self::scalar(JsonKind::Number), Self::float);
+            }
+            Value::Array(items) => (
+                JsonKind::Array,
+                if track_strings {
+                    items.iter().position(|v| !v.is_string())
+                } else {
+                    None
+                },
+            ),
+            Value::Object(_) => (JsonKind::Object, None),
         };
         Self {
-            kind: JsonKind::of(value),
+            kind,
             depth: capped_depth(value, max_depth.saturating_add(1)),
             first_non_string,
             beyond_64_bits: false,

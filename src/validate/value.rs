@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::compile::{CompiledSchema, Inner};
+use super::compile::{CompiledSchema, Inner, same_name};
 use super::normalized::{Normalized, Plan};
 use super::pass::{
     Member, Pass, check_schema_id, message_not_object, missing_payload, payload_not_object,
@@ -109,10 +109,11 @@ fn run_value<'m, O: Outcome>(
         let _ = message_not_object(out);
         return None;
     };
-    if check_schema_id(schema, object.get("schema_id"), out).is_break() {
+    let (schema_id, payload) = envelope_members(object);
+    if check_schema_id(schema, schema_id, out).is_break() {
         return None;
     }
-    match object.get("payload") {
+    match payload {
         None => {
             let _ = missing_payload(out);
             None
@@ -125,6 +126,25 @@ fn run_value<'m, O: Outcome>(
             None
         }
     }
+}
+
+/// The message's `schema_id` and `payload` members: one walk with inlined
+/// comparisons over a small message (two map lookups each compare through
+/// `memcmp`), lookups otherwise.
+#[inline]
+fn envelope_members(message: &Map<String, Value>) -> (Option<&Value>, Option<&Value>) {
+    if message.len() > 4 {
+        return (message.get("schema_id"), message.get("payload"));
+    }
+    let (mut schema_id, mut payload) = (None, None);
+    for (name, value) in message {
+        if same_name(name, "payload") {
+            payload = Some(value);
+        } else if same_name(name, "schema_id") {
+            schema_id = Some(value);
+        }
+    }
+    (schema_id, payload)
 }
 
 /// Runs the checks on a payload object; returns what normalizing changes
