@@ -548,6 +548,29 @@ pub(crate) fn pointer(prefix: &str, segment: &str) -> String {
     out
 }
 
+/// [`pointer`] as the shared string an [`Issue`] holds, built with one
+/// allocation when it is short and needs no escapes (an unknown key's path,
+/// on the invalid-report path).
+pub(crate) fn pointer_arc(prefix: &str, segment: &str) -> Arc<str> {
+    let mut buffer = [0u8; 96];
+    let parts = [prefix.as_bytes(), b"/", segment.as_bytes()];
+    let len = prefix.len() + 1 + segment.len();
+    let plain = !segment.bytes().any(|b| b == b'~' || b == b'/');
+    if plain && len <= buffer.len() {
+        let mut at = 0;
+        for part in parts {
+            if let Some(slot) = buffer.get_mut(at..at + part.len()) {
+                slot.copy_from_slice(part);
+            }
+            at += part.len();
+        }
+        if let Some(Ok(text)) = buffer.get(..len).map(std::str::from_utf8) {
+            return Arc::from(text);
+        }
+    }
+    Arc::from(pointer(prefix, segment))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -567,6 +590,11 @@ mod tests {
     #[test]
     fn pointer_escaping() {
         assert_eq!(pointer("/payload", "a/b~c"), "/payload/a~1b~0c");
+        assert_eq!(&*pointer_arc("/payload", "a/b~c"), "/payload/a~1b~0c");
+        assert_eq!(&*pointer_arc("/payload", "seat"), "/payload/seat");
+        assert_eq!(&*pointer_arc("/payload", "é"), "/payload/é");
+        let long = "x".repeat(200);
+        assert_eq!(&*pointer_arc("/payload", &long), format!("/payload/{long}"));
         assert_eq!(pointer("", "x"), "/x");
     }
 

@@ -11,7 +11,7 @@ use super::normalized::Plan;
 use super::options::{BigIntegers, UnknownKeys};
 use super::report::Outcome;
 use super::shape::Shape;
-use crate::issue::{Issue, IssueCode, pointer};
+use crate::issue::{Issue, IssueCode, pointer_arc};
 use crate::key::KeyType;
 
 /// One validation pass over a payload's members, shared by both paths.
@@ -197,7 +197,11 @@ impl<'s> Pass<'s> {
                 let max_depth = self.schema.options.limits.max_depth;
                 if shape.is_some_and(|s| s.depth > max_depth) {
                     out.error(|| {
-                        Issue::limit(pointer("/payload", name), "nesting depth", max_depth as u64)
+                        Issue::limit(
+                            pointer_arc("/payload", name),
+                            "nesting depth",
+                            max_depth as u64,
+                        )
                     })?;
                     return ControlFlow::Continue(false);
                 }
@@ -246,7 +250,7 @@ fn element_path(path: &str, index: usize) -> String {
 fn unknown_key(name: &str) -> Issue {
     Issue::fixed(
         IssueCode::UnknownKey,
-        pointer("/payload", name),
+        pointer_arc("/payload", name),
         "key is not defined by the schema",
     )
 }
