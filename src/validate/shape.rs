@@ -98,7 +98,8 @@ fn deepest_child<'a>(children: impl Iterator<Item = &'a Value>, cap: usize) -> u
         return cap;
     }
     let mut deepest = 0;
-    for child in children {
+    // Scalars add no depth: only containers are followed (no call per scalar).
+    for child in children.filter(|c| matches!(c, Value::Array(_) | Value::Object(_))) {
         deepest = deepest.max(capped_depth(child, cap - 1));
         if deepest + 1 >= cap {
             return cap;
