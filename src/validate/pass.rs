@@ -51,15 +51,16 @@ impl<'s> Pass<'s> {
         }
     }
 
-    /// Checks one payload member; `Continue(true)` when its value belongs in
-    /// the normalized payload.
+    /// Checks one payload member; `Break` when the outcome wants no more
+    /// (a verdict after its first error). What normalizing the member
+    /// changes goes into the pass's plan.
     #[inline(always)]
     pub(crate) fn member<O: Outcome>(
         &mut self,
         name: &str,
         member: Member<'_>,
         out: &mut O,
-    ) -> ControlFlow<(), bool> {
+    ) -> ControlFlow<()> {
         match self.find(name) {
             Some(index) => self.known(index, member, out),
             None => {
@@ -89,12 +90,12 @@ impl<'s> Pass<'s> {
         index: usize,
         member: Member<'_>,
         out: &mut O,
-    ) -> ControlFlow<(), bool> {
+    ) -> ControlFlow<()> {
         if self.plan.seen.insert(index) {
             self.duplicate = true;
         }
         let Some(key) = self.schema.keys.get(index) else {
-            return ControlFlow::Continue(false);
+            return ControlFlow::Continue(());
         };
         let max_depth = self.schema.options.limits.max_depth;
         let shape = match member {
@@ -106,7 +107,7 @@ impl<'s> Pass<'s> {
         } else if shape.kind == crate::key::JsonKind::Null {
             // `null` on an optional key means "not given": dropped, or replaced by the default.
             self.plan.drop_member(index);
-            return ControlFlow::Continue(false);
+            return ControlFlow::Continue(());
         }
         let fits = match key.check {
             Check::Type(ty) => ty.accepts(shape.kind),
@@ -132,11 +133,11 @@ impl<'s> Pass<'s> {
                     ),
                 },
             })?;
-            return ControlFlow::Continue(false);
+            return ControlFlow::Continue(());
         }
         if shape.depth > max_depth {
             out.error(|| Issue::limit(key.path.clone(), "nesting depth", max_depth as u64))?;
-            return ControlFlow::Continue(false);
+            return ControlFlow::Continue(());
         }
         if shape.beyond_64_bits
             && key.check == Check::Type(KeyType::Integer)
@@ -149,7 +150,7 @@ impl<'s> Pass<'s> {
                     "integer beyond 64 bits: no i64 or u64 holds it",
                 )
             })?;
-            return ControlFlow::Continue(false);
+            return ControlFlow::Continue(());
         }
         if shape.whole_float && !shape.beyond_64_bits && key.check == Check::Type(KeyType::Integer)
         {
@@ -169,7 +170,7 @@ impl<'s> Pass<'s> {
                 )
             }),
         }
-        ControlFlow::Continue(true)
+        ControlFlow::Continue(())
     }
 
     /// Checks a member the schema does not define. Under
@@ -180,7 +181,7 @@ impl<'s> Pass<'s> {
         name: &str,
         shape: Option<Shape>,
         out: &mut O,
-    ) -> ControlFlow<(), bool> {
+    ) -> ControlFlow<()> {
         if self.track_unknown {
             if self.unknown_seen.iter().any(|seen| **seen == *name) {
                 self.duplicate = true;
@@ -191,7 +192,7 @@ impl<'s> Pass<'s> {
         match self.schema.options.unknown_keys {
             UnknownKeys::Reject => {
                 out.error(|| unknown_key(name))?;
-                ControlFlow::Continue(false)
+                ControlFlow::Continue(())
             }
             UnknownKeys::Warn => {
                 let max_depth = self.schema.options.limits.max_depth;
@@ -203,10 +204,10 @@ impl<'s> Pass<'s> {
                             max_depth as u64,
                         )
                     })?;
-                    return ControlFlow::Continue(false);
+                    return ControlFlow::Continue(());
                 }
                 out.warning(|| unknown_key(name));
-                ControlFlow::Continue(true)
+                ControlFlow::Continue(())
             }
         }
     }
