@@ -41,7 +41,7 @@ fn read_from(reader: impl Read, cap: u64) -> io::Result<Vec<u8>> {
     reader.take(cap).read_to_end(&mut bytes)?;
     // Editors on some systems start files with a UTF-8 byte order mark,
     // which JSON parsers refuse; RFC 8259 lets a reader ignore it.
-    if without_bom(&bytes).len() < bytes.len() {
+    if bytes.starts_with(BOM) {
         bytes.drain(..BOM.len());
     }
     Ok(bytes)
@@ -50,18 +50,23 @@ fn read_from(reader: impl Read, cap: u64) -> io::Result<Vec<u8>> {
 /// The UTF-8 byte order mark.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// `bytes` without a leading UTF-8 byte order mark.
-pub fn without_bom(bytes: &[u8]) -> &[u8] {
-    bytes.strip_prefix(BOM).unwrap_or(bytes)
-}
-
 /// Opens `path` (stdin for `-`) for reading line by line, as the streaming
-/// commands do. Fails with an `unreadable_input` entry.
+/// commands do, past a byte order mark at its start. Fails with an
+/// `unreadable_input` entry.
 pub fn lines(path: &Path) -> Result<Box<dyn io::BufRead>, Entry<'static>> {
-    if is_stdin(path) {
-        return Ok(Box::new(io::BufReader::new(io::stdin())));
+    let mut reader: Box<dyn io::BufRead> = if is_stdin(path) {
+        Box::new(io::BufReader::new(io::stdin()))
+    } else {
+        File::open(path)
+            .map(|file| Box::new(io::BufReader::new(file)) as Box<dyn io::BufRead>)
+            .map_err(|error| Entry::unreadable(&describe(path), error))?
+    };
+    let starts_with_bom = reader
+        .fill_buf()
+        .map_err(|error| Entry::unreadable(&describe(path), error))?
+        .starts_with(BOM);
+    if starts_with_bom {
+        reader.consume(BOM.len());
     }
-    File::open(path)
-        .map(|file| Box::new(io::BufReader::new(file)) as Box<dyn io::BufRead>)
-        .map_err(|error| Entry::unreadable(&describe(path), error))
+    Ok(reader)
 }

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use sdsi::{Issue, IssueCode, Normalized};
+use sdsi::{Issue, IssueCode, Normalized, Report};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -104,6 +104,21 @@ pub struct ValidateOutput<'a> {
     pub warnings: Vec<Entry<'a>>,
     /// The payload with defaults applied, when valid; `null` otherwise.
     pub normalized: Option<&'a Normalized<'a>>,
+}
+
+impl<'a> ValidateOutput<'a> {
+    /// A validation's report, with the patch entries the merge skipped
+    /// among its warnings (first).
+    pub fn of(report: &'a Report<'a>, skipped: &'a [Issue]) -> Self {
+        let mut warnings = entries(skipped);
+        warnings.extend(entries(report.warnings()));
+        Self {
+            valid: report.is_valid(),
+            errors: entries(report.errors()),
+            warnings,
+            normalized: report.normalized(),
+        }
+    }
 }
 
 /// The object `sdsi check-template` prints.

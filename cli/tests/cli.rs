@@ -12,27 +12,19 @@
     reason = "test helpers: a panic is a failed test"
 )]
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
+use common::{Run, fixture, run_with_stdin};
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_sdsi");
 const VALIDATE_MEMBERS: [&str; 4] = ["valid", "errors", "warnings", "normalized"];
 const CHECK_MEMBERS: [&str; 3] = ["valid", "errors", "warnings"];
 
-fn fixture(name: &str) -> String {
-    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+trait Object {
+    fn object(&self, members: &[&str]) -> Value;
 }
 
-/// What one run printed and how it exited.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
+impl Object for Run {
     /// Stdout parsed as one JSON object whose members are exactly `members`, in order.
     fn object(&self, members: &[&str]) -> Value {
         assert_eq!(
@@ -78,29 +70,6 @@ impl Run {
 
 fn run(args: &[&str]) -> Run {
     run_with_stdin(args, b"")
-}
-
-fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Run {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn sdsi");
-    let mut pipe = child.stdin.take().expect("stdin piped");
-    let input = stdin.to_vec();
-    // Written from a thread: the binary may stop reading early (size limit).
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let output = child.wait_with_output().expect("wait for sdsi");
-    writer.join().expect("stdin writer");
-    Run {
-        code: output.status.code().expect("exited normally"),
-        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
-    }
 }
 
 fn validate(template: &str, message: &str) -> Run {

@@ -11,38 +11,19 @@
     reason = "test helpers: a panic is a failed test"
 )]
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
+use common::{Run, fixture, run_with_stdin};
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_sdsi");
 const ENVELOPE: [&str; 3] = ["valid", "errors", "warnings"];
 const ENVELOPE_SCHEMA: [&str; 4] = ["valid", "errors", "warnings", "normalized"];
 const EXPORT: [&str; 4] = ["valid", "errors", "warnings", "export"];
 
-fn fixture(name: &str) -> String {
-    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
 /// Runs `sdsi args...` with `stdin`; returns the exit code and stdout parsed
 /// as one JSON object whose members are exactly `members`, in that order.
 fn run(args: &[&str], stdin: &[u8], members: &[&str]) -> (i32, Value) {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn sdsi");
-    let mut pipe = child.stdin.take().expect("stdin piped");
-    let input = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let output = child.wait_with_output().expect("wait for sdsi");
-    writer.join().expect("stdin writer");
-    let stdout = String::from_utf8(output.stdout).expect("stdout is UTF-8");
+    let Run { code, stdout, .. } = run_with_stdin(args, stdin);
     assert_eq!(stdout.matches('\n').count(), 1, "one line: {stdout:?}");
     let value: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
     let names: Vec<&str> = value
@@ -66,7 +47,7 @@ fn run(args: &[&str], stdin: &[u8], members: &[&str]) -> (i32, Value) {
             }
         }
     }
-    (output.status.code().expect("exited"), value)
+    (code, value)
 }
 
 fn codes(list: &Value) -> Vec<(String, String)> {
@@ -321,15 +302,15 @@ fn export_of_a_bad_template() {
 
 #[test]
 fn export_usage_errors_exit_2() {
-    let output = Command::new(BIN)
-        .args([
+    let run = run_with_stdin(
+        &[
             "export",
             "--format",
             "yaml",
             &fixture("flight_template.json"),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    assert!(output.stdout.is_empty());
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 2);
+    assert!(run.stdout.is_empty());
 }

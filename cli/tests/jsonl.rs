@@ -9,38 +9,19 @@
     reason = "test helpers: a panic is a failed test"
 )]
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
+use common::{Run, fixture, run_with_stdin};
 use serde_json::{Value, json};
-
-const BIN: &str = env!("CARGO_BIN_EXE_sdsi");
-
-fn fixture(name: &str) -> String {
-    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
-}
 
 /// Runs `sdsi` with `stdin`; (exit code, stdout, stderr).
 fn sdsi(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn sdsi");
-    let mut pipe = child.stdin.take().expect("stdin piped");
-    let input = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let output = child.wait_with_output().expect("wait for sdsi");
-    writer.join().expect("stdin writer");
-    (
-        output.status.code().expect("exited normally"),
-        String::from_utf8(output.stdout).expect("UTF-8"),
-        String::from_utf8(output.stderr).expect("UTF-8"),
-    )
+    let Run {
+        code,
+        stdout,
+        stderr,
+    } = run_with_stdin(args, stdin);
+    (code, stdout, stderr)
 }
 
 fn valid_line(origin: &str) -> String {

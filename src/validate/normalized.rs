@@ -95,27 +95,36 @@ impl Plan {
         !self.seen.contains(index) || self.dropped(index)
     }
 
-    /// Normalizes `payload`, a payload this plan was made from, in place.
+    /// Normalizes `payload`, a payload this plan was made from, in place:
+    /// the members keep their order (as the borrowed view iterates them),
+    /// then the defaults follow.
     pub(crate) fn apply(&self, schema: &Inner, payload: &mut Map<String, Value>) {
         if let Some(changes) = &self.changes {
-            for (index, key) in schema.keys.iter().enumerate() {
-                if changes.dropped.contains(index) {
-                    payload.remove(&*key.name);
-                } else if changes.rewritten.contains(index) {
-                    if let Some(value) = payload.get_mut(&*key.name) {
-                        if let Some(integer) = whole_number(value) {
-                            *value = integer;
-                        }
+            // `retain`, not `remove`: under `preserve_order` `remove` swaps
+            // the last member into the hole.
+            payload.retain(|name, value| {
+                let Some(index) = schema.lookup(name) else {
+                    return true;
+                };
+                if changes.rewritten.contains(index) {
+                    if let Some(integer) = whole_number(value) {
+                        *value = integer;
                     }
                 }
-            }
+                !changes.dropped.contains(index)
+            });
         }
-        for &index in &schema.defaulted {
-            if let Some((key, default)) = schema.default_of(index) {
-                if self.adds_default(index) {
-                    payload.insert(key.to_owned(), default.clone());
-                }
-            }
+        for (name, default) in self.added_defaults(schema) {
+            payload.insert(name.to_owned(), default.clone());
+        }
+    }
+
+    /// The defaults normalizing adds, in the template's order.
+    pub(crate) fn added_defaults<'n>(&'n self, schema: &'n Inner) -> AddedDefaults<'n> {
+        AddedDefaults {
+            schema,
+            plan: self,
+            indices: schema.defaulted.iter(),
         }
     }
 
@@ -132,6 +141,27 @@ impl Plan {
                 })
                 .collect();
         }
+    }
+}
+
+/// The defaults a [`Plan`] adds: keys with a default that the payload left
+/// out or gave as `null`.
+pub(crate) struct AddedDefaults<'n> {
+    schema: &'n Inner,
+    plan: &'n Plan,
+    indices: std::slice::Iter<'n, usize>,
+}
+
+impl<'n> Iterator for AddedDefaults<'n> {
+    type Item = (&'n str, &'n Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (schema, plan) = (self.schema, self.plan);
+        self.indices.by_ref().find_map(|&index| {
+            plan.adds_default(index)
+                .then(|| schema.default_of(index))
+                .flatten()
+        })
     }
 }
 
@@ -250,15 +280,10 @@ impl<'a> Normalized<'a> {
                 plan,
             } => {
                 let dropped = plan.changes.as_ref().map_or(0, |c| c.dropped.len());
-                let defaults = schema
-                    .defaulted
-                    .iter()
-                    .filter(|&&index| plan.adds_default(index))
-                    .count();
                 payload
                     .len()
                     .saturating_sub(dropped)
-                    .saturating_add(defaults)
+                    .saturating_add(plan.added_defaults(schema).count())
             }
             Repr::Text { .. } | Repr::Owned(_) => self.map().map_or(0, Map::len),
         }
@@ -282,7 +307,7 @@ impl<'a> Normalized<'a> {
                     payload: payload.iter(),
                     schema,
                     plan,
-                    defaults: schema.defaulted.iter(),
+                    defaults: plan.added_defaults(schema),
                 },
             },
             Repr::Text { .. } | Repr::Owned(_) => Members {
@@ -417,7 +442,7 @@ enum MembersInner<'n> {
         payload: serde_json::map::Iter<'n>,
         schema: &'n Inner,
         plan: &'n Plan,
-        defaults: std::slice::Iter<'n, usize>,
+        defaults: AddedDefaults<'n>,
     },
     Map(Option<serde_json::map::Iter<'n>>),
 }
@@ -450,11 +475,7 @@ impl<'n> Iterator for Members<'n> {
                     }
                     return Some((name, plan.integer(index).unwrap_or(value)));
                 }
-                defaults.by_ref().find_map(|&index| {
-                    plan.adds_default(index)
-                        .then(|| schema.default_of(index))
-                        .flatten()
-                })
+                defaults.next()
             }
         }
     }

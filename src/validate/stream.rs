@@ -47,9 +47,9 @@ impl CompiledSchema {
             Err(error) => Report::invalid_json(&error),
             Ok(()) if stream.fallback => self.validate_parsed(bytes),
             Ok(()) => {
-                let plan = stream.conclude();
-                let normalized = plan
-                    .filter(|_| stream.out.is_clean())
+                // `finish_report` drops it again if the message is invalid.
+                let normalized = stream
+                    .conclude()
                     .map(|plan| Normalized::text(bytes, schema, plan));
                 finish_report(stream.out, normalized)
             }

@@ -9,7 +9,7 @@ use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, 
 use serde::forward_to_deserialize_any;
 
 use super::compile::{CompiledSchema, Inner};
-use super::normalized::Plan;
+use super::normalized::{AddedDefaults, Plan};
 use super::report::Report;
 use super::stream::Name;
 use crate::issue::Issue;
@@ -241,9 +241,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for MembersThenDefaults<'_, V> {
         self.visitor.visit_map(DefaultsAfter {
             members: map,
             members_done: false,
-            schema: self.schema,
-            plan: self.plan,
-            defaults: self.schema.defaulted.iter(),
+            defaults: self.plan.added_defaults(self.schema),
             pending: None,
         })
     }
@@ -253,9 +251,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for MembersThenDefaults<'_, V> {
 struct DefaultsAfter<'s, A> {
     members: A,
     members_done: bool,
-    schema: &'s Inner,
-    plan: &'s Plan,
-    defaults: std::slice::Iter<'s, usize>,
+    defaults: AddedDefaults<'s>,
     /// The default whose name was just handed out.
     pending: Option<&'s serde_json::Value>,
 }
@@ -277,15 +273,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for DefaultsAfter<'_, A> {
                 None => self.members_done = true,
             }
         }
-        let (plan, schema) = (self.plan, self.schema);
-        let next = self.defaults.by_ref().find_map(|&index| {
-            if plan.seen.contains(index) {
-                None
-            } else {
-                schema.default_of(index)
-            }
-        });
-        match next {
+        match self.defaults.next() {
             Some((name, default)) => {
                 self.pending = Some(default);
                 seed.deserialize(de::value::StrDeserializer::<A::Error>::new(name))

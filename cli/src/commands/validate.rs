@@ -7,7 +7,7 @@ use sdsi::{Issue, Report};
 
 use crate::commands::validate_lines;
 use crate::input;
-use crate::output::{Entry, Format, Outcome, Status, ValidateOutput, entries};
+use crate::output::{Entry, Format, Outcome, Status, ValidateOutput};
 use crate::patches::{self, PatchArgs};
 use crate::template::{self, Rejected};
 
@@ -97,16 +97,8 @@ pub fn run(args: &Args, format: Format) -> Outcome {
 
 /// The report, with the patch entries the merge skipped among the warnings.
 fn report_outcome(report: &Report, skipped: &[Issue], format: Format) -> Outcome {
-    let status = Status::of(report.errors());
-    let mut warnings = entries(skipped);
-    warnings.extend(entries(report.warnings()));
-    let output = ValidateOutput {
-        valid: report.is_valid(),
-        errors: entries(report.errors()),
-        warnings,
-        normalized: report.normalized(),
-    };
-    Outcome::new(status, &output, format)
+    let output = ValidateOutput::of(report, skipped);
+    Outcome::new(Status::of(report.errors()), &output, format)
 }
 
 fn rejected_template(rejected: &Rejected, format: Format) -> Outcome {

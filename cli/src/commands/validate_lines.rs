@@ -51,23 +51,14 @@ pub fn run(schema: &CompiledSchema, skipped: &[Issue], path: &Path) -> Outcome {
             }
         };
         number += 1;
-        let text = trim_line(&line, number == 1);
+        let text = trim_line(&line);
         if !too_long && text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
         messages += 1;
         let report = (!too_long).then(|| schema.validate_slice(text));
         let output = match &report {
-            Some(report) => {
-                let mut warnings = entries(skipped);
-                warnings.extend(entries(report.warnings()));
-                ValidateOutput {
-                    valid: report.is_valid(),
-                    errors: entries(report.errors()),
-                    warnings,
-                    normalized: report.normalized(),
-                }
-            }
+            Some(report) => ValidateOutput::of(report, skipped),
             None => ValidateOutput {
                 valid: false,
                 errors: vec![Entry::too_large(max_bytes)],
@@ -153,13 +144,8 @@ fn read_line_capped(
     }
 }
 
-/// The line without its ending, and without a UTF-8 byte order mark on the first line.
-fn trim_line(line: &[u8], first: bool) -> &[u8] {
+/// The line without its ending.
+fn trim_line(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    if first {
-        input::without_bom(line)
-    } else {
-        line
-    }
+    line.strip_suffix(b"\r").unwrap_or(line)
 }

@@ -1,0 +1,43 @@
+//! What the CLI's test binaries share: the fixtures and a run of the real
+//! `sdsi` binary with some standard input.
+
+#![allow(dead_code, reason = "each test binary uses part of it")]
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// A fixture in `cli/tests/fixtures/`.
+pub fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// What one run printed and how it exited.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `sdsi args...` with `stdin` written from a thread (the binary may
+/// stop reading early, at a size limit).
+pub fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sdsi"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn sdsi");
+    let mut pipe = child.stdin.take().expect("stdin piped");
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("wait for sdsi");
+    writer.join().expect("stdin writer");
+    Run {
+        code: output.status.code().expect("exited normally"),
+        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+    }
+}
