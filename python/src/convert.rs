@@ -1,0 +1,304 @@
+//! Python objects ↔ JSON values.
+//!
+//! Python hands over dicts, lists, strings, numbers, booleans and `None`;
+//! anything else (a set, a datetime, a non-string dict key, NaN) is not JSON
+//! and raises `sdsi.InputError` naming where it sits. The walk is bounded: a
+//! self-referencing dict or a message nested thousands deep cannot overflow
+//! the stack.
+
+use pyo3::prelude::*;
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
+};
+use serde_json::{Map, Number, Value};
+
+use crate::errors::input_error;
+
+/// Deepest nesting the conversion follows at all. serde_json's own parser
+/// stops at 128, so text never goes this deep; the bound is for Python
+/// objects, which can even contain themselves.
+pub const HARD_DEPTH: usize = 512;
+
+/// How deep a conversion goes, and what happens below that.
+#[derive(Clone, Copy)]
+pub struct Depth {
+    cap: usize,
+    /// Past `cap`, put an empty list in place of the container instead of
+    /// failing: set when the validator's own depth limit sits well above
+    /// the cap, so that the placeholder (still a container past the limit)
+    /// gets the same `limit_exceeded` answer as the real value would.
+    placeholder: bool,
+}
+
+impl Depth {
+    /// Everything up to [`HARD_DEPTH`]; deeper is an `InputError`.
+    pub const FULL: Depth = Depth {
+        cap: HARD_DEPTH,
+        placeholder: false,
+    };
+
+    /// For a message validated with `max_depth`: a key's value sits two
+    /// levels below the message (`payload`, then the key), an envelope's one
+    /// more; eight levels of margin leave every answer unchanged.
+    pub fn for_limit(max_depth: usize) -> Depth {
+        let cap = max_depth.saturating_add(8);
+        if cap < HARD_DEPTH {
+            Depth {
+                cap,
+                placeholder: true,
+            }
+        } else {
+            Depth::FULL
+        }
+    }
+}
+
+/// A Python object read as JSON, with the number of nodes it had (a cheap
+/// measure of the work validating it will take).
+pub struct Converted {
+    pub value: Value,
+    pub nodes: usize,
+}
+
+/// Reads `object` as a JSON value.
+pub fn to_value(object: &Bound<'_, PyAny>, depth: Depth) -> PyResult<Converted> {
+    let mut reader = Reader { depth, nodes: 0 };
+    let value = reader.read(object, 0)?;
+    Ok(Converted {
+        value,
+        nodes: reader.nodes,
+    })
+}
+
+/// Reads `object` as a JSON value, every level of it.
+pub fn value_of(object: &Bound<'_, PyAny>) -> PyResult<Value> {
+    to_value(object, Depth::FULL).map(|c| c.value)
+}
+
+/// Deserializes `object` (a dict or other JSON-shaped value) into `T`.
+pub fn from_py<T: serde::de::DeserializeOwned>(
+    object: &Bound<'_, PyAny>,
+    what: &str,
+) -> PyResult<T> {
+    serde_json::from_value(value_of(object)?).map_err(|e| input_error(format!("{what}: {e}")))
+}
+
+struct Reader {
+    depth: Depth,
+    nodes: usize,
+}
+
+impl Reader {
+    fn read(&mut self, object: &Bound<'_, PyAny>, level: usize) -> PyResult<Value> {
+        self.nodes += 1;
+        // Exact types first: the common case costs one pointer compare each.
+        if object.is_exact_instance_of::<PyString>() {
+            return string(object).map(Value::String);
+        }
+        if object.is_exact_instance_of::<PyDict>() {
+            return self.dict(object, level);
+        }
+        if object.is_exact_instance_of::<PyBool>() {
+            return Ok(Value::Bool(object.is_truthy()?));
+        }
+        if object.is_exact_instance_of::<PyInt>() {
+            return int(object);
+        }
+        if object.is_exact_instance_of::<PyFloat>() {
+            return float(object);
+        }
+        if object.is_exact_instance_of::<PyList>() || object.is_exact_instance_of::<PyTuple>() {
+            return self.sequence(object, level);
+        }
+        if object.is_none() {
+            return Ok(Value::Null);
+        }
+        // Subclasses (an `OrderedDict`, a `str` enum, an `IntEnum`).
+        if object.is_instance_of::<PyString>() {
+            return string(object).map(Value::String);
+        }
+        if object.is_instance_of::<PyDict>() {
+            return self.dict(object, level);
+        }
+        if object.is_instance_of::<PyBool>() {
+            return Ok(Value::Bool(object.is_truthy()?));
+        }
+        if object.is_instance_of::<PyInt>() {
+            return int(object);
+        }
+        if object.is_instance_of::<PyFloat>() {
+            return float(object);
+        }
+        if object.is_instance_of::<PyList>() || object.is_instance_of::<PyTuple>() {
+            return self.sequence(object, level);
+        }
+        Err(input_error(format!(
+            "a {} is not JSON (dict, list, tuple, str, int, float, bool or None)",
+            type_name(object)
+        )))
+    }
+
+    /// Checks a container at `level` against the cap: `Some` placeholder
+    /// when it is to be cut, an error when cutting is not allowed.
+    fn too_deep(&self, level: usize) -> PyResult<Option<Value>> {
+        if level < self.depth.cap {
+            Ok(None)
+        } else if self.depth.placeholder {
+            Ok(Some(Value::Array(Vec::new())))
+        } else {
+            Err(input_error(format!(
+                "nested deeper than {} levels (or a container that contains itself)",
+                self.depth.cap
+            )))
+        }
+    }
+
+    fn dict(&mut self, object: &Bound<'_, PyAny>, level: usize) -> PyResult<Value> {
+        if let Some(cut) = self.too_deep(level)? {
+            return Ok(cut);
+        }
+        let dict = object.cast::<PyDict>()?;
+        let mut map = Map::new();
+        for (key, item) in dict.iter() {
+            if !key.is_instance_of::<PyString>() {
+                return Err(input_error(format!(
+                    "a dict key must be a str, found a {}",
+                    type_name(&key)
+                )));
+            }
+            let name = string(&key)?;
+            let value = self.read(&item, level + 1)?;
+            map.insert(name, value);
+        }
+        Ok(Value::Object(map))
+    }
+
+    fn sequence(&mut self, object: &Bound<'_, PyAny>, level: usize) -> PyResult<Value> {
+        if let Some(cut) = self.too_deep(level)? {
+            return Ok(cut);
+        }
+        let mut items = Vec::with_capacity(object.len()?);
+        for item in object.try_iter()? {
+            items.push(self.read(&item?, level + 1)?);
+        }
+        Ok(Value::Array(items))
+    }
+}
+
+fn string(object: &Bound<'_, PyAny>) -> PyResult<String> {
+    utf8(object.cast::<PyString>()?).map(std::borrow::Cow::into_owned)
+}
+
+/// The UTF-8 text of a `str`. (Under the 3.9 stable ABI this copies through
+/// a bytes object; CPython has no borrowed UTF-8 view there.)
+fn utf8<'a>(text: &'a Bound<'_, PyString>) -> PyResult<std::borrow::Cow<'a, str>> {
+    text.to_cow()
+        .map_err(|_| input_error("a str holds a lone surrogate, which JSON text cannot carry"))
+}
+
+fn int(object: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if let Ok(n) = object.extract::<i64>() {
+        return Ok(Value::Number(n.into()));
+    }
+    if let Ok(n) = object.extract::<u64>() {
+        return Ok(Value::Number(n.into()));
+    }
+    // Beyond 64 bits: a double, as serde_json reads such a number from text,
+    // so a dict and its JSON text get the same answer.
+    match object.extract::<f64>() {
+        Ok(n) => finite(n),
+        Err(_) => Err(input_error("an int too large for any JSON number")),
+    }
+}
+
+fn float(object: &Bound<'_, PyAny>) -> PyResult<Value> {
+    finite(object.extract::<f64>()?)
+}
+
+fn finite(n: f64) -> PyResult<Value> {
+    Number::from_f64(n).map(Value::Number).ok_or_else(|| {
+        input_error(format!(
+            "{n} is not a JSON number (NaN and infinities are not)"
+        ))
+    })
+}
+
+fn type_name(object: &Bound<'_, PyAny>) -> String {
+    object
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "value of unknown type".to_owned())
+}
+
+/// A JSON value as Python objects.
+pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => number(py, n)?,
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(map) => map_to_py(py, map)?.into_any(),
+    })
+}
+
+/// A JSON object as a dict.
+pub fn map_to_py<'py>(py: Python<'py>, map: &Map<String, Value>) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (name, item) in map {
+        dict.set_item(name, to_py(py, item)?)?;
+    }
+    Ok(dict)
+}
+
+fn number<'py>(py: Python<'py>, n: &Number) -> PyResult<Bound<'py, PyAny>> {
+    if let Some(i) = n.as_i64() {
+        return Ok(i.into_pyobject(py)?.into_any());
+    }
+    if let Some(u) = n.as_u64() {
+        return Ok(u.into_pyobject(py)?.into_any());
+    }
+    Ok(n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any())
+}
+
+/// Anything serializable as Python objects (through its JSON form).
+pub fn serialize_to_py<'py, T: serde::Serialize + ?Sized>(
+    py: Python<'py>,
+    item: &T,
+) -> PyResult<Bound<'py, PyAny>> {
+    let value = serde_json::to_value(item)
+        .map_err(|e| input_error(format!("cannot be written as JSON: {e}")))?;
+    to_py(py, &value)
+}
+
+/// A message as handed over: JSON text (str or bytes) or Python objects.
+pub enum Message<'a, 'py> {
+    Text(std::borrow::Cow<'a, str>),
+    Bytes(&'a [u8]),
+    Owned(Vec<u8>),
+    Object(&'a Bound<'py, PyAny>),
+}
+
+impl<'a, 'py> Message<'a, 'py> {
+    /// Sorts `object` into text or objects; a `bytearray` is copied (it may
+    /// change while the GIL is released).
+    pub fn of(object: &'a Bound<'py, PyAny>) -> PyResult<Self> {
+        if let Ok(text) = object.cast::<PyString>() {
+            return utf8(text).map(Message::Text);
+        }
+        if let Ok(bytes) = object.cast::<PyBytes>() {
+            return Ok(Message::Bytes(bytes.as_bytes()));
+        }
+        if let Ok(bytes) = object.cast::<PyByteArray>() {
+            return Ok(Message::Owned(bytes.to_vec()));
+        }
+        Ok(Message::Object(object))
+    }
+}

@@ -1,0 +1,128 @@
+//! The module's exceptions, raised from Rust.
+//!
+//! The classes live in `sdsi/_errors.py` (a Python class can have two bases,
+//! so `TemplateError` is both an `SdsiError` and a `ValueError`); Rust looks
+//! each up once and raises instances carrying the issues as `sdsi.Issue`s.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyType;
+use sdsi::Issue;
+
+use crate::issue::issue_list;
+
+/// One of the classes in `sdsi._errors`.
+#[derive(Clone, Copy)]
+pub enum Kind {
+    Template,
+    Input,
+    Patch,
+    State,
+    Envelope,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Template => "TemplateError",
+            Kind::Input => "InputError",
+            Kind::Patch => "PatchError",
+            Kind::State => "StateError",
+            Kind::Envelope => "EnvelopeError",
+        }
+    }
+}
+
+static CLASSES: [PyOnceLock<Py<PyType>>; 5] = [
+    PyOnceLock::new(),
+    PyOnceLock::new(),
+    PyOnceLock::new(),
+    PyOnceLock::new(),
+    PyOnceLock::new(),
+];
+
+fn class(py: Python<'_>, kind: Kind) -> PyResult<&Bound<'_, PyType>> {
+    let slot = match kind {
+        Kind::Template => &CLASSES[0],
+        Kind::Input => &CLASSES[1],
+        Kind::Patch => &CLASSES[2],
+        Kind::State => &CLASSES[3],
+        Kind::Envelope => &CLASSES[4],
+    };
+    slot.import(py, "sdsi._errors", kind.name())
+}
+
+/// An exception of `kind` with `message` and the issues behind it.
+pub fn raise(kind: Kind, message: String, errors: &[Issue], warnings: &[Issue]) -> PyErr {
+    Python::attach(|py| {
+        let made = class(py, kind).and_then(|class| {
+            class.call1((
+                message.as_str(),
+                issue_list(py, errors)?,
+                issue_list(py, warnings)?,
+            ))
+        });
+        match made {
+            Ok(instance) => PyErr::from_value(instance),
+            // Only if the package itself is broken.
+            Err(_) => PyValueError::new_err(message),
+        }
+    })
+}
+
+/// `sdsi.InputError`: what was handed over is not JSON, or not the shape asked for.
+pub fn input_error(message: impl Into<String>) -> PyErr {
+    raise(Kind::Input, message.into(), &[], &[])
+}
+
+/// A summary line for a list of issues: the first one and how many follow.
+pub fn summary(what: &str, errors: &[Issue]) -> String {
+    match errors {
+        [] => what.to_owned(),
+        [only] => format!(
+            "{what}: {} at {}: {}",
+            only.code(),
+            path_or_root(only),
+            only.message()
+        ),
+        [first, rest @ ..] => format!(
+            "{what}: {} at {}: {} (and {} more)",
+            first.code(),
+            path_or_root(first),
+            first.message(),
+            rest.len()
+        ),
+    }
+}
+
+fn path_or_root(issue: &Issue) -> &str {
+    if issue.path().is_empty() {
+        "/"
+    } else {
+        issue.path()
+    }
+}
+
+/// `sdsi.TemplateError` for a refused template.
+pub fn template_error(error: &sdsi::TemplateError) -> PyErr {
+    raise(
+        Kind::Template,
+        summary("invalid template", error.errors()),
+        error.errors(),
+        error.warnings(),
+    )
+}
+
+/// The error for a refused patch or a schema that cannot be built.
+pub fn compile_error(error: &sdsi::patch::CompileError) -> PyErr {
+    match error {
+        sdsi::patch::CompileError::Template(e) => template_error(e),
+        other => raise(
+            Kind::Patch,
+            summary("patch refused", other.errors()),
+            other.errors(),
+            &[],
+        ),
+    }
+}

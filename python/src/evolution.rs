@@ -1,0 +1,282 @@
+//! `sdsi.Evolution`: the self-evolution engine, with a Python embedder.
+
+use std::sync::{Arc, Mutex};
+
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString};
+use sdsi::evolution::{
+    Branching, Embedder, Evolution, EvolutionConfig, EvolutionEngine, EvolutionState,
+    HashingEmbedder, PoolConfig, RuleInducer,
+};
+
+use crate::convert::{serialize_to_py, value_of};
+use crate::errors::{Kind, input_error, raise};
+use crate::overlay::overlay;
+use crate::store::PyStore;
+use crate::time::instant;
+
+/// An embedder that calls a Python callable: a list of texts in, one vector
+/// per text out (lists of floats, a NumPy array, anything iterable).
+///
+/// The engine's trait cannot fail, so a callable that raises, or returns the
+/// wrong number or length of vectors, gives zero vectors (which the pools
+/// skip, as "nothing to embed") and its error is kept here, to be raised by
+/// `observe` once the engine returns.
+struct PyEmbedder {
+    callable: Py<PyAny>,
+    dimension: usize,
+    threshold: f32,
+    error: Arc<Mutex<Option<PyErr>>>,
+}
+
+impl PyEmbedder {
+    fn call(&self, texts: &[&str]) -> PyResult<Vec<Vec<f32>>> {
+        Python::attach(|py| {
+            let batch = PyList::new(py, texts.iter().map(|t| PyString::new(py, t)))?;
+            let result = self.callable.bind(py).call1((batch,))?;
+            let mut vectors = Vec::with_capacity(texts.len());
+            for row in result.try_iter()? {
+                let row = row?;
+                let mut vector = Vec::with_capacity(self.dimension);
+                for x in row.try_iter()? {
+                    vector.push(x?.extract::<f32>()?);
+                }
+                if vector.len() != self.dimension {
+                    return Err(input_error(format!(
+                        "the embedder returned a vector of {} numbers; dimension is {}",
+                        vector.len(),
+                        self.dimension
+                    )));
+                }
+                vectors.push(vector);
+            }
+            if vectors.len() != texts.len() {
+                return Err(input_error(format!(
+                    "the embedder returned {} vectors for {} texts",
+                    vectors.len(),
+                    texts.len()
+                )));
+            }
+            Ok(vectors)
+        })
+    }
+
+    fn keep(&self, error: PyErr) {
+        if let Ok(mut slot) = self.error.lock() {
+            slot.get_or_insert(error);
+        }
+    }
+}
+
+impl Embedder for PyEmbedder {
+    fn dimension(&self) -> usize {
+        self.dimension
+    }
+
+    fn recommended_threshold(&self) -> f32 {
+        self.threshold
+    }
+
+    fn embed_into(&self, text: &str, out: &mut [f32]) {
+        out.fill(0.0);
+        match self.call(&[text]) {
+            Ok(vectors) => {
+                if let Some(vector) = vectors.first() {
+                    for (slot, x) in out.iter_mut().zip(vector) {
+                        *slot = *x;
+                    }
+                }
+            }
+            Err(error) => self.keep(error),
+        }
+    }
+
+    fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
+        match self.call(texts) {
+            Ok(vectors) => vectors,
+            Err(error) => {
+                self.keep(error);
+                vec![vec![0.0; self.dimension]; texts.len()]
+            }
+        }
+    }
+}
+
+/// The embedder the engine runs: the crate's hashing default or a callable.
+enum Chosen {
+    Hashing(HashingEmbedder),
+    Python(PyEmbedder),
+}
+
+impl Chosen {
+    fn as_dyn(&self) -> &dyn Embedder {
+        match self {
+            Chosen::Hashing(e) => e,
+            Chosen::Python(e) => e,
+        }
+    }
+}
+
+impl Embedder for Chosen {
+    fn dimension(&self) -> usize {
+        self.as_dyn().dimension()
+    }
+    fn recommended_threshold(&self) -> f32 {
+        self.as_dyn().recommended_threshold()
+    }
+    fn embed_into(&self, text: &str, out: &mut [f32]) {
+        self.as_dyn().embed_into(text, out);
+    }
+    fn embed(&self, text: &str) -> Vec<f32> {
+        self.as_dyn().embed(text)
+    }
+    fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
+        self.as_dyn().embed_batch(texts)
+    }
+}
+
+/// The self-evolution engine (draft §6): feed it every received message;
+/// it records the lifecycle's metrics in the store, clusters the ``other``
+/// fragments (redacted first), and when a cluster's dual gate opens
+/// proposes a patch to the store.
+///
+/// ``Evolution(embedder=None, *, dimension=None, threshold=None,
+/// branching="global", patch_lifetime=timedelta(days=30),
+/// max_client_pools=10000, pool=None)``. ``embedder`` is a callable taking a
+/// list of texts and returning one vector per text (``dimension`` numbers
+/// each; ``threshold`` is the cosine similarity at which two texts mean the
+/// same for it), e.g. ``lambda texts: model.encode(texts)`` for a
+/// sentence-transformers model; without one the crate's hashing embedder
+/// is used. ``pool`` overrides the Differential Semantic Pool's gate
+/// settings (``heat_threshold``, ``min_clients``, ``min_occurrences``,
+/// ``half_life_secs``, ``window_secs``, ...).
+#[pyclass(module = "sdsi", name = "Evolution")]
+pub struct PyEvolution {
+    engine: Evolution<Chosen, RuleInducer>,
+    /// Where a Python embedder keeps the error it could not return.
+    embedder_error: Arc<Mutex<Option<PyErr>>>,
+}
+
+#[pymethods]
+impl PyEvolution {
+    #[new]
+    #[pyo3(signature = (embedder = None, *, dimension = None, threshold = None, branching = "global", patch_lifetime = None, max_client_pools = None, pool = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        embedder: Option<Py<PyAny>>,
+        dimension: Option<usize>,
+        threshold: Option<f32>,
+        branching: &str,
+        patch_lifetime: Option<time::Duration>,
+        max_client_pools: Option<usize>,
+        pool: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let embedder_error = Arc::new(Mutex::new(None));
+        let chosen = match embedder {
+            None => Chosen::Hashing(HashingEmbedder::default()),
+            Some(callable) => {
+                let (Some(dimension), Some(threshold)) = (dimension, threshold) else {
+                    return Err(input_error(
+                        "a callable embedder needs dimension= and threshold=",
+                    ));
+                };
+                if dimension == 0 || !(threshold > 0.0 && threshold <= 1.0) {
+                    return Err(input_error(
+                        "dimension must be positive and threshold in (0, 1]",
+                    ));
+                }
+                Chosen::Python(PyEmbedder {
+                    callable,
+                    dimension,
+                    threshold,
+                    error: Arc::clone(&embedder_error),
+                })
+            }
+        };
+        let mut config = EvolutionConfig::default();
+        config.branching = match branching {
+            "global" => Branching::Global,
+            "global_and_per_client" => Branching::GlobalAndPerClient,
+            other => {
+                return Err(input_error(format!(
+                    "branching must be \"global\" or \"global_and_per_client\", not {other:?}"
+                )));
+            }
+        };
+        if let Some(lifetime) = patch_lifetime {
+            config = config.patch_lifetime(lifetime);
+        }
+        if let Some(max) = max_client_pools {
+            config = config.max_client_pools(max);
+        }
+        let pool_default = PoolConfig::new(chosen.dimension(), chosen.recommended_threshold());
+        config = config.pool(overlay(&pool_default, pool, "pool")?);
+        if let Some(threshold) = threshold.filter(|_| matches!(chosen, Chosen::Hashing(_))) {
+            config = config.threshold(threshold);
+        }
+        Ok(PyEvolution {
+            engine: Evolution::new(chosen, RuleInducer, config),
+            embedder_error,
+        })
+    }
+
+    /// Takes one received message ``{"schema_id", "payload"}`` from
+    /// ``client`` at ``now`` (valid or not) and returns what the engine did,
+    /// as event dicts (``{"event": "proposed", "patch": {...}, ...}``,
+    /// ``"triggered"``, ``"deferred"``, ``"withheld"``, ``"skipped"``,
+    /// ``"refused"``). An error the embedder raised is raised here, after
+    /// the engine has finished with the message.
+    fn observe<'py>(
+        &mut self,
+        py: Python<'py>,
+        store: &mut PyStore,
+        message: &Bound<'py, PyAny>,
+        client: &str,
+        now: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let message = value_of(message)?;
+        let now = instant(now)?;
+        let events = self.engine.observe(&mut store.inner, &message, client, now);
+        let kept = self
+            .embedder_error
+            .lock()
+            .ok()
+            .and_then(|mut slot| slot.take());
+        if let Some(error) = kept {
+            return Err(error);
+        }
+        serialize_to_py(py, &events)
+    }
+
+    /// Every pool's state as JSON text (``restore`` puts it back); fragments
+    /// in it are redacted, as in the pools.
+    fn state(&self) -> PyResult<String> {
+        serde_json::to_string(&self.engine.state()).map_err(|e| input_error(e.to_string()))
+    }
+
+    /// Puts back a state saved by ``state``; raises ``sdsi.StateError`` if it
+    /// was made with other settings (another embedder's dimension, say).
+    fn restore(&mut self, state: &str) -> PyResult<()> {
+        let state: EvolutionState = serde_json::from_str(state)
+            .map_err(|e| raise(Kind::State, format!("evolution state: {e}"), &[], &[]))?;
+        self.engine
+            .restore(state)
+            .map_err(|e| raise(Kind::State, e.to_string(), &[], &[]))
+    }
+
+    /// The pools: ``[{"pool": {"scenario", "client"?}, "clusters": n}]``.
+    fn pools<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        for (key, pool) in self.engine.pools() {
+            let item = pyo3::types::PyDict::new(py);
+            item.set_item("pool", serialize_to_py(py, key)?)?;
+            item.set_item("clusters", pool.len())?;
+            list.append(item)?;
+        }
+        Ok(list)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Evolution(pools={})", self.engine.pools().count())
+    }
+}

@@ -1,0 +1,252 @@
+//! `sdsi.CompiledSchema`: a template compiled once, validating many messages.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+use sdsi::CompiledSchema;
+use sdsi::validate::{BigIntegers, Limits, UnknownKeys, ValidateOptions};
+use serde_json::Value;
+
+use crate::convert::{Depth, Message, serialize_to_py, to_py, to_value};
+use crate::errors::{input_error, template_error};
+use crate::issue::issue_list;
+use crate::report::PyReport;
+use crate::template::{PyTemplate, template_arg};
+
+/// Inputs at least this long (bytes of JSON text) are validated with the
+/// GIL released, so other Python threads run meanwhile; below it, releasing
+/// and taking the GIL back would cost more than the validation.
+const RELEASE_GIL_BYTES: usize = 16 << 10;
+/// The same bound for Python objects, in JSON nodes (values of any kind).
+const RELEASE_GIL_NODES: usize = 2048;
+
+/// A template compiled for validation, with its options. Thread-safe:
+/// compile once, share it, validate from many threads at once.
+///
+/// ``CompiledSchema(template, unknown_keys="reject", max_depth=32,
+/// max_keys=1024, max_bytes=4 MiB, big_integers="accept")``; ``template``
+/// is a ``SchemaTemplate`` or a dict. Every message may be a dict (as
+/// ``json.loads`` gives), or JSON text as ``str`` or ``bytes`` (faster:
+/// no Python objects are read).
+#[pyclass(module = "sdsi", name = "CompiledSchema", frozen)]
+pub struct PySchema {
+    pub inner: CompiledSchema,
+}
+
+impl PySchema {
+    fn depth(&self) -> Depth {
+        Depth::for_limit(self.inner.options().limits.max_depth)
+    }
+
+    /// Runs `check` on the message, with the GIL released for large inputs.
+    fn run<T: Send>(
+        &self,
+        py: Python<'_>,
+        message: &Bound<'_, PyAny>,
+        text: impl Fn(&CompiledSchema, &[u8]) -> T + Sync,
+        value: impl Fn(&CompiledSchema, Value) -> T + Sync,
+    ) -> PyResult<T> {
+        let schema = &self.inner;
+        Ok(match Message::of(message)? {
+            Message::Text(t) => on_text(py, schema, t.as_bytes(), &text),
+            Message::Bytes(b) => on_text(py, schema, b, &text),
+            Message::Owned(b) => on_text(py, schema, &b, &text),
+            Message::Object(object) => {
+                let converted = to_value(object, self.depth())?;
+                if converted.nodes >= RELEASE_GIL_NODES {
+                    py.detach(|| value(schema, converted.value))
+                } else {
+                    value(schema, converted.value)
+                }
+            }
+        })
+    }
+}
+
+fn on_text<T: Send>(
+    py: Python<'_>,
+    schema: &CompiledSchema,
+    bytes: &[u8],
+    check: &(impl Fn(&CompiledSchema, &[u8]) -> T + Sync),
+) -> T {
+    if bytes.len() >= RELEASE_GIL_BYTES {
+        py.detach(|| check(schema, bytes))
+    } else {
+        check(schema, bytes)
+    }
+}
+
+fn options(
+    unknown_keys: &str,
+    max_depth: Option<usize>,
+    max_keys: Option<usize>,
+    max_bytes: Option<usize>,
+    big_integers: &str,
+) -> PyResult<ValidateOptions> {
+    let unknown = match unknown_keys {
+        "reject" => UnknownKeys::Reject,
+        "warn" => UnknownKeys::Warn,
+        other => {
+            return Err(input_error(format!(
+                "unknown_keys must be \"reject\" or \"warn\", not {other:?}"
+            )));
+        }
+    };
+    let big = match big_integers {
+        "accept" => BigIntegers::Accept,
+        "reject" => BigIntegers::Reject,
+        other => {
+            return Err(input_error(format!(
+                "big_integers must be \"accept\" or \"reject\", not {other:?}"
+            )));
+        }
+    };
+    let mut limits = Limits::default();
+    if let Some(n) = max_depth {
+        limits = limits.with_max_depth(n);
+    }
+    if let Some(n) = max_keys {
+        limits = limits.with_max_keys(n);
+    }
+    if let Some(n) = max_bytes {
+        limits = limits.with_max_bytes(n);
+    }
+    Ok(ValidateOptions::default()
+        .unknown_keys(unknown)
+        .limits(limits)
+        .big_integers(big))
+}
+
+#[pymethods]
+impl PySchema {
+    #[new]
+    #[pyo3(signature = (template, *, unknown_keys = "reject", max_depth = None, max_keys = None, max_bytes = None, big_integers = "accept"))]
+    fn new(
+        template: &Bound<'_, PyAny>,
+        unknown_keys: &str,
+        max_depth: Option<usize>,
+        max_keys: Option<usize>,
+        max_bytes: Option<usize>,
+        big_integers: &str,
+    ) -> PyResult<Self> {
+        let template = template_arg(template)?;
+        let options = options(unknown_keys, max_depth, max_keys, max_bytes, big_integers)?;
+        CompiledSchema::with_options(&template, options)
+            .map(|inner| PySchema { inner })
+            .map_err(|e| template_error(&e))
+    }
+
+    /// Validates a message ``{"schema_id", "payload"}`` (dict, str or bytes)
+    /// and returns a ``Report``.
+    fn validate(&self, py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<PyReport> {
+        self.run(
+            py,
+            message,
+            |schema, bytes| PyReport::of(schema.validate_slice(bytes)),
+            |schema, value| PyReport::of(schema.validate_owned(value)),
+        )
+    }
+
+    /// Whether a message is valid: the verdict alone, the fastest call.
+    fn is_valid(&self, py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.run(
+            py,
+            message,
+            |schema, bytes| schema.is_valid_slice(bytes),
+            |schema, value| schema.is_valid(&value),
+        )
+    }
+
+    /// Validates a bare payload dict (the ``payload`` member's content).
+    fn validate_payload(&self, payload: &Bound<'_, PyAny>) -> PyResult<PyReport> {
+        match to_value(payload, self.depth())?.value {
+            Value::Object(map) => Ok(PyReport::of(self.inner.validate_payload_owned(map))),
+            _ => Err(input_error("a payload is a dict")),
+        }
+    }
+
+    /// Validates a server's execution result (draft Figure 9) against this
+    /// schema as a response template; a malformed
+    /// ``schema_update_suggestion`` is reported, not fatal.
+    fn validate_execution_result(&self, result: &Bound<'_, PyAny>) -> PyResult<PyReport> {
+        let value = to_value(result, self.depth())?.value;
+        Ok(PyReport::of(self.inner.validate_execution_result(&value)))
+    }
+
+    /// Validates an MCP ``CallToolResult``'s ``structuredContent`` against
+    /// this schema as the tool's output schema.
+    fn validate_mcp_tool_result(&self, result: &Bound<'_, PyAny>) -> PyResult<PyReport> {
+        let value = to_value(result, self.depth())?.value;
+        Ok(PyReport::of(self.inner.validate_mcp_tool_result(&value)))
+    }
+
+    /// The template's identifier.
+    #[getter]
+    fn schema_id(&self) -> &str {
+        self.inner.schema_id()
+    }
+
+    /// The template compiled.
+    #[getter]
+    fn template(&self) -> PyTemplate {
+        PyTemplate::new(self.inner.template().clone())
+    }
+
+    /// ``sha256:`` + hex over the template's canonical JSON.
+    fn digest(&self) -> PyResult<String> {
+        self.inner
+            .digest()
+            .map(str::to_owned)
+            .map_err(|e| input_error(e.to_string()))
+    }
+
+    /// The whole message ``{"schema_id", "payload"}`` as a JSON Schema
+    /// (draft 2020-12) dict.
+    fn json_schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner.json_schema())
+    }
+
+    /// The payload as an MCP tool's ``inputSchema`` dict.
+    fn mcp_input_schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner.mcp_input_schema())
+    }
+
+    /// The payload as an MCP tool's ``outputSchema`` dict.
+    fn mcp_output_schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner.mcp_output_schema())
+    }
+
+    /// The payload as an MCP elicitation ``requestedSchema``:
+    /// ``(schema, warnings)`` for what a form cannot express.
+    fn mcp_elicitation_schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        export_pair(py, self.inner.mcp_elicitation_schema())
+    }
+
+    /// A strict schema for constrained decoding (every object closed, every
+    /// member required): ``(schema, warnings)``.
+    fn strict_schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        export_pair(py, self.inner.strict_schema())
+    }
+
+    /// The template as prompt text for a client's model.
+    fn prompt(&self) -> String {
+        self.inner.prompt()
+    }
+
+    /// The options as a dict (``unknown_keys``, ``limits``, ``big_integers``).
+    fn options<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        serialize_to_py(py, self.inner.options())
+    }
+
+    fn __repr__(&self) -> String {
+        format!("CompiledSchema(schema_id={:?})", self.inner.schema_id())
+    }
+}
+
+fn export_pair<'py>(
+    py: Python<'py>,
+    export: sdsi::export::Export,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let schema = to_py(py, &export.schema)?;
+    let warnings: Bound<'py, PyList> = issue_list(py, &export.warnings)?;
+    PyTuple::new(py, [schema, warnings.into_any()])
+}
