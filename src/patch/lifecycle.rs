@@ -160,8 +160,10 @@ struct Counts {
     judged: DayWindow,
     aligned: DayWindow,
     /// Client → the day the key was first delivered to it.
+    #[serde(serialize_with = "sorted::map")]
     delivered_to: FxHashMap<String, i64>,
     /// Client → the latest day it sent the key well-typed.
+    #[serde(serialize_with = "sorted::map")]
     adopted_by: FxHashMap<String, i64>,
 }
 
@@ -243,10 +245,13 @@ pub struct Lifecycle {
     policy: LifecyclePolicy,
     records: Vec<KeyRecord>,
     /// Global key name → the newest record for that key.
+    #[serde(serialize_with = "sorted::map")]
     global: FxHashMap<Box<str>, usize>,
     /// Client → personal key name → the newest record for that key.
+    #[serde(serialize_with = "sorted::nested")]
     personal: FxHashMap<String, FxHashMap<Box<str>, usize>>,
     totals: DayWindow,
+    #[serde(serialize_with = "sorted::map")]
     client_totals: FxHashMap<String, DayWindow>,
     /// The latest `now` [`Lifecycle::evaluate`] ran at: time never goes back.
     #[serde(with = "time::serde::iso8601::option")]
@@ -261,7 +266,41 @@ pub struct Lifecycle {
     /// The global ones among them: what every client sees.
     live_global: Vec<usize>,
     /// Key name → its records in every scope.
+    #[serde(serialize_with = "sorted::map")]
     by_name: FxHashMap<Box<str>, Vec<usize>>,
+}
+
+/// Hash maps written in key order: a hash map iterates in an order that
+/// depends on its history, and one state must always give the same bytes
+/// (a saved store read back and saved again is byte-identical).
+mod sorted {
+    use std::collections::BTreeMap;
+
+    use rustc_hash::FxHashMap;
+    use serde::{Serialize, Serializer};
+
+    pub(super) fn map<K: Ord + Serialize, V: Serialize, S: Serializer>(
+        map: &FxHashMap<K, V>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        map.iter().collect::<BTreeMap<_, _>>().serialize(serializer)
+    }
+
+    pub(super) fn nested<K, L, V, S>(
+        map: &FxHashMap<K, FxHashMap<L, V>>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error>
+    where
+        K: Ord + Serialize,
+        L: Ord + Serialize,
+        V: Serialize,
+        S: Serializer,
+    {
+        map.iter()
+            .map(|(k, inner)| (k, inner.iter().collect::<BTreeMap<_, _>>()))
+            .collect::<BTreeMap<_, _>>()
+            .serialize(serializer)
+    }
 }
 
 /// `FxHashMap<PatchScope, Vec<usize>>` as a list of `[scope, indexes]` pairs.

@@ -1,0 +1,227 @@
+"""The API's contracts: round trips, exceptions, input forms, exports."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import OrderedDict
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+import sdsi
+
+COFFEE = {
+    "schema_id": "coffee_v1",
+    "scenario": "coffee_order",
+    "keys": [
+        {"key_name": "size", "key_type": "string", "required": True,
+         "semantic_description": "Cup size: small, medium or large."},
+        {"key_name": "shots", "key_type": "integer", "required": False, "default_value": 1,
+         "semantic_description": "Espresso shots, 1-4."},
+        {"key_name": "extras", "key_type": "array", "required": False,
+         "semantic_description": "Toppings, e.g. ['cinnamon']."},
+        {"key_name": "other", "key_type": "string", "required": False,
+         "semantic_description": "Anything else the customer asked for."},
+    ],
+}
+
+
+@pytest.fixture
+def schema():
+    return sdsi.CompiledSchema(sdsi.SchemaTemplate.from_dict(COFFEE))
+
+
+def message(**payload):
+    return {"schema_id": "coffee_v1", "payload": payload}
+
+
+def test_template_round_trips_through_dict_and_json(flight_template_text):
+    template = sdsi.SchemaTemplate.from_json(flight_template_text)
+    assert sdsi.SchemaTemplate.from_dict(template.to_dict()) == template
+    assert sdsi.SchemaTemplate.from_json(template.to_json()) == template
+    assert sdsi.SchemaTemplate.from_json(flight_template_text.encode()) == template
+    assert template.to_dict() == json.loads(template.to_json())
+    assert template.schema_id == "flight_booking_v1"
+    assert [k["key_name"] for k in template.keys][:2] == ["origin", "destination"]
+    assert template.key("origin")["required"] is True and template.key("nope") is None
+    assert template.digest().startswith("sha256:") and len(template.digest()) == 71
+
+
+def test_report_reads_like_the_issue_says(schema):
+    report = schema.validate(message(size="large"))
+    assert report.valid and report.errors == [] and report.warnings == []
+    assert report.normalized == {"size": "large", "shots": 1}
+    assert report.to_dict()["normalized"] == report.normalized
+    bad = schema.validate(message(shots="two", extras="cinnamon", surprise=1))
+    assert not bad.valid and bad.normalized is None
+    assert [(i.code, i.path) for i in bad.errors] == [
+        ("type_mismatch", "/payload/extras"),
+        ("type_mismatch", "/payload/shots"),
+        ("missing_required_key", "/payload/size"),
+        ("unknown_key", "/payload/surprise"),
+    ]
+    issue = bad.errors[0]
+    assert issue.message and issue.to_dict() == {"code": issue.code, "path": issue.path, "message": issue.message}
+    assert "type_mismatch" in repr(issue) and "Report(valid=False, errors=4" in repr(bad)
+
+
+def test_str_bytes_bytearray_and_dict_agree(schema):
+    for payload in [dict(size="s"), dict(shots=2.0, size="m"), dict(size=3), dict(other=["a", 1], size="l")]:
+        text = json.dumps(message(**payload))
+        forms = [message(**payload), text, text.encode(), bytearray(text.encode())]
+        reports = [schema.validate(form) for form in forms]
+        assert len({(r.valid, tuple((i.code, i.path) for i in r.errors)) for r in reports}) == 1, payload
+        assert len({json.dumps(r.normalized, sort_keys=True) for r in reports}) == 1, payload
+        assert len({schema.is_valid(form) for form in forms}) == 1
+
+
+def test_numbers_match_the_text_path(schema):
+    # A whole float is an integer (JSON Schema), normalized to an int; an int
+    # beyond 64 bits is read as JSON text would be.
+    report = schema.validate(message(size="s", shots=3.0))
+    assert report.normalized["shots"] == 3 and isinstance(report.normalized["shots"], int)
+    huge = 18446744073709551616
+    from_dict = schema.validate(message(size="s", shots=huge))
+    from_text = schema.validate(json.dumps(message(size="s", shots=huge)))
+    assert from_dict.valid == from_text.valid
+    assert [(i.code, i.path) for i in from_dict.errors] == [(i.code, i.path) for i in from_text.errors]
+    strict = sdsi.CompiledSchema(COFFEE, big_integers="reject")
+    assert not strict.is_valid(message(size="s", shots=huge))
+
+
+def test_subclasses_and_tuples_are_json(schema):
+    ordered = OrderedDict([("schema_id", "coffee_v1"), ("payload", OrderedDict(size="s", extras=("a", "b")))])
+    assert schema.validate(ordered).valid
+    assert schema.validate(ordered).normalized["extras"] == ["a", "b"]
+
+
+@pytest.mark.parametrize("bad,words", [
+    ({1, 2}, "set is not JSON"),
+    (float("nan"), "not a JSON number"),
+    (math.inf, "not a JSON number"),
+    (datetime(2026, 1, 1), "datetime is not JSON"),
+    ({1: "x"}, "dict key must be a str"),
+    (object(), "object is not JSON"),
+])
+def test_values_that_are_not_json_raise_input_error(schema, bad, words):
+    with pytest.raises(sdsi.InputError, match=words):
+        schema.validate(message(size="s", extras=[bad]))
+    with pytest.raises(ValueError):
+        schema.is_valid(message(size="s", extras=[bad]))
+
+
+def test_a_self_containing_or_very_deep_message_gets_the_depth_limit(schema):
+    loop = []
+    loop.append(loop)
+    report = schema.validate(message(size="s", extras=loop))
+    assert [(i.code, i.path) for i in report.errors] == [("limit_exceeded", "/payload/extras")]
+    deep = []
+    for _ in range(5000):
+        deep = [deep]
+    assert [(i.code, i.path) for i in schema.validate(message(size="s", extras=deep)).errors] == [
+        ("limit_exceeded", "/payload/extras")
+    ]
+    # Within the limit, the whole value is kept.
+    ok = []
+    for _ in range(30):
+        ok = [ok]
+    assert schema.validate(message(size="s", extras=ok)).normalized["extras"] == ok
+    # A schema whose own limit is above the converter's bound: an error, not a cut.
+    wide = sdsi.CompiledSchema(COFFEE, max_depth=100_000)
+    with pytest.raises(sdsi.InputError, match="nested deeper"):
+        wide.validate(message(size="s", extras=loop))
+
+
+def test_exceptions_share_a_base_and_carry_every_issue():
+    for cls in [sdsi.TemplateError, sdsi.InputError, sdsi.PatchError, sdsi.EnvelopeError, sdsi.StateError]:
+        assert issubclass(cls, sdsi.SdsiError) and issubclass(cls, ValueError)
+    broken = dict(COFFEE, schema_id="", keys=[{"key_name": "Bad Name", "key_type": "text", "required": True,
+                                                 "semantic_description": "x"}])
+    with pytest.raises(sdsi.TemplateError) as raised:
+        sdsi.SchemaTemplate.from_dict(broken)
+    codes = {(i.code, i.path) for i in raised.value.errors}
+    assert len(codes) >= 2 and all(isinstance(i, sdsi.Issue) for i in raised.value.errors)
+    assert "invalid template" in str(raised.value)
+    with pytest.raises(sdsi.TemplateError):
+        sdsi.SchemaTemplate.from_json("{not json")
+    with pytest.raises(sdsi.InputError, match="str or bytes"):
+        sdsi.SchemaTemplate.from_json(42)
+    with pytest.raises(sdsi.InputError, match="unknown_keys"):
+        sdsi.CompiledSchema(COFFEE, unknown_keys="maybe")
+
+
+def test_options_change_the_answer():
+    warn = sdsi.CompiledSchema(COFFEE, unknown_keys="warn")
+    report = warn.validate(message(size="s", surprise=1))
+    assert report.valid and [(i.code, i.path) for i in report.warnings] == [("unknown_key", "/payload/surprise")]
+    assert warn.options()["unknown_keys"] == "warn"
+    small = sdsi.CompiledSchema(COFFEE, max_bytes=16)
+    assert [i.code for i in small.validate(json.dumps(message(size="s"))).errors] == ["limit_exceeded"]
+
+
+def test_exports_are_dicts_that_describe_the_template(schema):
+    exported = schema.json_schema()
+    assert exported["properties"]["schema_id"]["const"] == "coffee_v1"
+    payload = exported["properties"]["payload"]
+    assert payload["required"] == ["size"] and "integer" in payload["properties"]["shots"]["type"]
+    mcp = schema.mcp_input_schema()
+    assert mcp["type"] == "object" and "size" in mcp["properties"]
+    assert schema.mcp_output_schema()["type"] == "object"
+    strict, warnings = schema.strict_schema()
+    assert strict["additionalProperties"] is False and all(isinstance(w, sdsi.Issue) for w in warnings)
+    form, _ = schema.mcp_elicitation_schema()
+    assert form["type"] == "object"
+    assert "coffee_v1" in schema.prompt()
+    assert schema.template == sdsi.SchemaTemplate.from_dict(COFFEE)
+    assert schema.digest() == schema.template.digest()
+
+
+def test_envelopes_are_built_and_checked(schema, now):
+    built = sdsi.make_envelope(agent_id="barista_client", target_agent="cafe", message_type="structured_payload",
+                               payload=message(size="s"), now=now + timedelta(hours=1), capabilities=["order"])
+    assert built["timestamp"] == "2026-11-23T13:00:00Z" and built["capabilities"] == ["order"]
+    report = sdsi.parse_envelope(built, schema=schema)
+    assert report.valid and report.normalized == {"size": "s", "shots": 1}
+    assert report.envelope["id"] == built["id"]
+    other_zone = datetime(2026, 11, 23, 14, 0, tzinfo=timezone(timedelta(hours=2)))
+    assert sdsi.make_envelope(agent_id="a", target_agent="b", message_type="t", payload={},
+                              now=other_zone, id=built["id"])["timestamp"] == "2026-11-23T12:00:00Z"
+    with pytest.raises(sdsi.EnvelopeError):
+        sdsi.make_envelope(agent_id="a", target_agent="b", message_type="t", payload={}, now=now, id="not-a-uuid")
+    with pytest.raises(sdsi.InputError, match="timezone-aware"):
+        sdsi.make_envelope(agent_id="a", target_agent="b", message_type="t", payload={}, now=datetime(2026, 1, 1))
+
+
+def test_a2a_fields_round_trip_and_validate_data():
+    template = sdsi.SchemaTemplate.from_dict(COFFEE)
+    fields = sdsi.fields_from_template(template)
+    assert [f["name"] for f in fields] == ["size", "shots", "extras", "other"]
+    back, warnings = sdsi.template_from_fields("coffee_v1", "coffee_order", fields)
+    assert [k["key_name"] for k in back.keys] == ["size", "shots", "extras", "other"] and warnings == []
+    compiled = sdsi.CompiledFields(fields)
+    assert compiled.validate_data({"size": "s"}).valid
+    assert [i.code for i in compiled.validate_data({"shots": 2}).errors] == ["missing_required_key"]
+    extension = sdsi.agent_extension([template], required=True)
+    card = {"capabilities": {"extensions": [extension]}}
+    assert sdsi.templates_from_agent_card(card) == [template]
+    assert sdsi.templates_from_agent_card({}) == []
+    schema = sdsi.CompiledSchema(template)
+    part = sdsi.a2a_data_part(schema, message(size="s"))
+    assert part["data"]["payload"] == {"size": "s"}
+    assert sdsi.validate_a2a_data_part(schema, part).valid
+
+
+def test_execution_result_survives_a_bad_suggestion():
+    booking = sdsi.CompiledSchema({"schema_id": "booking_result_v1", "scenario": "booking", "keys": [
+        {"key_name": "status", "key_type": "string", "required": True, "semantic_description": "Outcome."}]})
+    result = {"status": "confirmed", "schema_update_suggestion": {"new_keys": [{"key_name": "Bad Name"}]}}
+    report = booking.validate_execution_result(result)
+    assert report.errors and all(i.path.startswith("/schema_update_suggestion") for i in report.errors)
+    assert booking.validate_execution_result({"status": "confirmed"}).valid
+
+
+def test_help_shows_docstrings():
+    for item in [sdsi.SchemaTemplate, sdsi.CompiledSchema, sdsi.CompiledSchema.validate, sdsi.Report,
+                 sdsi.Issue, sdsi.SchemaStore, sdsi.Evolution, sdsi.parse_envelope, sdsi.compat_check]:
+        assert item.__doc__ and len(item.__doc__) > 20, item
