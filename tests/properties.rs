@@ -108,6 +108,32 @@ proptest! {
         check_bytes_path(&template, &message, opts, decoy)?;
     }
 
+    /// A message read through any serde `Deserializer` (here `&Value`'s own)
+    /// gets the `Value` path's verdict and problems, or `None` exactly when
+    /// one pass cannot settle it (more members than `max_keys`).
+    #[test]
+    fn deserializer_path_equals_value_path(
+        (template, message) in template(Extras::All).prop_flat_map(|t| { let m = message_for(&t); (Just(t), m) }),
+        opts in options_with_limits(),
+    ) {
+        let schema = CompiledSchema::with_options(&template, opts).unwrap();
+        if value_numbers_arrive_as_maps() {
+            // serde_json's `arbitrary_precision` hands numbers to visitors
+            // as maps: that source is read with `validate`, as documented.
+            return Ok(());
+        }
+        let report = schema.validate(&message);
+        let members = message.get("payload").and_then(Value::as_object).map_or(0, |p| p.len());
+        match schema.problems_from(&message).unwrap() {
+            Some(problems) => prop_assert_eq!(&problems, report.problems()),
+            None => prop_assert!(members > opts.limits.max_keys),
+        }
+        match schema.is_valid_from(&message).unwrap() {
+            Some(valid) => prop_assert_eq!(valid, report.is_valid()),
+            None => prop_assert!(members > opts.limits.max_keys),
+        }
+    }
+
     #[test]
     fn generated_templates_compile_and_round_trip(template in template(Extras::All)) {
         prop_assert!(template.check().is_valid());
@@ -165,6 +191,25 @@ proptest! {
         let report = schema.validate_slice(&bytes);
         prop_assert_eq!(schema.is_valid_slice(&bytes), report.is_valid());
     }
+}
+
+/// Whether `&Value`, as its Deserializer, hands a float to visitors as a map
+/// (serde_json built with `arbitrary_precision`).
+fn value_numbers_arrive_as_maps() -> bool {
+    struct IsMap;
+    impl<'de> serde::de::Visitor<'de> for IsMap {
+        type Value = bool;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a number")
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, _: A) -> Result<bool, A::Error> {
+            Ok(true)
+        }
+    }
+    serde::Deserializer::deserialize_any(&Value::from(0.5), IsMap).unwrap()
 }
 
 fn flight() -> SchemaTemplate {

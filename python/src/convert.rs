@@ -40,6 +40,24 @@ impl Depth {
     /// For a message validated with `max_depth`: a key's value sits two
     /// levels below the message (`payload`, then the key), an envelope's one
     /// more; eight levels of margin leave every answer unchanged.
+    /// The first nesting level (0 for the message itself) not followed.
+    pub fn cap(self) -> usize {
+        self.cap
+    }
+
+    /// Whether a container at the cap is replaced (else it is an error).
+    pub fn cuts(self) -> bool {
+        self.placeholder
+    }
+
+    /// The error for a container at the cap when cutting is not allowed.
+    pub fn too_deep(self) -> PyErr {
+        input_error(format!(
+            "nested deeper than {} levels (or a container that contains itself)",
+            self.cap
+        ))
+    }
+
     pub fn for_limit(max_depth: usize) -> Depth {
         let cap = max_depth.saturating_add(8);
         if cap < HARD_DEPTH {
@@ -146,10 +164,7 @@ impl Reader {
         } else if self.depth.placeholder {
             Ok(Some(Value::Array(Vec::new())))
         } else {
-            Err(input_error(format!(
-                "nested deeper than {} levels (or a container that contains itself)",
-                self.depth.cap
-            )))
+            Err(self.depth.too_deep())
         }
     }
 
@@ -189,41 +204,53 @@ fn string(object: &Bound<'_, PyAny>) -> PyResult<String> {
     utf8(object.cast::<PyString>()?).map(std::borrow::Cow::into_owned)
 }
 
-/// The UTF-8 text of a `str`. (Under the 3.9 stable ABI this copies through
-/// a bytes object; CPython has no borrowed UTF-8 view there.)
-fn utf8<'a>(text: &'a Bound<'_, PyString>) -> PyResult<std::borrow::Cow<'a, str>> {
-    text.to_cow()
+/// The UTF-8 text of a `str`, borrowed: CPython keeps a UTF-8 copy inside
+/// the object (an ASCII string is its own), so this copies nothing. The 3.9
+/// stable ABI has no such call, which is why the package targets 3.10
+/// (docs/python.md, "Python versions").
+pub fn utf8<'a>(text: &'a Bound<'_, PyString>) -> PyResult<std::borrow::Cow<'a, str>> {
+    text.to_str()
+        .map(std::borrow::Cow::Borrowed)
         .map_err(|_| input_error("a str holds a lone surrogate, which JSON text cannot carry"))
 }
 
 fn int(object: &Bound<'_, PyAny>) -> PyResult<Value> {
+    int_number(object).map(Value::Number)
+}
+
+/// A Python int as a JSON number.
+pub fn int_number(object: &Bound<'_, PyAny>) -> PyResult<Number> {
     if let Ok(n) = object.extract::<i64>() {
-        return Ok(Value::Number(n.into()));
+        return Ok(n.into());
     }
     if let Ok(n) = object.extract::<u64>() {
-        return Ok(Value::Number(n.into()));
+        return Ok(n.into());
     }
     // Beyond 64 bits: a double, as serde_json reads such a number from text,
     // so a dict and its JSON text get the same answer.
-    match object.extract::<f64>() {
-        Ok(n) => finite(n),
-        Err(_) => Err(input_error("an int too large for any JSON number")),
-    }
+    let too_large = || input_error("an int too large for any JSON number");
+    let n = object.extract::<f64>().map_err(|_| too_large())?;
+    Number::from_f64(json_float(n)?).ok_or_else(too_large)
 }
 
 fn float(object: &Bound<'_, PyAny>) -> PyResult<Value> {
-    finite(object.extract::<f64>()?)
+    let n = json_float(object.extract::<f64>()?)?;
+    Ok(Number::from_f64(n).map_or(Value::Null, Value::Number))
 }
 
-fn finite(n: f64) -> PyResult<Value> {
-    Number::from_f64(n).map(Value::Number).ok_or_else(|| {
-        input_error(format!(
+/// `n` if JSON can hold it (NaN and infinities it cannot).
+pub fn json_float(n: f64) -> PyResult<f64> {
+    if n.is_finite() {
+        Ok(n)
+    } else {
+        Err(input_error(format!(
             "{n} is not a JSON number (NaN and infinities are not)"
-        ))
-    })
+        )))
+    }
 }
 
-fn type_name(object: &Bound<'_, PyAny>) -> String {
+/// The Python type's name, for messages.
+pub fn type_name(object: &Bound<'_, PyAny>) -> String {
     object
         .get_type()
         .name()
@@ -290,6 +317,9 @@ impl<'a, 'py> Message<'a, 'py> {
     /// Sorts `object` into text or objects; a `bytearray` is copied (it may
     /// change while the GIL is released).
     pub fn of(object: &'a Bound<'py, PyAny>) -> PyResult<Self> {
+        if object.is_exact_instance_of::<PyDict>() {
+            return Ok(Message::Object(object));
+        }
         if let Ok(text) = object.cast::<PyString>() {
             return utf8(text).map(Message::Text);
         }

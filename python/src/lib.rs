@@ -5,6 +5,7 @@
 
 mod a2a;
 mod convert;
+mod depythonize;
 mod envelope;
 mod errors;
 mod evolution;

@@ -3,12 +3,14 @@
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList};
+use sdsi::Report;
 use sdsi::issue::Problems;
-use sdsi::{Normalized, Report};
 use serde_json::{Map, Value};
 
 use crate::convert::map_to_py;
+use crate::errors::input_error;
 use crate::issue::issue_list;
+use crate::schema::PySchema;
 
 /// What validating one message found.
 ///
@@ -20,22 +22,104 @@ use crate::issue::issue_list;
 #[pyclass(module = "sdsi", name = "Report", frozen)]
 pub struct PyReport {
     problems: Problems,
-    payload: Option<Map<String, Value>>,
+    payload: Payload,
     errors: PyOnceLock<Py<PyList>>,
     warnings: PyOnceLock<Py<PyList>>,
     normalized: PyOnceLock<Py<PyAny>>,
 }
 
+/// Where the normalized payload comes from.
+enum Payload {
+    /// An invalid message has none.
+    Invalid,
+    /// Already built.
+    Ready(Map<String, Value>),
+    /// Read from the message when first asked for: validating builds no
+    /// payload, so a caller who only wants the verdict and the issues pays
+    /// for none (like the Rust `Normalized` view, which reads through to the
+    /// message it borrows).
+    Later {
+        schema: Py<PySchema>,
+        message: Py<PyAny>,
+    },
+    /// The same, for a message whose text was copied (a `bytearray`).
+    LaterFromBytes {
+        schema: Py<PySchema>,
+        bytes: Vec<u8>,
+    },
+}
+
 impl PyReport {
-    /// Takes a report's problems and normalized payload, owned.
-    pub fn of(report: Report<'_>) -> Self {
-        let (problems, normalized) = report.into_parts();
+    fn new(problems: Problems, payload: Payload) -> Self {
         PyReport {
             problems,
-            payload: normalized.map(Normalized::into_map),
+            payload,
             errors: PyOnceLock::new(),
             warnings: PyOnceLock::new(),
             normalized: PyOnceLock::new(),
+        }
+    }
+
+    /// Takes a report's problems and normalized payload, owned.
+    pub fn of(report: Report<'_>) -> Self {
+        let (problems, normalized) = report.into_parts();
+        let payload = match normalized {
+            Some(normalized) => Payload::Ready(normalized.into_map()),
+            None => Payload::Invalid,
+        };
+        Self::new(problems, payload)
+    }
+
+    /// The problems of `message`; its normalized payload is read from it
+    /// (validating it again) when first asked for.
+    pub fn later(
+        problems: Problems,
+        schema: &Bound<'_, PySchema>,
+        message: &Bound<'_, PyAny>,
+    ) -> Self {
+        let payload = if !problems.is_valid() {
+            Payload::Invalid
+        } else {
+            Payload::Later {
+                schema: schema.clone().unbind(),
+                message: message.clone().unbind(),
+            }
+        };
+        Self::new(problems, payload)
+    }
+
+    /// As [`PyReport::later`], for a copied text.
+    pub fn later_from_bytes(
+        problems: Problems,
+        schema: &Bound<'_, PySchema>,
+        bytes: Vec<u8>,
+    ) -> Self {
+        let payload = if !problems.is_valid() {
+            Payload::Invalid
+        } else {
+            Payload::LaterFromBytes {
+                schema: schema.clone().unbind(),
+                bytes,
+            }
+        };
+        Self::new(problems, payload)
+    }
+
+    fn build_normalized<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let map = match &self.payload {
+            Payload::Invalid => return Ok(py.None().into_bound(py)),
+            Payload::Ready(map) => return Ok(map_to_py(py, map)?.into_any()),
+            Payload::Later { schema, message } => schema.get().normalized(message.bind(py))?,
+            Payload::LaterFromBytes { schema, bytes } => {
+                schema.get().inner.validate_slice(bytes).into_normalized()
+            }
+        };
+        match map {
+            Some(map) => Ok(map_to_py(py, &map)?.into_any()),
+            None => Err(input_error(
+                "the message was changed after it was validated and is no longer valid; \
+                 read report.normalized before changing it",
+            )),
         }
     }
 }
@@ -69,13 +153,12 @@ impl PyReport {
     }
 
     /// The normalized payload as a dict, or ``None`` for an invalid message.
+    /// Built from the message when first read (then kept): read it before
+    /// changing the message you validated.
     #[getter]
     fn normalized<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.normalized
-            .get_or_try_init(py, || match &self.payload {
-                Some(map) => map_to_py(py, map).map(|d| d.into_any().unbind()),
-                None => Ok(py.None()),
-            })
+            .get_or_try_init(py, || self.build_normalized(py).map(Bound::unbind))
             .map(|value| value.bind(py).clone())
     }
 

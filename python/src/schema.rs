@@ -4,9 +4,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 use sdsi::CompiledSchema;
 use sdsi::validate::{BigIntegers, Limits, UnknownKeys, ValidateOptions};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::convert::{Depth, Message, serialize_to_py, to_py, to_value};
+use crate::depythonize::{DeError, PyDe};
 use crate::errors::{input_error, template_error};
 use crate::issue::issue_list;
 use crate::report::PyReport;
@@ -16,7 +17,9 @@ use crate::template::{PyTemplate, template_arg};
 /// GIL released, so other Python threads run meanwhile; below it, releasing
 /// and taking the GIL back would cost more than the validation.
 const RELEASE_GIL_BYTES: usize = 16 << 10;
-/// The same bound for Python objects, in JSON nodes (values of any kind).
+/// The same bound for Python objects read as JSON values (in nodes, values
+/// of any kind); a dict read in one pass holds the GIL throughout, as any
+/// reader of Python objects must.
 const RELEASE_GIL_NODES: usize = 2048;
 
 /// A template compiled for validation, with its options. Thread-safe:
@@ -37,27 +40,35 @@ impl PySchema {
         Depth::for_limit(self.inner.options().limits.max_depth)
     }
 
-    /// Runs `check` on the message, with the GIL released for large inputs.
-    fn run<T: Send>(
-        &self,
-        py: Python<'_>,
-        message: &Bound<'_, PyAny>,
-        text: impl Fn(&CompiledSchema, &[u8]) -> T + Sync,
-        value: impl Fn(&CompiledSchema, Value) -> T + Sync,
-    ) -> PyResult<T> {
+    /// The normalized payload of a message (dict, str or bytes), validating
+    /// it again; `None` if it is not valid (any more).
+    pub fn normalized(&self, message: &Bound<'_, PyAny>) -> PyResult<Option<Map<String, Value>>> {
         let schema = &self.inner;
         Ok(match Message::of(message)? {
-            Message::Text(t) => on_text(py, schema, t.as_bytes(), &text),
-            Message::Bytes(b) => on_text(py, schema, b, &text),
-            Message::Owned(b) => on_text(py, schema, &b, &text),
+            Message::Text(t) => schema.validate_slice(t.as_bytes()).into_normalized(),
+            Message::Bytes(b) => schema.validate_slice(b).into_normalized(),
+            Message::Owned(b) => schema.validate_slice(&b).into_normalized(),
             Message::Object(object) => {
-                let converted = to_value(object, self.depth())?;
-                if converted.nodes >= RELEASE_GIL_NODES {
-                    py.detach(|| value(schema, converted.value))
-                } else {
-                    value(schema, converted.value)
-                }
+                let value = to_value(object, self.depth())?.value;
+                schema.validate_owned(value).into_normalized()
             }
+        })
+    }
+
+    /// The dict path when one pass cannot settle the message (more members
+    /// than `max_keys`): read it as a JSON value, then validate.
+    fn converted<T: Send>(
+        &self,
+        py: Python<'_>,
+        object: &Bound<'_, PyAny>,
+        check: impl FnOnce(&CompiledSchema, Value) -> T + Send,
+    ) -> PyResult<T> {
+        let converted = to_value(object, self.depth())?;
+        let schema = &self.inner;
+        Ok(if converted.nodes >= RELEASE_GIL_NODES {
+            py.detach(|| check(schema, converted.value))
+        } else {
+            check(schema, converted.value)
         })
     }
 }
@@ -137,23 +148,55 @@ impl PySchema {
 
     /// Validates a message ``{"schema_id", "payload"}`` (dict, str or bytes)
     /// and returns a ``Report``.
-    fn validate(&self, py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<PyReport> {
-        self.run(
-            py,
-            message,
-            |schema, bytes| PyReport::of(schema.validate_slice(bytes)),
-            |schema, value| PyReport::of(schema.validate_owned(value)),
-        )
+    ///
+    /// A dict is read where it lies, in one pass (no copy); JSON text is
+    /// validated with the GIL released when it is 16 KiB or longer. The
+    /// report's ``normalized`` dict is built when first read.
+    fn validate(slf: &Bound<'_, Self>, message: &Bound<'_, PyAny>) -> PyResult<PyReport> {
+        let py = slf.py();
+        let this = slf.get();
+        let problems =
+            |schema: &CompiledSchema, bytes: &[u8]| schema.validate_slice(bytes).into_parts().0;
+        Ok(match Message::of(message)? {
+            Message::Text(t) => PyReport::later(
+                on_text(py, &this.inner, t.as_bytes(), &problems),
+                slf,
+                message,
+            ),
+            Message::Bytes(b) => {
+                PyReport::later(on_text(py, &this.inner, b, &problems), slf, message)
+            }
+            Message::Owned(b) => {
+                let found = on_text(py, &this.inner, &b, &problems);
+                PyReport::later_from_bytes(found, slf, b)
+            }
+            Message::Object(object) => {
+                match this.inner.problems_from(PyDe::new(object, this.depth())) {
+                    Ok(Some(found)) => PyReport::later(found, slf, message),
+                    Ok(None) => {
+                        this.converted(py, object, |s, v| PyReport::of(s.validate_owned(v)))?
+                    }
+                    Err(DeError(error)) => return Err(error),
+                }
+            }
+        })
     }
 
     /// Whether a message is valid: the verdict alone, the fastest call.
     fn is_valid(&self, py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<bool> {
-        self.run(
-            py,
-            message,
-            |schema, bytes| schema.is_valid_slice(bytes),
-            |schema, value| schema.is_valid(&value),
-        )
+        let verdict = |schema: &CompiledSchema, bytes: &[u8]| schema.is_valid_slice(bytes);
+        Ok(match Message::of(message)? {
+            Message::Text(t) => on_text(py, &self.inner, t.as_bytes(), &verdict),
+            Message::Bytes(b) => on_text(py, &self.inner, b, &verdict),
+            Message::Owned(b) => on_text(py, &self.inner, &b, &verdict),
+            Message::Object(object) => {
+                match self.inner.is_valid_from(PyDe::new(object, self.depth())) {
+                    Ok(Some(valid)) => valid,
+                    Ok(None) => self.converted(py, object, |s, v| s.is_valid(&v))?,
+                    Err(DeError(error)) => return Err(error),
+                }
+            }
+        })
     }
 
     /// Validates a bare payload dict (the ``payload`` member's content).

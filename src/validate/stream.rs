@@ -23,7 +23,7 @@ use super::pass::{
 };
 use super::report::{Collect, Outcome, Report, Verdict, finish_report};
 use super::shape::Shape;
-use crate::issue::Issue;
+use crate::issue::{Issue, Problems};
 use crate::key::JsonKind;
 
 impl CompiledSchema {
@@ -101,6 +101,61 @@ impl CompiledSchema {
     /// [`CompiledSchema::is_valid_slice`] on a string.
     pub fn is_valid_str(&self, text: &str) -> bool {
         self.is_valid_slice(text.as_bytes())
+    }
+}
+
+impl CompiledSchema {
+    /// Whether a message read from any serde [`Deserializer`](de::Deserializer)
+    /// is valid: one pass, no `Value` built. For messages held in another
+    /// form than JSON text (another language's objects, a binary format),
+    /// read through the deserializer that form has. Equal to
+    /// [`CompiledSchema::is_valid`] on the same message as a `Value`
+    /// (`tests/from_deserializer.rs` checks it with `&Value` as the source).
+    ///
+    /// `Ok(None)` when one pass cannot settle it: a member repeated, or more
+    /// payload members than [`Limits::max_keys`](super::Limits::max_keys).
+    /// Read the message into a `Value` and call `is_valid` then. The
+    /// deserializer's own errors are returned as they are.
+    pub fn is_valid_from<'de, D: de::Deserializer<'de>>(
+        &self,
+        deserializer: D,
+    ) -> Result<Option<bool>, D::Error> {
+        let mut stream = Stream::new(
+            &self.inner,
+            Verdict {
+                valid: true,
+                fail_fast: false,
+            },
+        );
+        MessageSeed(&mut stream).deserialize(deserializer)?;
+        if stream.fallback {
+            return Ok(None);
+        }
+        stream.conclude();
+        Ok(Some(stream.out.valid))
+    }
+
+    /// Every problem of a message read from any serde
+    /// [`Deserializer`](de::Deserializer), in one pass, with no `Value` and
+    /// no normalized payload built: the errors and warnings
+    /// [`CompiledSchema::validate`] reports, sorted by path. Same contract
+    /// as [`CompiledSchema::is_valid_from`] (`Ok(None)`: use the `Value`
+    /// path). A caller that needs the normalized payload of a valid message
+    /// gets it from [`CompiledSchema::validate_owned`] on the message read
+    /// as a `Value`, which costs only for the messages that need it.
+    pub fn problems_from<'de, D: de::Deserializer<'de>>(
+        &self,
+        deserializer: D,
+    ) -> Result<Option<Problems>, D::Error> {
+        let mut stream = Stream::new(&self.inner, Collect::default());
+        MessageSeed(&mut stream).deserialize(deserializer)?;
+        if stream.fallback {
+            return Ok(None);
+        }
+        stream.conclude();
+        let mut problems = Problems::new(stream.out.errors, stream.out.warnings);
+        problems.sort_by_path();
+        Ok(Some(problems))
     }
 }
 
@@ -230,6 +285,79 @@ impl<'de> de::Deserialize<'de> for Name<'de> {
             }
         }
         deserializer.deserialize_str(NameVisitor)
+    }
+}
+
+/// A member name of the message, classified as it is read: no copy of it
+/// is made, whatever the deserializer hands over.
+enum MessageMember {
+    SchemaId,
+    Payload,
+    Other,
+}
+
+struct MessageMemberSeed;
+
+impl<'de> DeserializeSeed<'de> for MessageMemberSeed {
+    type Value = MessageMember;
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<MessageMember, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MessageMemberSeed {
+    type Value = MessageMember;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<MessageMember, E> {
+        Ok(match v {
+            "schema_id" => MessageMember::SchemaId,
+            "payload" => MessageMember::Payload,
+            _ => MessageMember::Other,
+        })
+    }
+}
+
+/// A payload member's name, looked up as it is read: a known key is its
+/// index (no copy of the name); only an unknown one keeps its name, for
+/// the issue, borrowed from the input when the deserializer allows.
+enum PayloadMember<'de> {
+    Known(usize),
+    Unknown(Cow<'de, str>),
+}
+
+struct PayloadMemberSeed<'a, 's>(&'a mut Pass<'s>);
+
+impl<'de> DeserializeSeed<'de> for PayloadMemberSeed<'_, '_> {
+    type Value = PayloadMember<'de>;
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<PayloadMember<'de>, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PayloadMemberSeed<'_, '_> {
+    type Value = PayloadMember<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(match self.0.find(v) {
+            Some(index) => PayloadMember::Known(index),
+            None => PayloadMember::Unknown(Cow::Borrowed(v)),
+        })
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(match self.0.find(v) {
+            Some(index) => PayloadMember::Known(index),
+            None => PayloadMember::Unknown(Cow::Owned(v.to_owned())),
+        })
     }
 }
 
@@ -389,12 +517,12 @@ impl<'de, O: Outcome> Visitor<'de> for MessageSeed<'_, '_, O> {
         let stream = self.0;
         stream.is_object = true;
         let mut seen_payload = false;
-        while let Some(Name(name)) = map.next_key::<Name<'de>>()? {
-            match &*name {
+        while let Some(member) = map.next_key_seed(MessageMemberSeed)? {
+            match member {
                 _ if stream.fallback => {
                     map.next_value::<Skip>()?;
                 }
-                "schema_id" => {
+                MessageMember::SchemaId => {
                     let found = map.next_value_seed(SchemaIdSeed(&stream.schema.schema_id))?;
                     stream.fallback |= stream.seen_schema_id;
                     stream.seen_schema_id = true;
@@ -402,7 +530,7 @@ impl<'de, O: Outcome> Visitor<'de> for MessageSeed<'_, '_, O> {
                         let _ = check_schema_id(stream.schema, Some(&value), &mut stream.out);
                     }
                 }
-                "payload" => {
+                MessageMember::Payload => {
                     if seen_payload {
                         stream.fallback = true;
                         map.next_value::<Skip>()?;
@@ -449,7 +577,7 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
         let max_depth = schema.options.limits.max_depth;
         let mut pass = Pass::new(schema, true);
         let mut count = 0usize;
-        while let Some(Name(name)) = map.next_key::<Name<'de>>()? {
+        while let Some(member) = map.next_key_seed(PayloadMemberSeed(&mut pass))? {
             count += 1;
             if stream.fallback || count > schema.options.limits.max_keys {
                 // Member counts and repeats are settled exactly by the `Value` path.
@@ -457,26 +585,32 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
                 map.next_value::<Skip>()?;
                 continue;
             }
-            if let Some(index) = pass.find(&name) {
-                let track_strings = schema
-                    .keys
-                    .get(index)
-                    .is_some_and(|k| k.check == Check::Other);
-                let shape = map.next_value_seed(Probe {
-                    cap: max_depth.saturating_add(1),
-                    track_strings,
-                })?;
-                let _ = pass.known(index, Member::Shape(shape), &mut stream.out);
-            } else if schema.options.unknown_keys == UnknownKeys::Warn {
-                // A kept unknown member is held to the depth limit too.
-                let shape = map.next_value_seed(Probe {
-                    cap: max_depth.saturating_add(1),
-                    track_strings: false,
-                })?;
-                let _ = pass.unknown(&name, Some(shape), &mut stream.out);
-            } else {
-                map.next_value::<Skip>()?;
-                let _ = pass.unknown(&name, None, &mut stream.out);
+            match member {
+                PayloadMember::Known(index) => {
+                    let track_strings = schema
+                        .keys
+                        .get(index)
+                        .is_some_and(|k| k.check == Check::Other);
+                    let shape = map.next_value_seed(Probe {
+                        cap: max_depth.saturating_add(1),
+                        track_strings,
+                    })?;
+                    let _ = pass.known(index, Member::Shape(shape), &mut stream.out);
+                }
+                PayloadMember::Unknown(name)
+                    if schema.options.unknown_keys == UnknownKeys::Warn =>
+                {
+                    // A kept unknown member is held to the depth limit too.
+                    let shape = map.next_value_seed(Probe {
+                        cap: max_depth.saturating_add(1),
+                        track_strings: false,
+                    })?;
+                    let _ = pass.unknown(&name, Some(shape), &mut stream.out);
+                }
+                PayloadMember::Unknown(name) => {
+                    map.next_value::<Skip>()?;
+                    let _ = pass.unknown(&name, None, &mut stream.out);
+                }
             }
         }
         stream.fallback |= pass.duplicate;

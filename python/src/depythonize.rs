@@ -1,0 +1,273 @@
+//! A serde `Deserializer` over Python objects, so the validator reads a
+//! dict where it lies: one pass, no JSON value built
+//! (`CompiledSchema::is_valid_from` / `problems_from` in the crate).
+//!
+//! It accepts exactly what `convert::to_value` accepts and refuses the rest
+//! with the same `sdsi.InputError`; the depth bound works the same way.
+
+use std::fmt;
+
+use pyo3::prelude::*;
+use pyo3::types::{
+    PyBool, PyDict, PyDictMethods, PyFloat, PyInt, PyList, PyListMethods, PyString, PyTuple,
+    PyTupleMethods,
+};
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+
+use crate::convert::{Depth, int_number, json_float, type_name, utf8};
+use crate::errors::input_error;
+
+/// A Python error carried through serde.
+pub struct DeError(pub PyErr);
+
+impl fmt::Debug for DeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Display for DeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for DeError {}
+
+impl de::Error for DeError {
+    fn custom<T: fmt::Display>(message: T) -> Self {
+        DeError(input_error(message.to_string()))
+    }
+}
+
+impl From<PyErr> for DeError {
+    fn from(error: PyErr) -> Self {
+        DeError(error)
+    }
+}
+
+/// One Python object at one nesting level.
+pub struct PyDe<'a, 'py> {
+    object: &'a Bound<'py, PyAny>,
+    level: usize,
+    depth: Depth,
+}
+
+impl<'a, 'py> PyDe<'a, 'py> {
+    /// The message `object`, read with the depth bound `depth`.
+    pub fn new(object: &'a Bound<'py, PyAny>, depth: Depth) -> Self {
+        PyDe {
+            object,
+            level: 0,
+            depth,
+        }
+    }
+
+    fn child<'b>(&self, object: &'b Bound<'py, PyAny>) -> PyDe<'b, 'py> {
+        PyDe {
+            object,
+            level: self.level + 1,
+            depth: self.depth,
+        }
+    }
+
+    /// `Some(visit of an empty list)` for a container past the bound (when
+    /// cutting is allowed), an error when not.
+    fn container<'de, V: Visitor<'de>>(&self, visitor: V) -> Result<Result<V::Value, V>, DeError> {
+        if self.level < self.depth.cap() {
+            return Ok(Err(visitor));
+        }
+        if self.depth.cuts() {
+            return visitor.visit_seq(Empty).map(Ok);
+        }
+        Err(DeError(self.depth.too_deep()))
+    }
+
+    fn dict<'de, V: Visitor<'de>>(
+        self,
+        dict: &Bound<'py, PyDict>,
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        let visitor = match self.container(visitor)? {
+            Ok(cut) => return Ok(cut),
+            Err(visitor) => visitor,
+        };
+        visitor.visit_map(Dict {
+            parent: &self,
+            items: dict.iter(),
+            value: None,
+        })
+    }
+
+    fn list<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        let visitor = match self.container(visitor)? {
+            Ok(cut) => return Ok(cut),
+            Err(visitor) => visitor,
+        };
+        if let Ok(list) = self.object.cast::<PyList>() {
+            return visitor.visit_seq(Items {
+                parent: &self,
+                items: list.iter(),
+            });
+        }
+        let tuple = self.object.cast::<PyTuple>().map_err(PyErr::from)?;
+        visitor.visit_seq(Items {
+            parent: &self,
+            items: tuple.iter(),
+        })
+    }
+
+    fn string<'de, V: Visitor<'de>>(
+        text: &Bound<'_, PyString>,
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        visitor.visit_str(&utf8(text)?)
+    }
+
+    fn int<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        let number = int_number(self.object)?;
+        if let Some(n) = number.as_i64() {
+            visitor.visit_i64(n)
+        } else if let Some(n) = number.as_u64() {
+            visitor.visit_u64(n)
+        } else {
+            visitor.visit_f64(number.as_f64().unwrap_or(f64::NAN))
+        }
+    }
+
+    fn float<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        visitor.visit_f64(json_float(self.object.extract::<f64>()?)?)
+    }
+}
+
+impl<'de> de::Deserializer<'de> for PyDe<'_, '_> {
+    type Error = DeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        let object = self.object;
+        // Exact types first, as in `convert`: one pointer compare each.
+        if let Ok(text) = object.cast_exact::<PyString>() {
+            return Self::string(text, visitor);
+        }
+        if let Ok(dict) = object.cast_exact::<PyDict>() {
+            return self.dict(dict, visitor);
+        }
+        if object.is_exact_instance_of::<PyBool>() {
+            return visitor.visit_bool(object.is_truthy()?);
+        }
+        if object.is_exact_instance_of::<PyInt>() {
+            return self.int(visitor);
+        }
+        if object.is_exact_instance_of::<PyFloat>() {
+            return self.float(visitor);
+        }
+        if object.is_exact_instance_of::<PyList>() || object.is_exact_instance_of::<PyTuple>() {
+            return self.list(visitor);
+        }
+        if object.is_none() {
+            return visitor.visit_unit();
+        }
+        // Subclasses (an `OrderedDict`, a `str` enum, an `IntEnum`).
+        if let Ok(text) = object.cast::<PyString>() {
+            return Self::string(text, visitor);
+        }
+        if let Ok(dict) = object.cast::<PyDict>() {
+            return self.dict(dict, visitor);
+        }
+        if object.is_instance_of::<PyBool>() {
+            return visitor.visit_bool(object.is_truthy()?);
+        }
+        if object.is_instance_of::<PyInt>() {
+            return self.int(visitor);
+        }
+        if object.is_instance_of::<PyFloat>() {
+            return self.float(visitor);
+        }
+        if object.is_instance_of::<PyList>() || object.is_instance_of::<PyTuple>() {
+            return self.list(visitor);
+        }
+        Err(DeError(input_error(format!(
+            "a {} is not JSON (dict, list, tuple, str, int, float, bool or None)",
+            type_name(object)
+        ))))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// The members of a dict.
+struct Dict<'a, 'b, 'py> {
+    parent: &'a PyDe<'b, 'py>,
+    items: pyo3::types::iter::BoundDictIterator<'py>,
+    value: Option<Bound<'py, PyAny>>,
+}
+
+impl<'de> MapAccess<'de> for Dict<'_, '_, '_> {
+    type Error = DeError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, DeError> {
+        let Some((key, value)) = self.items.next() else {
+            return Ok(None);
+        };
+        if !key.is_exact_instance_of::<PyString>() && !key.is_instance_of::<PyString>() {
+            return Err(DeError(input_error(format!(
+                "a dict key must be a str, found a {}",
+                type_name(&key)
+            ))));
+        }
+        self.value = Some(value);
+        seed.deserialize(self.parent.child(&key)).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
+        match self.value.take() {
+            Some(value) => seed.deserialize(self.parent.child(&value)),
+            None => Err(de::Error::custom("a dict value was read before its key")),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.items.len())
+    }
+}
+
+/// The items of a list or tuple.
+struct Items<'a, 'b, 'py, I> {
+    parent: &'a PyDe<'b, 'py>,
+    items: I,
+}
+
+impl<'de, 'py, I: Iterator<Item = Bound<'py, PyAny>>> SeqAccess<'de> for Items<'_, '_, 'py, I> {
+    type Error = DeError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, DeError> {
+        match self.items.next() {
+            Some(item) => seed.deserialize(self.parent.child(&item)).map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+/// The empty list standing for a container cut at the depth bound.
+struct Empty;
+
+impl<'de> SeqAccess<'de> for Empty {
+    type Error = DeError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        _: T,
+    ) -> Result<Option<T::Value>, DeError> {
+        Ok(None)
+    }
+}

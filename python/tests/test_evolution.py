@@ -1,0 +1,140 @@
+"""The evolution engine with a Python callable as its embedder."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import zlib
+from datetime import timedelta
+
+import pytest
+
+import sdsi
+
+BASE = {
+    "schema_id": "coffee_v1",
+    "scenario": "coffee_order",
+    "keys": [
+        {"key_name": "size", "key_type": "string", "required": True, "semantic_description": "Cup size."},
+        {"key_name": "other", "key_type": "string", "required": False, "semantic_description": "Anything else."},
+    ],
+}
+
+DIMENSION = 64
+
+
+class BagOfWords:
+    """A small real embedder: words hashed into 64 buckets, unit length.
+    Records every text it is given, to check what reaches a model."""
+
+    def __init__(self):
+        self.seen = []
+        self.calls = 0
+
+    def __call__(self, texts):
+        self.calls += 1
+        self.seen.extend(texts)
+        vectors = []
+        for text in texts:
+            v = [0.0] * DIMENSION
+            for word in re.findall(r"[a-z]+", text.lower()):
+                v[zlib.crc32(word.encode()) % DIMENSION] += 1.0
+            norm = math.sqrt(sum(x * x for x in v)) or 1.0
+            vectors.append([x / norm for x in v])
+        return vectors
+
+
+BURST = [
+    "please use oat milk",
+    "oat milk please",
+    "can I have oat milk instead",
+    "make it with oat milk",
+]
+
+
+def test_a_burst_from_many_clients_proposes_a_key(now):
+    embed = BagOfWords()
+    engine = sdsi.Evolution(embed, dimension=DIMENSION, threshold=0.5)
+    store = sdsi.SchemaStore(BASE)
+    events = []
+    for minute in range(120):
+        client = f"client-{minute % 10}"
+        text = BURST[minute % len(BURST)]
+        message = {"schema_id": "coffee_v1", "payload": {"size": "m", "other": text}}
+        events += engine.observe(store, message, client, now + timedelta(minutes=minute))
+    kinds = [e["event"] for e in events]
+    assert "triggered" in kinds and "proposed" in kinds, kinds
+    proposed = [e for e in events if e["event"] == "proposed"]
+    new_keys = [k["key_name"] for e in proposed for k in e["patch"]["new_keys"]]
+    assert any("oat" in name or "milk" in name for name in new_keys), new_keys
+    later = now + timedelta(hours=2)
+    assert set(new_keys) <= {k["key_name"] for k in store.template_for(None, later).keys}
+    assert embed.calls > 0
+    # The state saves and restores into an engine with the same embedder settings.
+    state = engine.state()
+    twin = sdsi.Evolution(BagOfWords(), dimension=DIMENSION, threshold=0.5)
+    twin.restore(state)
+    assert twin.state() == state
+    with pytest.raises(sdsi.StateError):
+        sdsi.Evolution(BagOfWords(), dimension=32, threshold=0.5).restore(state)
+
+
+def test_personal_data_reaches_neither_the_embedder_nor_any_output(now):
+    embed = BagOfWords()
+    engine = sdsi.Evolution(embed, dimension=DIMENSION, threshold=0.5)
+    store = sdsi.SchemaStore(BASE)
+    events = []
+    for minute in range(120):
+        text = BURST[minute % len(BURST)]
+        if minute % 3 == 0:
+            text += f", call me at +44 20 7946 {minute:04d} or mail jo.smith{minute}@example.com"
+        message = {"schema_id": "coffee_v1", "payload": {"size": "m", "other": text}}
+        events += engine.observe(store, message, f"client-{minute % 10}", now + timedelta(minutes=minute))
+    assert any(e["event"] in ("proposed", "refused") for e in events), events
+    outputs = [json.dumps(events), engine.state(), store.to_json(), *embed.seen]
+    for text in outputs:
+        assert "7946" not in text and "example.com" not in text, text[:300]
+    assert any("<phone>" in t for t in embed.seen)
+
+
+def test_one_offs_propose_nothing(now):
+    engine = sdsi.Evolution(BagOfWords(), dimension=DIMENSION, threshold=0.5)
+    store = sdsi.SchemaStore(BASE)
+    topics = ["gift wrapping", "parking outside", "birthday candles", "wifi password", "dog bowl",
+              "table by the window", "receipt by email", "decaf beans to take home"]
+    events = []
+    for i, text in enumerate(topics):
+        message = {"schema_id": "coffee_v1", "payload": {"size": "s", "other": text}}
+        events += engine.observe(store, message, f"c{i}", now + timedelta(minutes=i))
+    assert not [e for e in events if e["event"] == "proposed"]
+    assert store.patches == []
+
+
+def test_embedder_errors_reach_the_caller(now):
+    message = {"schema_id": "coffee_v1", "payload": {"size": "s", "other": "oat milk"}}
+
+    def broken(texts):
+        raise RuntimeError("model server down")
+
+    engine = sdsi.Evolution(broken, dimension=8, threshold=0.5)
+    with pytest.raises(RuntimeError, match="model server down"):
+        engine.observe(sdsi.SchemaStore(BASE), message, "c1", now)
+    short = sdsi.Evolution(lambda texts: [[1.0, 0.0] for _ in texts], dimension=8, threshold=0.5)
+    with pytest.raises(sdsi.InputError, match="vector of 2 numbers"):
+        short.observe(sdsi.SchemaStore(BASE), message, "c1", now)
+    missing = sdsi.Evolution(lambda texts: [], dimension=8, threshold=0.5)
+    with pytest.raises(sdsi.InputError, match="0 vectors for 1 texts"):
+        missing.observe(sdsi.SchemaStore(BASE), message, "c1", now)
+    with pytest.raises(sdsi.InputError, match="dimension"):
+        sdsi.Evolution(lambda texts: texts)
+    with pytest.raises(sdsi.InputError, match="no setting"):
+        sdsi.Evolution(pool={"heat_treshold": 3})
+
+
+def test_the_default_engine_needs_no_embedder(now):
+    engine = sdsi.Evolution()
+    store = sdsi.SchemaStore(BASE)
+    events = engine.observe(store, {"schema_id": "coffee_v1", "payload": {"size": "s", "other": "oat milk"}}, "c1", now)
+    assert isinstance(events, list)
+    assert engine.pools()[0]["pool"]["scenario"] == "coffee_order"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The Python package's tests: builds the package with pip (maturin is its
+# PEP 517 backend, fetched from PyPI into pip's isolated build environment),
+# installs it into a virtual environment outside git (target/python-venv, or
+# $SDSI_PYTHON_VENV), and runs its pytest suite. Needs Rust, Python >= 3.10
+# and pip; everything else comes from PyPI. Called by scripts/test.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv="${SDSI_PYTHON_VENV:-target/python-venv}"
+python="${PYTHON:-python3}"
+if [ ! -x "$venv/bin/python" ]; then
+    "$python" -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install --quiet --upgrade pip
+"$venv/bin/python" -m pip install --quiet "pytest>=8"
+# A fresh build each time: pip would otherwise keep an installed 0.1.0.
+"$venv/bin/python" -m pip install --quiet --force-reinstall --no-deps ./python
+set +e
+"$venv/bin/python" -m pytest python/tests -q -p no:cacheprovider
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+    echo "pytest collected no tests: the Python suite is missing" >&2
+    exit 1
+fi
+exit "$status"
