@@ -211,7 +211,12 @@ fn string(object: &Bound<'_, PyAny>) -> PyResult<String> {
 pub fn utf8<'a>(text: &'a Bound<'_, PyString>) -> PyResult<std::borrow::Cow<'a, str>> {
     text.to_str()
         .map(std::borrow::Cow::Borrowed)
-        .map_err(|_| input_error("a str holds a lone surrogate, which JSON text cannot carry"))
+        .map_err(|_| lone_surrogate())
+}
+
+/// The error for a `str` that is not Unicode text (a lone surrogate).
+pub fn lone_surrogate() -> PyErr {
+    input_error("a str holds a lone surrogate, which JSON text cannot carry")
 }
 
 fn int(object: &Bound<'_, PyAny>) -> PyResult<Value> {

@@ -14,7 +14,7 @@ use pyo3::types::{
 };
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
-use crate::convert::{Depth, int_number, json_float, type_name, utf8};
+use crate::convert::{Depth, int_number, json_float, lone_surrogate, type_name};
 use crate::errors::input_error;
 
 /// A Python error carried through serde.
@@ -51,6 +51,12 @@ pub struct PyDe<'a, 'py> {
     object: &'a Bound<'py, PyAny>,
     level: usize,
     depth: Depth,
+    /// Whether a `str` here is handed over without its text: the validator
+    /// never reads the text of a string inside a payload member's value,
+    /// nor of a member name below the payload (the crate's documented
+    /// contract for `is_valid_from` / `problems_from`), and getting it is
+    /// most of the cost of a string.
+    opaque: bool,
 }
 
 impl<'a, 'py> PyDe<'a, 'py> {
@@ -60,14 +66,31 @@ impl<'a, 'py> PyDe<'a, 'py> {
             object,
             level: 0,
             depth,
+            opaque: false,
         }
     }
 
+    /// A member value or an item: from the payload's members down (level 2
+    /// and below), strings are opaque.
     fn child<'b>(&self, object: &'b Bound<'py, PyAny>) -> PyDe<'b, 'py> {
+        let level = self.level + 1;
         PyDe {
             object,
-            level: self.level + 1,
+            level,
             depth: self.depth,
+            opaque: level >= 2,
+        }
+    }
+
+    /// A member name: the message's and the payload's are read; names
+    /// inside a member's value are opaque.
+    fn name<'b>(&self, object: &'b Bound<'py, PyAny>) -> PyDe<'b, 'py> {
+        let level = self.level + 1;
+        PyDe {
+            object,
+            level,
+            depth: self.depth,
+            opaque: level >= 3,
         }
     }
 
@@ -118,10 +141,17 @@ impl<'a, 'py> PyDe<'a, 'py> {
     }
 
     fn string<'de, V: Visitor<'de>>(
+        &self,
         text: &Bound<'_, PyString>,
         visitor: V,
     ) -> Result<V::Value, DeError> {
-        visitor.visit_str(&utf8(text)?)
+        if self.opaque {
+            return visitor.visit_str("");
+        }
+        match text.to_str() {
+            Ok(text) => visitor.visit_str(text),
+            Err(_) => Err(DeError(lone_surrogate())),
+        }
     }
 
     fn int<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
@@ -147,7 +177,7 @@ impl<'de> de::Deserializer<'de> for PyDe<'_, '_> {
         let object = self.object;
         // Exact types first, as in `convert`: one pointer compare each.
         if let Ok(text) = object.cast_exact::<PyString>() {
-            return Self::string(text, visitor);
+            return self.string(text, visitor);
         }
         if let Ok(dict) = object.cast_exact::<PyDict>() {
             return self.dict(dict, visitor);
@@ -169,7 +199,7 @@ impl<'de> de::Deserializer<'de> for PyDe<'_, '_> {
         }
         // Subclasses (an `OrderedDict`, a `str` enum, an `IntEnum`).
         if let Ok(text) = object.cast::<PyString>() {
-            return Self::string(text, visitor);
+            return self.string(text, visitor);
         }
         if let Ok(dict) = object.cast::<PyDict>() {
             return self.dict(dict, visitor);
@@ -223,7 +253,7 @@ impl<'de> MapAccess<'de> for Dict<'_, '_, '_> {
             ))));
         }
         self.value = Some(value);
-        seed.deserialize(self.parent.child(&key)).map(Some)
+        seed.deserialize(self.parent.name(&key)).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {

@@ -328,15 +328,24 @@ impl Inner {
             .copied()
     }
 
-    /// Looks `name` up by walking the sorted names from `cursor`, which is
-    /// left past it: over members that arrive in byte order (serde_json's
-    /// default map) the next key is usually the one, so each lookup is a
-    /// length comparison or two and one short byte comparison. A miss within
-    /// a few steps (an unknown key, members out of order) falls back to the hash.
+    /// Looks `name` up, guessing from where the previous member was found:
+    /// members usually arrive in the template's order (a Python dict, a
+    /// map with `preserve_order`, a model filling the keys in turn) or in
+    /// byte order (serde_json's default map). So the key after the previous
+    /// one in template order is tried first, then a short walk of the
+    /// sorted names; each is a length comparison or two and one short byte
+    /// comparison. A miss (an unknown key, members in no order) hashes.
     #[inline(always)]
-    pub(crate) fn lookup_from(&self, cursor: &mut usize, name: &str) -> Option<usize> {
+    pub(crate) fn lookup_from(&self, cursor: &mut Cursor, name: &str) -> Option<usize> {
         const STEPS: usize = 4;
-        let start = *cursor;
+        if let Some(key) = self.keys.get(cursor.declared) {
+            if same_name(&key.name, name) {
+                let index = cursor.declared;
+                cursor.declared += 1;
+                return Some(index);
+            }
+        }
+        let start = cursor.sorted;
         let ahead = self.sorted.get(start..).unwrap_or_default();
         for (offset, &index) in ahead.iter().take(STEPS).enumerate() {
             if self
@@ -344,12 +353,25 @@ impl Inner {
                 .get(index)
                 .is_some_and(|k| same_name(&k.name, name))
             {
-                *cursor = start + offset + 1;
+                cursor.sorted = start + offset + 1;
+                cursor.declared = index + 1;
                 return Some(index);
             }
         }
-        self.lookup(name)
+        let found = self.lookup(name);
+        if let Some(index) = found {
+            cursor.declared = index + 1;
+        }
+        found
     }
+}
+
+/// Where [`Inner::lookup_from`] expects the next member: just after the
+/// previous one in template order, and in byte order.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Cursor {
+    declared: usize,
+    sorted: usize,
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 
 use serde_json::Value;
 
-use super::compile::{Check, Inner, KeyStatus, same_name};
+use super::compile::{Check, Cursor, Inner, KeyStatus, same_name};
 use super::normalized::Plan;
 use super::options::{BigIntegers, UnknownKeys};
 use super::report::Outcome;
@@ -25,8 +25,8 @@ pub(crate) struct Pass<'s> {
     /// Whether to remember unknown names, to notice their duplicates.
     track_unknown: bool,
     unknown_seen: Vec<Box<str>>,
-    /// Where the sorted-name walk of [`Pass::find`] has got to.
-    cursor: usize,
+    /// Where [`Pass::find`] expects the next member.
+    cursor: Cursor,
 }
 
 /// What a member's value is, as far as the pass needs to know.
@@ -47,7 +47,7 @@ impl<'s> Pass<'s> {
             duplicate: false,
             track_unknown: streaming,
             unknown_seen: Vec::new(),
-            cursor: 0,
+            cursor: Cursor::default(),
         }
     }
 
