@@ -1,17 +1,19 @@
-//! Python objects ↔ JSON values.
+//! Python objects ↔ JSON values, and the limits of reading them.
 //!
 //! Python hands over dicts, lists, strings, numbers, booleans and `None`;
 //! anything else (a set, a datetime, a non-string dict key, NaN) is not JSON
-//! and raises `sdsi.InputError` naming where it sits. The walk is bounded: a
-//! self-referencing dict or a message nested thousands deep cannot overflow
-//! the stack.
+//! and raises `sdsi.InputError`. Reading is bounded: a self-referencing dict
+//! or a message nested thousands deep cannot overflow the stack. Python
+//! objects are read by one reader, `depythonize::PyDe`, whether into a
+//! `Value` or straight into the validator.
 
 use pyo3::prelude::*;
-use pyo3::types::{
-    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
-};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyList, PyString};
 use serde_json::{Map, Number, Value};
 
+use serde::Deserialize;
+
+use crate::depythonize::{DeError, PyDe};
 use crate::errors::input_error;
 
 /// Deepest nesting the conversion follows at all. serde_json's own parser
@@ -71,26 +73,15 @@ impl Depth {
     }
 }
 
-/// A Python object read as JSON, with the number of nodes it had (a cheap
-/// measure of the work validating it will take).
-pub struct Converted {
-    pub value: Value,
-    pub nodes: usize,
-}
-
-/// Reads `object` as a JSON value.
-pub fn to_value(object: &Bound<'_, PyAny>, depth: Depth) -> PyResult<Converted> {
-    let mut reader = Reader { depth, nodes: 0 };
-    let value = reader.read(object, 0)?;
-    Ok(Converted {
-        value,
-        nodes: reader.nodes,
-    })
+/// Reads `object` as a JSON value, with the depth bound `depth`: the same
+/// reader validation uses (`depythonize`), every string's text read.
+pub fn to_value(object: &Bound<'_, PyAny>, depth: Depth) -> PyResult<Value> {
+    Value::deserialize(PyDe::reading_all(object, depth)).map_err(|DeError(e)| e)
 }
 
 /// Reads `object` as a JSON value, every level of it.
 pub fn value_of(object: &Bound<'_, PyAny>) -> PyResult<Value> {
-    to_value(object, Depth::FULL).map(|c| c.value)
+    to_value(object, Depth::FULL)
 }
 
 /// Deserializes `object` (a dict or other JSON-shaped value) into `T`.
@@ -99,128 +90,6 @@ pub fn from_py<T: serde::de::DeserializeOwned>(
     what: &str,
 ) -> PyResult<T> {
     serde_json::from_value(value_of(object)?).map_err(|e| input_error(format!("{what}: {e}")))
-}
-
-struct Reader {
-    depth: Depth,
-    nodes: usize,
-}
-
-impl Reader {
-    fn read(&mut self, object: &Bound<'_, PyAny>, level: usize) -> PyResult<Value> {
-        self.nodes += 1;
-        // Exact types first: the common case costs one pointer compare each.
-        if object.is_exact_instance_of::<PyString>() {
-            return string(object).map(Value::String);
-        }
-        if object.is_exact_instance_of::<PyDict>() {
-            return self.dict(object, level);
-        }
-        if object.is_exact_instance_of::<PyBool>() {
-            return Ok(Value::Bool(object.is_truthy()?));
-        }
-        if object.is_exact_instance_of::<PyInt>() {
-            return int(object);
-        }
-        if object.is_exact_instance_of::<PyFloat>() {
-            return float(object);
-        }
-        if object.is_exact_instance_of::<PyList>() || object.is_exact_instance_of::<PyTuple>() {
-            return self.sequence(object, level);
-        }
-        if object.is_none() {
-            return Ok(Value::Null);
-        }
-        // Subclasses (an `OrderedDict`, a `str` enum, an `IntEnum`).
-        if object.is_instance_of::<PyString>() {
-            return string(object).map(Value::String);
-        }
-        if object.is_instance_of::<PyDict>() {
-            return self.dict(object, level);
-        }
-        if object.is_instance_of::<PyBool>() {
-            return Ok(Value::Bool(object.is_truthy()?));
-        }
-        if object.is_instance_of::<PyInt>() {
-            return int(object);
-        }
-        if object.is_instance_of::<PyFloat>() {
-            return float(object);
-        }
-        if object.is_instance_of::<PyList>() || object.is_instance_of::<PyTuple>() {
-            return self.sequence(object, level);
-        }
-        Err(input_error(format!(
-            "a {} is not JSON (dict, list, tuple, str, int, float, bool or None)",
-            type_name(object)
-        )))
-    }
-
-    /// Checks a container at `level` against the cap: `Some` placeholder
-    /// when it is to be cut, an error when cutting is not allowed.
-    fn too_deep(&self, level: usize) -> PyResult<Option<Value>> {
-        if level < self.depth.cap {
-            Ok(None)
-        } else if self.depth.placeholder {
-            Ok(Some(Value::Array(Vec::new())))
-        } else {
-            Err(self.depth.too_deep())
-        }
-    }
-
-    fn dict(&mut self, object: &Bound<'_, PyAny>, level: usize) -> PyResult<Value> {
-        if let Some(cut) = self.too_deep(level)? {
-            return Ok(cut);
-        }
-        let dict = object.cast::<PyDict>()?;
-        let mut map = Map::new();
-        for (key, item) in dict.iter() {
-            if !key.is_instance_of::<PyString>() {
-                return Err(input_error(format!(
-                    "a dict key must be a str, found a {}",
-                    type_name(&key)
-                )));
-            }
-            let name = string(&key)?;
-            let value = self.read(&item, level + 1)?;
-            map.insert(name, value);
-        }
-        Ok(Value::Object(map))
-    }
-
-    fn sequence(&mut self, object: &Bound<'_, PyAny>, level: usize) -> PyResult<Value> {
-        if let Some(cut) = self.too_deep(level)? {
-            return Ok(cut);
-        }
-        let mut items = Vec::with_capacity(object.len()?);
-        for item in object.try_iter()? {
-            items.push(self.read(&item?, level + 1)?);
-        }
-        Ok(Value::Array(items))
-    }
-}
-
-fn string(object: &Bound<'_, PyAny>) -> PyResult<String> {
-    utf8(object.cast::<PyString>()?).map(std::borrow::Cow::into_owned)
-}
-
-/// The UTF-8 text of a `str`, borrowed: CPython keeps a UTF-8 copy inside
-/// the object (an ASCII string is its own), so this copies nothing. The 3.9
-/// stable ABI has no such call, which is why the package targets 3.10
-/// (docs/python.md, "Python versions").
-pub fn utf8<'a>(text: &'a Bound<'_, PyString>) -> PyResult<std::borrow::Cow<'a, str>> {
-    text.to_str()
-        .map(std::borrow::Cow::Borrowed)
-        .map_err(|_| lone_surrogate())
-}
-
-/// The error for a `str` that is not Unicode text (a lone surrogate).
-pub fn lone_surrogate() -> PyErr {
-    input_error("a str holds a lone surrogate, which JSON text cannot carry")
-}
-
-fn int(object: &Bound<'_, PyAny>) -> PyResult<Value> {
-    int_number(object).map(Value::Number)
 }
 
 /// A Python int as a JSON number.
@@ -236,11 +105,6 @@ pub fn int_number(object: &Bound<'_, PyAny>) -> PyResult<Number> {
     let too_large = || input_error("an int too large for any JSON number");
     let n = object.extract::<f64>().map_err(|_| too_large())?;
     Number::from_f64(json_float(n)?).ok_or_else(too_large)
-}
-
-fn float(object: &Bound<'_, PyAny>) -> PyResult<Value> {
-    let n = json_float(object.extract::<f64>()?)?;
-    Ok(Number::from_f64(n).map_or(Value::Null, Value::Number))
 }
 
 /// `n` if JSON can hold it (NaN and infinities it cannot).
@@ -261,6 +125,21 @@ pub fn type_name(object: &Bound<'_, PyAny>) -> String {
         .name()
         .map(|n| n.to_string())
         .unwrap_or_else(|_| "value of unknown type".to_owned())
+}
+
+/// The UTF-8 text of a `str`, borrowed: CPython keeps a UTF-8 copy inside
+/// the object (an ASCII string is its own), so this copies nothing. The 3.9
+/// stable ABI has no such call, which is why the package targets 3.10
+/// (docs/python.md, "Python versions").
+pub fn utf8<'a>(text: &'a Bound<'_, PyString>) -> PyResult<std::borrow::Cow<'a, str>> {
+    text.to_str()
+        .map(std::borrow::Cow::Borrowed)
+        .map_err(|_| lone_surrogate())
+}
+
+/// The error for a `str` that is not Unicode text (a lone surrogate).
+pub fn lone_surrogate() -> PyErr {
+    input_error("a str holds a lone surrogate, which JSON text cannot carry")
 }
 
 /// A JSON value as Python objects.

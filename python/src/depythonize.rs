@@ -2,8 +2,9 @@
 //! dict where it lies: one pass, no JSON value built
 //! (`CompiledSchema::is_valid_from` / `problems_from` in the crate).
 //!
-//! It accepts exactly what `convert::to_value` accepts and refuses the rest
-//! with the same `sdsi.InputError`; the depth bound works the same way.
+//! The same reader builds a JSON value when one is needed
+//! (`convert::to_value`), so both accept and refuse exactly the same
+//! objects.
 
 use std::fmt;
 
@@ -57,16 +58,28 @@ pub struct PyDe<'a, 'py> {
     /// contract for `is_valid_from` / `problems_from`), and getting it is
     /// most of the cost of a string.
     opaque: bool,
+    /// Set when reading into a value: every string's text is read.
+    all_text: bool,
 }
 
 impl<'a, 'py> PyDe<'a, 'py> {
-    /// The message `object`, read with the depth bound `depth`.
+    /// The message `object` for the validator, read with the depth bound
+    /// `depth`.
     pub fn new(object: &'a Bound<'py, PyAny>, depth: Depth) -> Self {
         PyDe {
             object,
             level: 0,
             depth,
             opaque: false,
+            all_text: false,
+        }
+    }
+
+    /// `object` for building a value: every string's text is read.
+    pub fn reading_all(object: &'a Bound<'py, PyAny>, depth: Depth) -> Self {
+        PyDe {
+            all_text: true,
+            ..PyDe::new(object, depth)
         }
     }
 
@@ -78,7 +91,8 @@ impl<'a, 'py> PyDe<'a, 'py> {
             object,
             level,
             depth: self.depth,
-            opaque: level >= 2,
+            opaque: level >= 2 && !self.all_text,
+            all_text: self.all_text,
         }
     }
 
@@ -90,7 +104,8 @@ impl<'a, 'py> PyDe<'a, 'py> {
             object,
             level,
             depth: self.depth,
-            opaque: level >= 3,
+            opaque: level >= 3 && !self.all_text,
+            all_text: self.all_text,
         }
     }
 

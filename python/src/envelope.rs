@@ -90,7 +90,7 @@ pub fn parse_envelope(
         Message::Bytes(bytes) => parse_text(schema, bytes),
         Message::Owned(bytes) => parse_text(schema, &bytes),
         Message::Object(object) => {
-            let value = to_value(object, depth(schema))?.value;
+            let value = to_value(object, depth(schema))?;
             match schema {
                 Some(schema) => schema.validate_envelope(&value),
                 None => Envelope::parse(&value),

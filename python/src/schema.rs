@@ -17,10 +17,6 @@ use crate::template::{PyTemplate, template_arg};
 /// GIL released, so other Python threads run meanwhile; below it, releasing
 /// and taking the GIL back would cost more than the validation.
 const RELEASE_GIL_BYTES: usize = 16 << 10;
-/// The same bound for Python objects read as JSON values (in nodes, values
-/// of any kind); a dict read in one pass holds the GIL throughout, as any
-/// reader of Python objects must.
-const RELEASE_GIL_NODES: usize = 2048;
 
 /// A template compiled for validation, with its options. Thread-safe:
 /// compile once, share it, validate from many threads at once.
@@ -49,27 +45,25 @@ impl PySchema {
             Message::Bytes(b) => schema.validate_slice(b).into_normalized(),
             Message::Owned(b) => schema.validate_slice(&b).into_normalized(),
             Message::Object(object) => {
-                let value = to_value(object, self.depth())?.value;
+                let value = to_value(object, self.depth())?;
                 schema.validate_owned(value).into_normalized()
             }
         })
     }
 
-    /// The dict path when one pass cannot settle the message (more members
-    /// than `max_keys`): read it as a JSON value, then validate.
+    /// The dict path when one pass cannot settle the message (more payload
+    /// members than `max_keys`): read it as a JSON value (holding the GIL,
+    /// as reading Python objects needs), then validate it without the GIL,
+    /// a message that large being worth the switch.
     fn converted<T: Send>(
         &self,
         py: Python<'_>,
         object: &Bound<'_, PyAny>,
         check: impl FnOnce(&CompiledSchema, Value) -> T + Send,
     ) -> PyResult<T> {
-        let converted = to_value(object, self.depth())?;
+        let value = to_value(object, self.depth())?;
         let schema = &self.inner;
-        Ok(if converted.nodes >= RELEASE_GIL_NODES {
-            py.detach(|| check(schema, converted.value))
-        } else {
-            check(schema, converted.value)
-        })
+        Ok(py.detach(|| check(schema, value)))
     }
 }
 
@@ -201,7 +195,7 @@ impl PySchema {
 
     /// Validates a bare payload dict (the ``payload`` member's content).
     fn validate_payload(&self, payload: &Bound<'_, PyAny>) -> PyResult<PyReport> {
-        match to_value(payload, self.depth())?.value {
+        match to_value(payload, self.depth())? {
             Value::Object(map) => Ok(PyReport::of(self.inner.validate_payload_owned(map))),
             _ => Err(input_error("a payload is a dict")),
         }
@@ -211,14 +205,14 @@ impl PySchema {
     /// schema as a response template; a malformed
     /// ``schema_update_suggestion`` is reported, not fatal.
     fn validate_execution_result(&self, result: &Bound<'_, PyAny>) -> PyResult<PyReport> {
-        let value = to_value(result, self.depth())?.value;
+        let value = to_value(result, self.depth())?;
         Ok(PyReport::of(self.inner.validate_execution_result(&value)))
     }
 
     /// Validates an MCP ``CallToolResult``'s ``structuredContent`` against
     /// this schema as the tool's output schema.
     fn validate_mcp_tool_result(&self, result: &Bound<'_, PyAny>) -> PyResult<PyReport> {
-        let value = to_value(result, self.depth())?.value;
+        let value = to_value(result, self.depth())?;
         Ok(PyReport::of(self.inner.validate_mcp_tool_result(&value)))
     }
 

@@ -76,6 +76,18 @@ pub fn patch_arg(patch: &Bound<'_, PyAny>) -> PyResult<SchemaPatch> {
     })
 }
 
+/// Patches as a list of dicts.
+fn patch_list<'py, 'a>(
+    py: Python<'py>,
+    patches: impl Iterator<Item = &'a SchemaPatch>,
+) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for patch in patches {
+        list.append(serialize_to_py(py, patch)?)?;
+    }
+    Ok(list)
+}
+
 fn scope(client: Option<&str>) -> PatchScope {
     match client {
         Some(client) => PatchScope::Client(client.to_owned()),
@@ -294,21 +306,13 @@ impl PyStore {
     /// Every accepted patch, as dicts.
     #[getter]
     fn patches<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let list = PyList::empty(py);
-        for patch in self.inner.patches() {
-            list.append(serialize_to_py(py, patch)?)?;
-        }
-        Ok(list)
+        patch_list(py, self.inner.patches())
     }
 
     /// The patches waiting behind the convergence guard, as dicts.
     #[getter]
     fn queued<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let list = PyList::empty(py);
-        for patch in self.inner.queued() {
-            list.append(serialize_to_py(py, patch)?)?;
-        }
-        Ok(list)
+        patch_list(py, self.inner.queued())
     }
 
     /// Every patched key's lifecycle record, as dicts.

@@ -13,6 +13,18 @@ CASES = Path(__file__).resolve().parents[2] / "tests" / "cases"
 FIGURES = Path(__file__).resolve().parents[2] / "tests" / "figures"
 
 
+# A two-key coffee template (a size and the reserved `other`), the base the
+# store and evolution tests patch.
+COFFEE_BASE = {
+    "schema_id": "coffee_v1",
+    "scenario": "coffee_order",
+    "keys": [
+        {"key_name": "size", "key_type": "string", "required": True, "semantic_description": "Cup size."},
+        {"key_name": "other", "key_type": "string", "required": False, "semantic_description": "Anything else."},
+    ],
+}
+
+
 def load_cases(name: str) -> List[Any]:
     """One file of tests/cases, the suite the Rust tests run too."""
     return json.loads((CASES / name).read_text(encoding="utf-8"))

@@ -111,6 +111,20 @@ def test_values_that_are_not_json_raise_input_error(schema, bad, words):
         schema.is_valid(message(size="s", extras=[bad]))
 
 
+def test_a_lone_surrogate_is_refused_where_its_text_is_read(schema):
+    bad = "\udcff"
+    with pytest.raises(sdsi.InputError, match="lone surrogate"):
+        schema.validate({"schema_id": "coffee_v1", "payload": {bad: 1, "size": "s"}})
+    with pytest.raises(sdsi.InputError, match="lone surrogate"):
+        schema.validate(bad)
+    # Inside a member's value only its being a str counts (docs/python.md);
+    # the text is read, and refused, when the normalized payload is built.
+    report = schema.validate(message(size=bad))
+    assert report.valid
+    with pytest.raises(sdsi.InputError, match="lone surrogate"):
+        report.normalized
+
+
 def test_a_self_containing_or_very_deep_message_gets_the_depth_limit(schema):
     loop = []
     loop.append(loop)

@@ -11,15 +11,8 @@ from datetime import timedelta
 import pytest
 
 import sdsi
+from conftest import COFFEE_BASE as BASE
 
-BASE = {
-    "schema_id": "coffee_v1",
-    "scenario": "coffee_order",
-    "keys": [
-        {"key_name": "size", "key_type": "string", "required": True, "semantic_description": "Cup size."},
-        {"key_name": "other", "key_type": "string", "required": False, "semantic_description": "Anything else."},
-    ],
-}
 
 DIMENSION = 64
 
@@ -53,16 +46,22 @@ BURST = [
 ]
 
 
-def test_a_burst_from_many_clients_proposes_a_key(now):
+def burst(now, extra=lambda minute: ""):
+    """Ten clients asking for oat milk in four wordings, a message a minute
+    for two hours; `extra(minute)` is appended to each request."""
     embed = BagOfWords()
     engine = sdsi.Evolution(embed, dimension=DIMENSION, threshold=0.5)
     store = sdsi.SchemaStore(BASE)
     events = []
     for minute in range(120):
-        client = f"client-{minute % 10}"
-        text = BURST[minute % len(BURST)]
+        text = BURST[minute % len(BURST)] + extra(minute)
         message = {"schema_id": "coffee_v1", "payload": {"size": "m", "other": text}}
-        events += engine.observe(store, message, client, now + timedelta(minutes=minute))
+        events += engine.observe(store, message, f"client-{minute % 10}", now + timedelta(minutes=minute))
+    return embed, engine, store, events
+
+
+def test_a_burst_from_many_clients_proposes_a_key(now):
+    embed, engine, store, events = burst(now)
     kinds = [e["event"] for e in events]
     assert "triggered" in kinds and "proposed" in kinds, kinds
     proposed = [e for e in events if e["event"] == "proposed"]
@@ -81,16 +80,12 @@ def test_a_burst_from_many_clients_proposes_a_key(now):
 
 
 def test_personal_data_reaches_neither_the_embedder_nor_any_output(now):
-    embed = BagOfWords()
-    engine = sdsi.Evolution(embed, dimension=DIMENSION, threshold=0.5)
-    store = sdsi.SchemaStore(BASE)
-    events = []
-    for minute in range(120):
-        text = BURST[minute % len(BURST)]
-        if minute % 3 == 0:
-            text += f", call me at +44 20 7946 {minute:04d} or mail jo.smith{minute}@example.com"
-        message = {"schema_id": "coffee_v1", "payload": {"size": "m", "other": text}}
-        events += engine.observe(store, message, f"client-{minute % 10}", now + timedelta(minutes=minute))
+    def contact(minute):
+        if minute % 3:
+            return ""
+        return f", call me at +44 20 7946 {minute:04d} or mail jo.smith{minute}@example.com"
+
+    embed, engine, store, events = burst(now, contact)
     assert any(e["event"] in ("proposed", "refused") for e in events), events
     outputs = [json.dumps(events), engine.state(), store.to_json(), *embed.seen]
     for text in outputs:

@@ -7,15 +7,8 @@ from datetime import timedelta
 import pytest
 
 import sdsi
+from conftest import COFFEE_BASE as BASE
 
-BASE = {
-    "schema_id": "coffee_v1",
-    "scenario": "coffee_order",
-    "keys": [
-        {"key_name": "size", "key_type": "string", "required": True, "semantic_description": "Cup size."},
-        {"key_name": "other", "key_type": "string", "required": False, "semantic_description": "Anything else."},
-    ],
-}
 
 
 def patch(patch_id, now, name, *, client=None, key_type="string", days=30):
