@@ -22,41 +22,36 @@ pub enum Kind {
     Envelope,
 }
 
+type Class = PyOnceLock<Py<PyType>>;
+
 impl Kind {
-    fn name(self) -> &'static str {
+    /// The class's name and where it is kept once looked up (per process,
+    /// as the class itself is).
+    fn slot(self) -> (&'static Class, &'static str) {
+        static TEMPLATE: Class = PyOnceLock::new();
+        static INPUT: Class = PyOnceLock::new();
+        static PATCH: Class = PyOnceLock::new();
+        static STATE: Class = PyOnceLock::new();
+        static ENVELOPE: Class = PyOnceLock::new();
         match self {
-            Kind::Template => "TemplateError",
-            Kind::Input => "InputError",
-            Kind::Patch => "PatchError",
-            Kind::State => "StateError",
-            Kind::Envelope => "EnvelopeError",
+            Kind::Template => (&TEMPLATE, "TemplateError"),
+            Kind::Input => (&INPUT, "InputError"),
+            Kind::Patch => (&PATCH, "PatchError"),
+            Kind::State => (&STATE, "StateError"),
+            Kind::Envelope => (&ENVELOPE, "EnvelopeError"),
         }
     }
-}
 
-static CLASSES: [PyOnceLock<Py<PyType>>; 5] = [
-    PyOnceLock::new(),
-    PyOnceLock::new(),
-    PyOnceLock::new(),
-    PyOnceLock::new(),
-    PyOnceLock::new(),
-];
-
-fn class(py: Python<'_>, kind: Kind) -> PyResult<&Bound<'_, PyType>> {
-    let slot = match kind {
-        Kind::Template => &CLASSES[0],
-        Kind::Input => &CLASSES[1],
-        Kind::Patch => &CLASSES[2],
-        Kind::State => &CLASSES[3],
-        Kind::Envelope => &CLASSES[4],
-    };
-    slot.import(py, "sdsi._errors", kind.name())
+    fn class(self, py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+        let (slot, name) = self.slot();
+        slot.import(py, "sdsi._errors", name)
+    }
 }
 
 /// An exception of `kind` with `message` and the issues behind it.
 pub fn raise(kind: Kind, message: String, errors: &[Issue], warnings: &[Issue]) -> PyErr {
     Python::attach(|py| {
-        let made = class(py, kind).and_then(|class| {
+        let made = kind.class(py).and_then(|class| {
             class.call1((
                 message.as_str(),
                 issue_list(py, errors)?,

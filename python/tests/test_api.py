@@ -111,6 +111,17 @@ def test_values_that_are_not_json_raise_input_error(schema, bad, words):
         schema.is_valid(message(size="s", extras=[bad]))
 
 
+def test_is_valid_stops_at_the_first_error_and_validate_reads_everything(schema):
+    wrong_then_not_json = {"schema_id": "tea_v1", "payload": {"size": "s", "extras": [{1, 2}]}}
+    assert schema.is_valid(wrong_then_not_json) is False
+    with pytest.raises(sdsi.InputError, match="set is not JSON"):
+        schema.validate(wrong_then_not_json)
+    # Before any error, what is not JSON is refused by both.
+    not_json_first = {"schema_id": "coffee_v1", "payload": {"extras": [{1, 2}], "size": "s"}}
+    with pytest.raises(sdsi.InputError):
+        schema.is_valid(not_json_first)
+
+
 def test_a_lone_surrogate_is_refused_where_its_text_is_read(schema):
     bad = "\udcff"
     with pytest.raises(sdsi.InputError, match="lone surrogate"):

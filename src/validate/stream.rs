@@ -117,6 +117,13 @@ impl CompiledSchema {
     /// Read the message into a `Value` and call `is_valid` then. The
     /// deserializer's own errors are returned as they are.
     ///
+    /// It stops reading at the first error (the rest of the message is not
+    /// read, so a deserializer error further on is not seen), unless a
+    /// member was repeated before it: a later repeat could replace the
+    /// offending member, so then it reads on and returns `Ok(None)`. Meant
+    /// for sources whose objects cannot repeat a member (another language's
+    /// dicts, a `Value`); JSON text has [`CompiledSchema::is_valid_slice`].
+    ///
     /// Only the text of the message's and the payload's member names and of
     /// `schema_id` is read: of a string inside a payload member's value (a
     /// member name in there included) only its being a string counts, so a
@@ -126,14 +133,13 @@ impl CompiledSchema {
         &self,
         deserializer: D,
     ) -> Result<Option<bool>, D::Error> {
-        let mut stream = Stream::new(
-            &self.inner,
-            Verdict {
-                valid: true,
-                fail_fast: false,
-            },
-        );
-        MessageSeed(&mut stream).deserialize(deserializer)?;
+        let mut stream = Stream::new(&self.inner, Verdict::fail_fast());
+        stream.stop_early = true;
+        match MessageSeed(&mut stream).deserialize(deserializer) {
+            Err(_) if stream.stopped => return Ok(Some(false)),
+            Err(error) => return Err(error),
+            Ok(()) => {}
+        }
         if stream.fallback {
             return Ok(None);
         }
@@ -164,6 +170,9 @@ impl CompiledSchema {
         Ok(Some(problems))
     }
 }
+
+/// The message of the error that ends a read stopped at the first error.
+const STOPPED: &str = "stopped at the first error";
 
 /// Whether serde_json, as built into this program, hands a number to
 /// `deserialize_any` visitors as a map (`arbitrary_precision`) rather than
@@ -213,6 +222,11 @@ struct Stream<'s, O> {
     payload: Payload,
     /// Set when the single pass cannot decide exactly (repeated members, too many members).
     fallback: bool,
+    /// Stop reading at the first error (a verdict from a source whose
+    /// objects cannot repeat a member, where nothing later can undo it).
+    stop_early: bool,
+    /// Set when reading stopped there.
+    stopped: bool,
 }
 
 impl<'s, O: Outcome> Stream<'s, O> {
@@ -224,7 +238,16 @@ impl<'s, O: Outcome> Stream<'s, O> {
             seen_schema_id: false,
             payload: Payload::Missing,
             fallback: false,
+            stop_early: false,
+            stopped: false,
         }
+    }
+
+    /// Whether to stop reading now, after an error nothing later can undo;
+    /// a repeated member seen so far could, so it keeps reading then.
+    fn should_stop(&mut self, repeated: bool) -> bool {
+        self.stopped = self.stop_early && !self.fallback && !repeated && !self.out.is_clean();
+        self.stopped
     }
 
     fn run(&mut self, bytes: &[u8]) -> Result<(), serde_json::Error> {
@@ -534,6 +557,9 @@ impl<'de, O: Outcome> Visitor<'de> for MessageSeed<'_, '_, O> {
                     stream.seen_schema_id = true;
                     if let Some(value) = found {
                         let _ = check_schema_id(stream.schema, Some(&value), &mut stream.out);
+                        if stream.should_stop(false) {
+                            return Err(de::Error::custom(STOPPED));
+                        }
                     }
                 }
                 MessageMember::Payload => {
@@ -617,6 +643,9 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
                     map.next_value::<Skip>()?;
                     let _ = pass.unknown(&name, None, &mut stream.out);
                 }
+            }
+            if stream.should_stop(pass.duplicate) {
+                return Err(de::Error::custom(STOPPED));
             }
         }
         stream.fallback |= pass.duplicate;
