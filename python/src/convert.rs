@@ -13,7 +13,7 @@ use serde_json::{Map, Number, Value};
 
 use serde::Deserialize;
 
-use crate::depythonize::{DeError, PyDe};
+use crate::depythonize::PyDe;
 use crate::errors::input_error;
 
 /// Deepest nesting the conversion follows at all. serde_json's own parser
@@ -76,7 +76,7 @@ impl Depth {
 /// Reads `object` as a JSON value, with the depth bound `depth`: the same
 /// reader validation uses (`depythonize`), every string's text read.
 pub fn to_value(object: &Bound<'_, PyAny>, depth: Depth) -> PyResult<Value> {
-    Value::deserialize(PyDe::reading_all(object, depth)).map_err(|DeError(e)| e)
+    Value::deserialize(PyDe::reading_all(object, depth)).map_err(PyErr::from)
 }
 
 /// Reads `object` as a JSON value, every level of it.

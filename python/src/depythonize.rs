@@ -18,18 +18,30 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use crate::convert::{Depth, int_number, json_float, lone_surrogate, type_name};
 use crate::errors::input_error;
 
-/// A Python error carried through serde.
-pub struct DeError(pub PyErr);
+/// An error carried through serde: a Python exception already made, or a
+/// message that becomes `sdsi.InputError` only if it reaches Python. The
+/// validator also uses an error to stop reading early (`is_valid_from`),
+/// so making one must cost no more than the message.
+pub enum DeError {
+    Python(PyErr),
+    Message(String),
+}
 
 impl fmt::Debug for DeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.0, f)
+        match self {
+            DeError::Python(error) => fmt::Debug::fmt(error, f),
+            DeError::Message(message) => fmt::Debug::fmt(message, f),
+        }
     }
 }
 
 impl fmt::Display for DeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
+        match self {
+            DeError::Python(error) => fmt::Display::fmt(error, f),
+            DeError::Message(message) => f.write_str(message),
+        }
     }
 }
 
@@ -37,13 +49,22 @@ impl std::error::Error for DeError {}
 
 impl de::Error for DeError {
     fn custom<T: fmt::Display>(message: T) -> Self {
-        DeError(input_error(message.to_string()))
+        DeError::Message(message.to_string())
     }
 }
 
 impl From<PyErr> for DeError {
     fn from(error: PyErr) -> Self {
-        DeError(error)
+        DeError::Python(error)
+    }
+}
+
+impl From<DeError> for PyErr {
+    fn from(error: DeError) -> Self {
+        match error {
+            DeError::Python(error) => error,
+            DeError::Message(message) => input_error(message),
+        }
     }
 }
 
@@ -118,7 +139,7 @@ impl<'a, 'py> PyDe<'a, 'py> {
         if self.depth.cuts() {
             return visitor.visit_seq(Empty).map(Ok);
         }
-        Err(DeError(self.depth.too_deep()))
+        Err(DeError::Python(self.depth.too_deep()))
     }
 
     fn dict<'de, V: Visitor<'de>>(
@@ -165,7 +186,7 @@ impl<'a, 'py> PyDe<'a, 'py> {
         }
         match text.to_str() {
             Ok(text) => visitor.visit_str(text),
-            Err(_) => Err(DeError(lone_surrogate())),
+            Err(_) => Err(DeError::Python(lone_surrogate())),
         }
     }
 
@@ -231,7 +252,7 @@ impl<'de> de::Deserializer<'de> for PyDe<'_, '_> {
         if object.is_instance_of::<PyList>() || object.is_instance_of::<PyTuple>() {
             return self.list(visitor);
         }
-        Err(DeError(input_error(format!(
+        Err(DeError::Python(input_error(format!(
             "a {} is not JSON (dict, list, tuple, str, int, float, bool or None)",
             type_name(object)
         ))))
@@ -262,7 +283,7 @@ impl<'de> MapAccess<'de> for Dict<'_, '_, '_> {
             return Ok(None);
         };
         if !key.is_exact_instance_of::<PyString>() && !key.is_instance_of::<PyString>() {
-            return Err(DeError(input_error(format!(
+            return Err(DeError::Python(input_error(format!(
                 "a dict key must be a str, found a {}",
                 type_name(&key)
             ))));

@@ -7,7 +7,7 @@ use sdsi::validate::{BigIntegers, Limits, UnknownKeys, ValidateOptions};
 use serde_json::{Map, Value};
 
 use crate::convert::{Depth, Message, serialize_to_py, to_py, to_value};
-use crate::depythonize::{DeError, PyDe};
+use crate::depythonize::PyDe;
 use crate::errors::{input_error, template_error};
 use crate::issue::issue_list;
 use crate::report::PyReport;
@@ -170,7 +170,7 @@ impl PySchema {
                     Ok(None) => {
                         this.converted(py, object, |s, v| PyReport::of(s.validate_owned(v)))?
                     }
-                    Err(DeError(error)) => return Err(error),
+                    Err(error) => return Err(error.into()),
                 }
             }
         })
@@ -187,7 +187,7 @@ impl PySchema {
                 match self.inner.is_valid_from(PyDe::new(object, self.depth())) {
                     Ok(Some(valid)) => valid,
                     Ok(None) => self.converted(py, object, |s, v| s.is_valid(&v))?,
-                    Err(DeError(error)) => return Err(error),
+                    Err(error) => return Err(error.into()),
                 }
             }
         })
