@@ -21,26 +21,35 @@ use crate::errors::input_error;
 /// An error carried through serde: a Python exception already made, or a
 /// message that becomes `sdsi.InputError` only if it reaches Python. The
 /// validator also uses an error to stop reading early (`is_valid_from`),
-/// so making one must cost no more than the message.
-pub enum DeError {
+/// so making one must cost no more than the message. Boxed, so that every
+/// `Result` passed up the reader's levels stays two words.
+pub struct DeError(Box<Failure>);
+
+enum Failure {
     Python(PyErr),
     Message(String),
 }
 
+impl DeError {
+    fn python(error: PyErr) -> Self {
+        DeError(Box::new(Failure::Python(error)))
+    }
+}
+
 impl fmt::Debug for DeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DeError::Python(error) => fmt::Debug::fmt(error, f),
-            DeError::Message(message) => fmt::Debug::fmt(message, f),
+        match &*self.0 {
+            Failure::Python(error) => fmt::Debug::fmt(error, f),
+            Failure::Message(message) => fmt::Debug::fmt(message, f),
         }
     }
 }
 
 impl fmt::Display for DeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DeError::Python(error) => fmt::Display::fmt(error, f),
-            DeError::Message(message) => f.write_str(message),
+        match &*self.0 {
+            Failure::Python(error) => fmt::Display::fmt(error, f),
+            Failure::Message(message) => f.write_str(message),
         }
     }
 }
@@ -49,21 +58,21 @@ impl std::error::Error for DeError {}
 
 impl de::Error for DeError {
     fn custom<T: fmt::Display>(message: T) -> Self {
-        DeError::Message(message.to_string())
+        DeError(Box::new(Failure::Message(message.to_string())))
     }
 }
 
 impl From<PyErr> for DeError {
     fn from(error: PyErr) -> Self {
-        DeError::Python(error)
+        DeError::python(error)
     }
 }
 
 impl From<DeError> for PyErr {
     fn from(error: DeError) -> Self {
-        match error {
-            DeError::Python(error) => error,
-            DeError::Message(message) => input_error(message),
+        match *error.0 {
+            Failure::Python(error) => error,
+            Failure::Message(message) => input_error(message),
         }
     }
 }
@@ -139,7 +148,7 @@ impl<'a, 'py> PyDe<'a, 'py> {
         if self.depth.cuts() {
             return visitor.visit_seq(Empty).map(Ok);
         }
-        Err(DeError::Python(self.depth.too_deep()))
+        Err(DeError::python(self.depth.too_deep()))
     }
 
     fn dict<'de, V: Visitor<'de>>(
@@ -186,7 +195,7 @@ impl<'a, 'py> PyDe<'a, 'py> {
         }
         match text.to_str() {
             Ok(text) => visitor.visit_str(text),
-            Err(_) => Err(DeError::Python(lone_surrogate())),
+            Err(_) => Err(DeError::python(lone_surrogate())),
         }
     }
 
@@ -252,7 +261,7 @@ impl<'de> de::Deserializer<'de> for PyDe<'_, '_> {
         if object.is_instance_of::<PyList>() || object.is_instance_of::<PyTuple>() {
             return self.list(visitor);
         }
-        Err(DeError::Python(input_error(format!(
+        Err(DeError::python(input_error(format!(
             "a {} is not JSON (dict, list, tuple, str, int, float, bool or None)",
             type_name(object)
         ))))
@@ -283,7 +292,7 @@ impl<'de> MapAccess<'de> for Dict<'_, '_, '_> {
             return Ok(None);
         };
         if !key.is_exact_instance_of::<PyString>() && !key.is_instance_of::<PyString>() {
-            return Err(DeError::Python(input_error(format!(
+            return Err(DeError::python(input_error(format!(
                 "a dict key must be a str, found a {}",
                 type_name(&key)
             ))));
