@@ -132,10 +132,19 @@ proptest! {
             Some(valid) => prop_assert_eq!(valid, report.is_valid()),
             None => prop_assert!(members > opts.limits.max_keys),
         }
+        // A `Value` cannot repeat a member: stopping at the first error
+        // changes nothing.
+        match schema.is_valid_from_unique(&message).unwrap() {
+            Some(valid) => prop_assert_eq!(valid, report.is_valid()),
+            None => prop_assert!(members > opts.limits.max_keys),
+        }
         // The documented contract: text inside a member's value is not read.
         let blanked = blank_member_values(&message);
         let blanked_report = schema.validate(&blanked);
         prop_assert_eq!(blanked_report.problems(), report.problems());
+        if let Some(problems) = schema.problems_from(&blanked).unwrap() {
+            prop_assert_eq!(&problems, report.problems());
+        }
     }
 
     #[test]
@@ -195,6 +204,30 @@ proptest! {
         let report = schema.validate_slice(&bytes);
         prop_assert_eq!(schema.is_valid_slice(&bytes), report.is_valid());
     }
+}
+
+/// Over JSON text that repeats a member, the last occurrence counts:
+/// `is_valid_from` sees the repeat and leaves the verdict to the `Value`
+/// path; `is_valid_from_unique` (for sources that cannot repeat one) stops
+/// at the first occurrence's error, as documented.
+#[test]
+fn a_repeated_member_is_left_to_the_value_path() {
+    let schema = CompiledSchema::new(&flight()).unwrap();
+    let text = r#"{"schema_id": "elsewhere", "schema_id": "flight_booking_v1",
+        "payload": {"origin": "PEK", "passenger_count": 2}}"#;
+    assert!(schema.is_valid_str(text));
+    let from = |unique: bool| {
+        let mut de = serde_json::Deserializer::from_str(text);
+        if unique {
+            schema.is_valid_from_unique(&mut de).unwrap()
+        } else {
+            schema.is_valid_from(&mut de).unwrap()
+        }
+    };
+    assert_eq!(from(false), None);
+    assert_eq!(from(true), Some(false));
+    let mut de = serde_json::Deserializer::from_str(text);
+    assert_eq!(schema.problems_from(&mut de).unwrap(), None);
 }
 
 /// `message` with every string inside a payload member's value (member

@@ -8,7 +8,7 @@
 //! `Value` or straight into the validator.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyList, PyString};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyInt, PyList, PyString};
 use serde_json::{Map, Number, Value};
 
 use serde::Deserialize;
@@ -16,10 +16,11 @@ use serde::Deserialize;
 use crate::depythonize::PyDe;
 use crate::errors::input_error;
 
-/// Deepest nesting the conversion follows at all. serde_json's own parser
-/// stops at 128, so text never goes this deep; the bound is for Python
-/// objects, which can even contain themselves.
-pub const HARD_DEPTH: usize = 512;
+/// Deepest nesting read at all: serde_json's own parser stops at 128, so
+/// JSON text never goes deeper, and the bound keeps the reader's recursion
+/// within a small thread stack (Python objects can even contain
+/// themselves).
+pub const HARD_DEPTH: usize = 128;
 
 /// How deep a conversion goes, and what happens below that.
 #[derive(Clone, Copy)]
@@ -39,9 +40,6 @@ impl Depth {
         placeholder: false,
     };
 
-    /// For a message validated with `max_depth`: a key's value sits two
-    /// levels below the message (`payload`, then the key), an envelope's one
-    /// more; eight levels of margin leave every answer unchanged.
     /// The first nesting level (0 for the message itself) not followed.
     pub fn cap(self) -> usize {
         self.cap
@@ -60,6 +58,10 @@ impl Depth {
         ))
     }
 
+    /// For a message validated with `max_depth`: a key's value sits two
+    /// levels below the message (`payload`, then the key), an envelope's one
+    /// more; eight levels of margin leave the answer the whole value would
+    /// get (past the hard bound of 128 levels, an error instead).
     pub fn for_limit(max_depth: usize) -> Depth {
         let cap = max_depth.saturating_add(8);
         if cap < HARD_DEPTH {
@@ -101,9 +103,17 @@ pub fn int_number(object: &Bound<'_, PyAny>) -> PyResult<Number> {
         return Ok(n.into());
     }
     // Beyond 64 bits: a double, as serde_json reads such a number from text,
-    // so a dict and its JSON text get the same answer.
-    let too_large = || input_error("an int too large for any JSON number");
-    let n = object.extract::<f64>().map_err(|_| too_large())?;
+    // so a dict and its JSON text get the same answer. Through `int`'s own
+    // conversion: a subclass's `__float__` could say anything, or change
+    // the dict being read.
+    let too_large =
+        || input_error("an int beyond the range of a double, which JSON text cannot carry either");
+    let py = object.py();
+    let n = py
+        .get_type::<PyInt>()
+        .call_method1("__float__", (object,))
+        .and_then(|f| f.extract::<f64>())
+        .map_err(|_| too_large())?;
     Number::from_f64(json_float(n)?).ok_or_else(too_large)
 }
 

@@ -15,6 +15,10 @@ use crate::overlay::overlay;
 use crate::store::PyStore;
 use crate::time::instant;
 
+/// The largest embedder dimension taken (the largest embedding models have
+/// a few thousand); pools allocate vectors of it.
+const MAX_DIMENSION: usize = 65_536;
+
 /// An embedder that calls a Python callable: a list of texts in, one vector
 /// per text out (lists of floats, a NumPy array, anything iterable).
 ///
@@ -180,10 +184,12 @@ impl PyEvolution {
                         "a callable embedder needs dimension= and threshold=",
                     ));
                 };
-                if dimension == 0 || !(threshold > 0.0 && threshold <= 1.0) {
-                    return Err(input_error(
-                        "dimension must be positive and threshold in (0, 1]",
-                    ));
+                let usable =
+                    (1..=MAX_DIMENSION).contains(&dimension) && threshold > 0.0 && threshold <= 1.0;
+                if !usable {
+                    return Err(input_error(format!(
+                        "dimension must be 1 to {MAX_DIMENSION} and threshold in (0, 1]"
+                    )));
                 }
                 Chosen::Python(PyEmbedder {
                     callable,
@@ -210,7 +216,13 @@ impl PyEvolution {
             config = config.max_client_pools(max);
         }
         let pool_default = PoolConfig::new(chosen.dimension(), chosen.recommended_threshold());
-        config = config.pool(overlay(&pool_default, pool, "pool")?);
+        let pool = overlay(&pool_default, pool, "pool")?;
+        if pool.dimension != pool_default.dimension {
+            return Err(input_error(
+                "the pool's dimension is the embedder's: give dimension= to Evolution",
+            ));
+        }
+        config = config.pool(pool);
         if let Some(threshold) = threshold.filter(|_| matches!(chosen, Chosen::Hashing(_))) {
             config = config.threshold(threshold);
         }
@@ -225,7 +237,8 @@ impl PyEvolution {
     /// as event dicts (``{"event": "proposed", "patch": {...}, ...}``,
     /// ``"triggered"``, ``"deferred"``, ``"withheld"``, ``"skipped"``,
     /// ``"refused"``). An error the embedder raised is raised here, after
-    /// the engine has finished with the message.
+    /// the engine has finished with the message; the events of that call
+    /// are on the exception's ``events`` attribute.
     fn observe<'py>(
         &mut self,
         py: Python<'py>,
@@ -236,16 +249,20 @@ impl PyEvolution {
     ) -> PyResult<Bound<'py, PyAny>> {
         let message = value_of(message)?;
         let now = instant(now)?;
-        let events = self.engine.observe(&mut store.inner, &message, client, now);
-        let kept = self
-            .embedder_error
-            .lock()
-            .ok()
-            .and_then(|mut slot| slot.take());
-        if let Some(error) = kept {
+        let take = |slot: &Mutex<Option<PyErr>>| slot.lock().ok().and_then(|mut kept| kept.take());
+        // Nothing left from an earlier call that ended early.
+        take(&self.embedder_error);
+        let events = serialize_to_py(
+            py,
+            &self.engine.observe(&mut store.inner, &message, client, now),
+        )?;
+        if let Some(error) = take(&self.embedder_error) {
+            // The engine went on without the fragments; what it did with the
+            // rest of the message (a proposed patch, say) must not be lost.
+            error.value(py).setattr("events", events)?;
             return Err(error);
         }
-        serialize_to_py(py, &events)
+        Ok(events)
     }
 
     /// Every pool's state as JSON text (``restore`` puts it back); fragments

@@ -25,7 +25,8 @@ const RELEASE_GIL_BYTES: usize = 16 << 10;
 /// max_keys=1024, max_bytes=4 MiB, big_integers="accept")``; ``template``
 /// is a ``SchemaTemplate`` or a dict. Every message may be a dict (as
 /// ``json.loads`` gives), or JSON text as ``str`` or ``bytes`` (faster:
-/// no Python objects are read).
+/// no Python objects are read). ``max_bytes`` bounds text only: a dict was
+/// built by the caller, who has already paid for its size.
 #[pyclass(module = "sdsi", name = "CompiledSchema", frozen)]
 pub struct PySchema {
     pub inner: CompiledSchema,
@@ -184,7 +185,10 @@ impl PySchema {
             Message::Bytes(b) => on_text(py, &self.inner, b, &verdict),
             Message::Owned(b) => on_text(py, &self.inner, &b, &verdict),
             Message::Object(object) => {
-                match self.inner.is_valid_from(PyDe::new(object, self.depth())) {
+                match self
+                    .inner
+                    .is_valid_from_unique(PyDe::new(object, self.depth()))
+                {
                     Ok(Some(valid)) => valid,
                     Ok(None) => self.converted(py, object, |s, v| s.is_valid(&v))?,
                     Err(error) => return Err(error.into()),

@@ -90,6 +90,20 @@ def test_numbers_match_the_text_path(schema):
     assert not strict.is_valid(message(size="s", shots=huge))
 
 
+def test_an_int_subclass_is_read_by_its_value(schema):
+    class Lying(int):
+        def __float__(self):
+            return 1.0
+
+    strict = sdsi.CompiledSchema(COFFEE, big_integers="reject")
+    big = Lying(2**70)
+    as_dict = strict.validate(message(size="s", shots=big))
+    as_text = strict.validate(json.dumps(message(size="s", shots=big)))
+    assert [(i.code, i.path) for i in as_dict.errors] == [(i.code, i.path) for i in as_text.errors] != []
+    with pytest.raises(sdsi.InputError, match="range of a double"):
+        schema.validate(message(size="s", shots=10**400))
+
+
 def test_subclasses_and_tuples_are_json(schema):
     ordered = OrderedDict([("schema_id", "coffee_v1"), ("payload", OrderedDict(size="s", extras=("a", "b")))])
     assert schema.validate(ordered).valid

@@ -20,6 +20,8 @@ def compile_group(group):
         unknown_keys=options.get("unknown_keys", "reject"),
         max_depth=options.get("max_depth"),
         max_keys=options.get("max_keys"),
+        max_bytes=options.get("max_bytes"),
+        big_integers=options.get("big_integers", "accept"),
     )
 
 

@@ -113,8 +113,12 @@ def test_embedder_errors_reach_the_caller(now):
         raise RuntimeError("model server down")
 
     engine = sdsi.Evolution(broken, dimension=8, threshold=0.5)
-    with pytest.raises(RuntimeError, match="model server down"):
+    with pytest.raises(RuntimeError, match="model server down") as raised:
         engine.observe(sdsi.SchemaStore(BASE), message, "c1", now)
+    assert isinstance(raised.value.events, list)
+    # The next call starts clean: a working embedder raises nothing.
+    working = sdsi.Evolution(lambda texts: [[1.0] + [0.0] * 7 for _ in texts], dimension=8, threshold=0.5)
+    assert isinstance(working.observe(sdsi.SchemaStore(BASE), message, "c1", now), list)
     short = sdsi.Evolution(lambda texts: [[1.0, 0.0] for _ in texts], dimension=8, threshold=0.5)
     with pytest.raises(sdsi.InputError, match="vector of 2 numbers"):
         short.observe(sdsi.SchemaStore(BASE), message, "c1", now)
@@ -123,6 +127,10 @@ def test_embedder_errors_reach_the_caller(now):
         missing.observe(sdsi.SchemaStore(BASE), message, "c1", now)
     with pytest.raises(sdsi.InputError, match="dimension"):
         sdsi.Evolution(lambda texts: texts)
+    with pytest.raises(sdsi.InputError, match="dimension must be 1 to"):
+        sdsi.Evolution(lambda texts: texts, dimension=10**11, threshold=0.5)
+    with pytest.raises(sdsi.InputError, match="give dimension= to Evolution"):
+        sdsi.Evolution(lambda texts: texts, dimension=8, threshold=0.5, pool={"dimension": 10**9})
     with pytest.raises(sdsi.InputError, match="no setting"):
         sdsi.Evolution(pool={"heat_treshold": 3})
 

@@ -110,31 +110,56 @@ impl CompiledSchema {
     /// form than JSON text (another language's objects, a binary format),
     /// read through the deserializer that form has. Equal to
     /// [`CompiledSchema::is_valid`] on the same message as a `Value`
-    /// (`tests/from_deserializer.rs` checks it with `&Value` as the source).
+    /// (`tests/properties.rs` checks it with `&Value` as the source), where
+    /// a repeated member counts once, its last occurrence.
     ///
     /// `Ok(None)` when one pass cannot settle it: a member repeated, or more
     /// payload members than [`Limits::max_keys`](super::Limits::max_keys).
     /// Read the message into a `Value` and call `is_valid` then. The
     /// deserializer's own errors are returned as they are.
     ///
-    /// It stops reading at the first error (the rest of the message is not
-    /// read, so a deserializer error further on is not seen), unless a
-    /// member was repeated before it: a later repeat could replace the
-    /// offending member, so then it reads on and returns `Ok(None)`. Meant
-    /// for sources whose objects cannot repeat a member (another language's
-    /// dicts, a `Value`); JSON text has [`CompiledSchema::is_valid_slice`].
-    ///
     /// Only the text of the message's and the payload's member names and of
     /// `schema_id` is read: of a string inside a payload member's value (a
     /// member name in there included) only its being a string counts, so a
     /// deserializer whose strings are costly to read may hand `""` there
     /// (a property test checks that blanking them changes no answer).
+    ///
+    /// A deserializer that hands numbers over as maps (serde_json's own,
+    /// built with its `arbitrary_precision` feature) is not such a source:
+    /// use [`CompiledSchema::is_valid_slice`] for JSON text.
     pub fn is_valid_from<'de, D: de::Deserializer<'de>>(
         &self,
         deserializer: D,
     ) -> Result<Option<bool>, D::Error> {
-        let mut stream = Stream::new(&self.inner, Verdict::fail_fast());
-        stream.stop_early = true;
+        self.verdict_from(deserializer, false)
+    }
+
+    /// [`CompiledSchema::is_valid_from`] for a source whose objects cannot
+    /// repeat a member name (a map type: another language's dict, a
+    /// `Value`): it stops reading at the first error, as nothing later can
+    /// undo it. So the rest of the message is not read (a deserializer
+    /// error further on is not seen), and over a source that does repeat a
+    /// member after its first error, the answer is that of the first
+    /// occurrence, which a later one could have replaced: such a source
+    /// needs `is_valid_from`.
+    pub fn is_valid_from_unique<'de, D: de::Deserializer<'de>>(
+        &self,
+        deserializer: D,
+    ) -> Result<Option<bool>, D::Error> {
+        self.verdict_from(deserializer, true)
+    }
+
+    fn verdict_from<'de, D: de::Deserializer<'de>>(
+        &self,
+        deserializer: D,
+        stop_early: bool,
+    ) -> Result<Option<bool>, D::Error> {
+        let verdict = Verdict {
+            valid: true,
+            fail_fast: stop_early,
+        };
+        let mut stream = Stream::new(&self.inner, verdict);
+        stream.stop_early = stop_early;
         match MessageSeed(&mut stream).deserialize(deserializer) {
             Err(_) if stream.stopped => return Ok(Some(false)),
             Err(error) => return Err(error),
