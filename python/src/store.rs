@@ -42,7 +42,10 @@ fn durations_as_json<'py>(policy: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyA
         return Err(input_error("policy must be a dict"));
     };
     let out = PyDict::new(py);
-    for (name, value) in dict.iter() {
+    // Over a copy of the items: hashing a key into `out` runs Python code
+    // (a `str` subclass's `__hash__`) that could change the caller's dict.
+    for item in dict.items().iter() {
+        let (name, value): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item.extract()?;
         if value.is_instance_of::<PyDelta>() {
             let duration: time::Duration = value.extract()?;
             let pair = [

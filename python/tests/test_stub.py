@@ -1,5 +1,5 @@
-"""The type stub matches the native module: every public name and every
-method is in both, so the stub cannot drift from the binding."""
+"""The type stub names what the native module has: every public name and
+every method is in both (signatures and types are not compared)."""
 
 from __future__ import annotations
 

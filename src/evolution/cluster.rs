@@ -47,6 +47,20 @@ struct ClientHeat {
     grants: Vec<(f64, f64)>,
 }
 
+/// What a client may still add, given the `room` left under its cap: at
+/// most `increment`, and nothing when the room is rounding noise. Grants
+/// that fill the cap exactly sum to it give or take an ulp, depending on the
+/// order they are added in; a grant of that size adds no heat worth the
+/// name but would move the heat's latest instant, which a clock gone back
+/// reads the heat at (found by `per_client_cap_matches_reference`).
+pub(crate) fn cap_room(room: f64, increment: f64) -> f64 {
+    if room > increment * 1e-9 {
+        room.min(increment)
+    } else {
+        0.0
+    }
+}
+
 /// Grants kept per client; past it the two oldest are added together (kept
 /// at the later time, so the cap errs on the strict side).
 const MAX_GRANTS: usize = 64;
@@ -246,8 +260,10 @@ impl ClusterState {
         let Some(entry) = self.client_heat.get_mut(index) else {
             return 0.0;
         };
-        let allowed =
-            (limits.client_cap - entry.recent(at, limits.window)).clamp(0.0, limits.increment);
+        let allowed = cap_room(
+            limits.client_cap - entry.recent(at, limits.window),
+            limits.increment,
+        );
         if allowed > 0.0 {
             entry.grant(at, allowed, limits.window);
         }
