@@ -1,0 +1,94 @@
+"""A dict and its JSON text get the same answer: random messages (a fixed
+seed, so a failure reproduces) against templates of every key type, under
+varied options, through both paths: verdict, codes, paths, messages,
+warnings and the normalized payload."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import sdsi
+
+TYPES = ["string", "integer", "number", "boolean", "array", "object"]
+
+
+def template(rng: random.Random):
+    keys = []
+    for i in range(rng.randint(1, 6)):
+        kind = rng.choice(TYPES)
+        key = {"key_name": f"k{i}_{kind}", "key_type": kind, "required": rng.random() < 0.5,
+               "semantic_description": f"Key {i}, a {kind}."}
+        if not key["required"] and rng.random() < 0.3:
+            key["default_value"] = value_of_type(rng, kind, 1)
+        keys.append(key)
+    keys.append({"key_name": "other", "key_type": "string", "required": False,
+                 "semantic_description": "Anything else."})
+    return {"schema_id": "rand_v1", "scenario": "random", "keys": keys}
+
+
+def value_of_type(rng: random.Random, kind: str, depth: int):
+    return {
+        "string": lambda: rng.choice(["", "a", "ünï", "x" * 40]),
+        "integer": lambda: rng.choice([0, -1, 7, 2**63, 2**64 + 1, 2**70]),
+        "number": lambda: rng.choice([0.5, -0.0, 1e20, 3.0, 2]),
+        "boolean": lambda: rng.random() < 0.5,
+        "array": lambda: [any_value(rng, depth + 1) for _ in range(rng.randint(0, 3))],
+        "object": lambda: {f"m{j}": any_value(rng, depth + 1) for j in range(rng.randint(0, 3))},
+    }[kind]()
+
+
+def any_value(rng: random.Random, depth: int):
+    if depth > 6 or rng.random() < 0.4:
+        return rng.choice([None, True, 3, 2.0, 1.5, "s", 2**65])
+    return value_of_type(rng, rng.choice(TYPES), depth)
+
+
+def message(rng: random.Random, t):
+    payload = {}
+    for key in t["keys"]:
+        roll = rng.random()
+        if roll < 0.15:
+            continue
+        if roll < 0.25:
+            payload[key["key_name"]] = None
+        elif roll < 0.45:
+            payload[key["key_name"]] = any_value(rng, 2)
+        elif key["key_name"] == "other":
+            payload["other"] = rng.choice(["window seat", ["a", "b"], ["a", 1], 5])
+        else:
+            payload[key["key_name"]] = value_of_type(rng, key["key_type"], 2)
+    if rng.random() < 0.2:
+        payload["surprise"] = any_value(rng, 2)
+    shown = {"schema_id": rng.choice(["rand_v1", "rand_v1", "rand_v1", "other_v1", 3]), "payload": payload}
+    if rng.random() < 0.05:
+        shown["payload"] = rng.choice([[], "text", None])
+    if rng.random() < 0.05:
+        del shown["schema_id"]
+    return shown
+
+
+def answer(report):
+    issues = lambda items: [(i.code, i.path, i.message) for i in items]  # noqa: E731
+    return report.valid, issues(report.errors), issues(report.warnings), report.normalized
+
+
+def test_random_messages_agree_as_dict_and_as_text():
+    rng = random.Random(20261123)
+    checked = 0
+    for _ in range(60):
+        t = template(rng)
+        options = dict(
+            unknown_keys=rng.choice(["reject", "warn"]),
+            max_depth=rng.choice([None, 0, 1, 3]),
+            max_keys=rng.choice([None, 1, 3]),
+            big_integers=rng.choice(["accept", "reject"]),
+        )
+        schema = sdsi.CompiledSchema(t, **options)
+        for _ in range(40):
+            m = message(rng, t)
+            text = json.dumps(m)
+            assert answer(schema.validate(m)) == answer(schema.validate(text)), (options, text)
+            assert schema.is_valid(m) == schema.is_valid(text), (options, text)
+            checked += 1
+    assert checked == 2400
