@@ -125,7 +125,14 @@ proptest! {
         let report = schema.validate(&message);
         let members = message.get("payload").and_then(Value::as_object).map_or(0, |p| p.len());
         match schema.problems_from(&message).unwrap() {
-            Some(problems) => prop_assert_eq!(&problems, report.problems()),
+            Some(checked) => {
+                prop_assert_eq!(&checked.problems, report.problems());
+                // The edits, applied to the payload as sent, give the
+                // normalized payload exactly.
+                let normalized = report.normalized().map(|n| n.to_map());
+                let edited = checked.edits.as_ref().map(|edits| apply_edits(&schema, edits, &message));
+                prop_assert_eq!(edited, normalized);
+            }
             None => prop_assert!(members > opts.limits.max_keys),
         }
         match schema.is_valid_from(&message).unwrap() {
@@ -142,8 +149,8 @@ proptest! {
         let blanked = blank_member_values(&message);
         let blanked_report = schema.validate(&blanked);
         prop_assert_eq!(blanked_report.problems(), report.problems());
-        if let Some(problems) = schema.problems_from(&blanked).unwrap() {
-            prop_assert_eq!(&problems, report.problems());
+        if let Some(checked) = schema.problems_from(&blanked).unwrap() {
+            prop_assert_eq!(&checked.problems, report.problems());
         }
     }
 
@@ -206,6 +213,32 @@ proptest! {
     }
 }
 
+/// The payload of `message` with `edits` applied, as a caller keeping the
+/// payload in its own form would.
+fn apply_edits(
+    schema: &CompiledSchema,
+    edits: &sdsi::validate::Edits,
+    message: &Value,
+) -> serde_json::Map<String, Value> {
+    let mut payload = message["payload"].as_object().cloned().unwrap();
+    for name in edits.removed(schema) {
+        payload.remove(name);
+    }
+    for name in edits.to_integer(schema) {
+        let float = payload[name].as_f64().unwrap();
+        let integer = if float < 0.0 {
+            Value::from(float as i64)
+        } else {
+            Value::from(float as u64)
+        };
+        payload.insert(name.to_owned(), integer);
+    }
+    for (name, default) in edits.defaults(schema) {
+        payload.insert(name.to_owned(), default.clone());
+    }
+    payload
+}
+
 /// Over JSON text that repeats a member, the last occurrence counts:
 /// `is_valid_from` sees the repeat and leaves the verdict to the `Value`
 /// path; `is_valid_from_unique` (for sources that cannot repeat one) stops
@@ -227,7 +260,7 @@ fn a_repeated_member_is_left_to_the_value_path() {
     assert_eq!(from(false), None);
     assert_eq!(from(true), Some(false));
     let mut de = serde_json::Deserializer::from_str(text);
-    assert_eq!(schema.problems_from(&mut de).unwrap(), None);
+    assert!(schema.problems_from(&mut de).unwrap().is_none());
 }
 
 /// `message` with every string inside a payload member's value (member

@@ -2,12 +2,13 @@
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList};
-use sdsi::Report;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 use sdsi::issue::Problems;
+use sdsi::validate::{Checked, Edits};
+use sdsi::{CompiledSchema, Report};
 use serde_json::{Map, Value};
 
-use crate::convert::map_to_py;
+use crate::convert::{lone_surrogate, map_to_py, to_py, value_of};
 use crate::errors::input_error;
 use crate::issue::issue_list;
 use crate::schema::PySchema;
@@ -41,6 +42,13 @@ enum Payload {
     Later {
         schema: Py<PySchema>,
         message: Py<PyAny>,
+    },
+    /// A dict message: its payload dict, copied (values shared, as the Rust
+    /// view borrows them) with `edits` applied, when first asked for.
+    Edited {
+        schema: Py<PySchema>,
+        message: Py<PyAny>,
+        edits: Edits,
     },
     /// The same, for a message whose text was copied (a `bytearray`).
     LaterFromBytes {
@@ -88,6 +96,24 @@ impl PyReport {
         Self::new(problems, payload)
     }
 
+    /// What reading a dict found: its problems, and the edits that
+    /// normalize its payload (applied to a copy when first asked for).
+    pub fn edited(
+        checked: Checked,
+        schema: &Bound<'_, PySchema>,
+        message: &Bound<'_, PyAny>,
+    ) -> Self {
+        let payload = match checked.edits {
+            Some(edits) if checked.problems.is_valid() => Payload::Edited {
+                schema: schema.clone().unbind(),
+                message: message.clone().unbind(),
+                edits,
+            },
+            _ => Payload::Invalid,
+        };
+        Self::new(checked.problems, payload)
+    }
+
     /// As [`PyReport::later`], for a copied text.
     pub fn later_from_bytes(
         problems: Problems,
@@ -109,6 +135,11 @@ impl PyReport {
         let map = match &self.payload {
             Payload::Invalid => return Ok(py.None().into_bound(py)),
             Payload::Ready(map) => return Ok(map_to_py(py, map)?.into_any()),
+            Payload::Edited {
+                schema,
+                message,
+                edits,
+            } => return edited_payload(py, &schema.get().inner, message.bind(py), edits),
             Payload::Later { schema, message } => schema.get().normalized(message.bind(py))?,
             Payload::LaterFromBytes { schema, bytes } => {
                 schema.get().inner.validate_slice(bytes).into_normalized()
@@ -180,6 +211,83 @@ impl PyReport {
             self.problems.warnings().len()
         )
     }
+}
+
+/// The payload of the dict `message` with `edits` applied, as a new dict.
+/// Scalar members are the message's own objects when JSON text would give
+/// the same (a `str`, a float, a bool, `None`, an int of 64 bits); anything
+/// else (containers, subclasses, wider ints) is read as JSON and rebuilt,
+/// so the dict equals what the same message as text normalizes to.
+fn edited_payload<'py>(
+    py: Python<'py>,
+    schema: &CompiledSchema,
+    message: &Bound<'py, PyAny>,
+    edits: &Edits,
+) -> PyResult<Bound<'py, PyAny>> {
+    let changed = || {
+        input_error(
+            "the message was changed after it was validated; \
+             read report.normalized before changing it",
+        )
+    };
+    let payload = message
+        .cast::<PyDict>()
+        .ok()
+        .and_then(|m| m.get_item("payload").ok().flatten())
+        .ok_or_else(changed)?;
+    let payload = payload.cast::<PyDict>().map_err(|_| changed())?;
+    let removed: Vec<&str> = edits.removed(schema).collect();
+    let to_integer: Vec<&str> = edits.to_integer(schema).collect();
+    let out = PyDict::new(py);
+    // Nothing below runs Python code (keys are hashed as plain `str`s), so
+    // the payload cannot change while it is read.
+    for (name, value) in payload.iter() {
+        let key = name.cast::<PyString>().map_err(|_| changed())?;
+        let text = key.to_str().map_err(|_| lone_surrogate())?;
+        if removed.contains(&text) {
+            continue;
+        }
+        let value = if to_integer.contains(&text) {
+            let whole = value.extract::<f64>().map_err(|_| changed())?;
+            // The crate marks only whole numbers that 64 bits hold; `as`
+            // saturates, it cannot fail.
+            if whole < 0.0 {
+                (whole as i64).into_pyobject(py)?.into_any()
+            } else {
+                (whole as u64).into_pyobject(py)?.into_any()
+            }
+        } else {
+            as_json_reads_it(py, value)?
+        };
+        if key.is_exact_instance_of::<PyString>() {
+            out.set_item(key, value)?;
+        } else {
+            out.set_item(PyString::new(py, text), value)?;
+        }
+    }
+    for (name, default) in edits.defaults(schema) {
+        out.set_item(name, to_py(py, default)?)?;
+    }
+    Ok(out.into_any())
+}
+
+/// `value` itself when JSON text would read back an equal object of the
+/// same type; otherwise `value` read as JSON and rebuilt.
+fn as_json_reads_it<'py>(py: Python<'py>, value: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let reusable = if let Ok(text) = value.cast_exact::<PyString>() {
+        text.to_str().map_err(|_| lone_surrogate())?;
+        true
+    } else if value.is_exact_instance_of::<PyInt>() {
+        value.extract::<i64>().is_ok() || value.extract::<u64>().is_ok()
+    } else {
+        value.is_none()
+            || value.is_exact_instance_of::<PyBool>()
+            || value.is_exact_instance_of::<PyFloat>()
+    };
+    if reusable {
+        return Ok(value);
+    }
+    to_py(py, &value_of(&value)?)
 }
 
 /// Issues as a list of plain dicts.

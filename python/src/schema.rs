@@ -167,7 +167,7 @@ impl PySchema {
             }
             Message::Object(object) => {
                 match this.inner.problems_from(PyDe::new(object, this.depth())) {
-                    Ok(Some(found)) => PyReport::later(found, slf, message),
+                    Ok(Some(checked)) => PyReport::edited(checked, slf, message),
                     Ok(None) => {
                         this.converted(py, object, |s, v| PyReport::of(s.validate_owned(v)))?
                     }

@@ -21,6 +21,7 @@
 //! through to the input rather than copied (`validate/normalized.rs`).
 
 mod compile;
+mod edits;
 mod key_set;
 mod normalized;
 mod options;
@@ -33,6 +34,7 @@ mod typed;
 mod value;
 
 pub use compile::CompiledSchema;
+pub use edits::{Checked, Edits};
 pub use normalized::{Members, Normalized};
 pub use options::{BigIntegers, Limits, UnknownKeys, ValidateOptions};
 pub use report::Report;

@@ -80,6 +80,18 @@ impl Plan {
             .is_some_and(|c| c.dropped.contains(index))
     }
 
+    /// Whether key `index`'s member (`null`) is left out.
+    pub(crate) fn is_dropped(&self, index: usize) -> bool {
+        self.dropped(index)
+    }
+
+    /// Whether key `index`'s member (a whole-number float) becomes an integer.
+    pub(crate) fn is_rewritten(&self, index: usize) -> bool {
+        self.changes
+            .as_ref()
+            .is_some_and(|c| c.rewritten.contains(index))
+    }
+
     /// The integer key `index`'s member becomes, when it is rewritten.
     fn integer(&self, index: usize) -> Option<&Value> {
         let changes = self.changes.as_ref()?;

@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::UnknownKeys;
 use super::compile::{Check, CompiledSchema, Inner};
+use super::edits::{Checked, Edits};
 use super::normalized::{Normalized, Plan};
 use super::pass::{
     Member, Pass, check_schema_id, message_not_object, missing_payload, payload_not_object,
@@ -173,26 +174,28 @@ impl CompiledSchema {
     }
 
     /// Every problem of a message read from any serde
-    /// [`Deserializer`](de::Deserializer), in one pass, with no `Value` and
-    /// no normalized payload built: the errors and warnings
-    /// [`CompiledSchema::validate`] reports, sorted by path. Same contract
-    /// as [`CompiledSchema::is_valid_from`] (`Ok(None)`: use the `Value`
-    /// path). A caller that needs the normalized payload of a valid message
-    /// gets it from [`CompiledSchema::validate_owned`] on the message read
-    /// as a `Value`, which costs only for the messages that need it.
+    /// [`Deserializer`](de::Deserializer), in one pass, building no `Value`:
+    /// the errors and warnings [`CompiledSchema::validate`] reports, sorted
+    /// by path, and for a valid message the [`Edits`] that normalize its
+    /// payload, for a caller that keeps the payload in its own form. Same
+    /// contract as [`CompiledSchema::is_valid_from`] (`Ok(None)`: use the
+    /// `Value` path).
     pub fn problems_from<'de, D: de::Deserializer<'de>>(
         &self,
         deserializer: D,
-    ) -> Result<Option<Problems>, D::Error> {
+    ) -> Result<Option<Checked>, D::Error> {
         let mut stream = Stream::new(&self.inner, Collect::default());
         MessageSeed(&mut stream).deserialize(deserializer)?;
         if stream.fallback {
             return Ok(None);
         }
-        stream.conclude();
+        let plan = stream.conclude();
         let mut problems = Problems::new(stream.out.errors, stream.out.warnings);
         problems.sort_by_path();
-        Ok(Some(problems))
+        let edits = plan
+            .filter(|_| problems.is_valid())
+            .map(|plan| Edits { plan });
+        Ok(Some(Checked { problems, edits }))
     }
 }
 
