@@ -10,18 +10,16 @@
     reason = "test helpers: a panic is a failed test"
 )]
 
-use std::process::Command;
+mod common;
 
+use common::run_with_stdin;
 use serde_json::{Value, json};
 
 fn sdsi(args: &[String]) -> (i32, Value) {
-    let output = Command::new(env!("CARGO_BIN_EXE_sdsi"))
-        .args(args)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    let value = serde_json::from_str(&stdout).unwrap_or(Value::Null);
-    (output.status.code().unwrap(), value)
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = run_with_stdin(&args, b"");
+    let value = serde_json::from_str(&run.stdout).unwrap_or(Value::Null);
+    (run.code, value)
 }
 
 #[test]

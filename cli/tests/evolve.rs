@@ -8,26 +8,20 @@
     reason = "test helpers: a panic is a failed test"
 )]
 
-use std::process::Command;
+mod common;
 
+use common::{fixture, run_with_stdin};
 use serde_json::Value;
-
-fn fixture(name: &str) -> String {
-    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
-}
 
 /// Runs `sdsi ARGS`; returns the exit code and the JSON lines it printed.
 fn sdsi(args: &[&str]) -> (i32, Vec<Value>) {
-    let output = Command::new(env!("CARGO_BIN_EXE_sdsi"))
-        .args(args)
-        .output()
-        .unwrap();
-    let lines = String::from_utf8(output.stdout)
-        .unwrap()
+    let run = run_with_stdin(args, b"");
+    let lines = run
+        .stdout
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
         .collect();
-    (output.status.code().unwrap(), lines)
+    (run.code, lines)
 }
 
 fn events<'a>(lines: &'a [Value], kind: &str) -> Vec<&'a Value> {

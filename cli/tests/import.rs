@@ -10,22 +10,15 @@
     reason = "test helpers: a panic is a failed test"
 )]
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
+use common::run_with_stdin;
 use serde_json::{Value, json};
 
 fn sdsi(args: &[&str], stdin: &[u8]) -> (i32, Value) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sdsi"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let output = child.wait_with_output().unwrap();
-    let value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
-    (output.status.code().unwrap(), value)
+    let run = run_with_stdin(args, stdin);
+    let value = serde_json::from_str(&run.stdout).unwrap_or(Value::Null);
+    (run.code, value)
 }
 
 #[test]

@@ -8,28 +8,19 @@
     reason = "test helpers: a panic is a failed test"
 )]
 
-use std::process::Command;
+mod common;
 
+use common::{fixture, run_with_stdin};
 use serde_json::Value;
-
-fn fixture(name: &str) -> String {
-    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
-}
 
 /// Runs `sdsi validate` on the flight template with `extra` arguments.
 fn validate(message: &str, extra: &[&str]) -> (i32, Value) {
-    let output = Command::new(env!("CARGO_BIN_EXE_sdsi"))
-        .args([
-            "validate",
-            "--schema",
-            &fixture("flight_template.json"),
-            &fixture(message),
-        ])
-        .args(extra)
-        .output()
-        .unwrap();
-    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
-    (output.status.code().unwrap(), json)
+    let (schema, message) = (fixture("flight_template.json"), fixture(message));
+    let mut args = vec!["validate", "--schema", &schema, &message];
+    args.extend_from_slice(extra);
+    let run = run_with_stdin(&args, b"");
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    (run.code, json)
 }
 
 fn codes(json: &Value) -> Vec<(String, String)> {

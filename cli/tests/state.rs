@@ -13,11 +13,10 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use serde_json::{Value, json};
+mod common;
 
-fn fixture(name: &str) -> String {
-    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
-}
+use common::fixture;
+use serde_json::{Value, json};
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("sdsi-cli-state-{name}-{}", std::process::id()));
