@@ -9,7 +9,16 @@ cd "$(dirname "$0")/.."
 venv="${SDSI_PYTHON_VENV:-target/python-venv}"
 python="${PYTHON:-python3}"
 if [ ! -x "$venv/bin/python" ]; then
-    "$python" -m venv "$venv"
+    # Debian's python3 ships venv without ensurepip: its python3-venv
+    # package adds it (as with-postgres.sh installs PostgreSQL).
+    if ! "$python" -m venv "$venv" 2>/dev/null; then
+        rm -rf "$venv"
+        echo "test-python: installing Debian's python3-venv package" >&2
+        if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv >/dev/null
+        "$python" -m venv "$venv"
+    fi
 fi
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 "$venv/bin/python" -m pip install --quiet "pytest>=8"
