@@ -128,7 +128,7 @@ pub enum IssueCode {
     /// `BigIntegers::Reject`.
     IntegerOutOfRange,
     /// A template or patch has no RFC 8785 canonical form (a number no
-    /// double holds, a member named twice), so it has no digest.
+    /// double holds), so it has no digest.
     NotCanonical,
 }
 

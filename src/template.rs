@@ -408,9 +408,11 @@ impl KeyAt {
 /// The rules of one key: `other`'s constraints, the default's type, a non-empty description.
 fn check_key_rules(at: KeyAt, key: &KeyDefinition, check: &mut Problems) {
     let is_other = key.key_name.is_other();
-    for name in KEY_MEMBERS.iter().filter(|_| !key.extra.is_empty()) {
-        if key.extra.contains_key(*name) {
-            check.push_error(shadowed(at.member(name), name));
+    if !key.extra.is_empty() {
+        for name in KEY_MEMBERS.iter() {
+            if key.extra.contains_key(*name) {
+                check.push_error(shadowed(at.member(name), name));
+            }
         }
     }
     if !is_other && !key.required && key.key_type == KeyType::Null {

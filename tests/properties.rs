@@ -225,12 +225,7 @@ fn apply_edits(
         payload.remove(name);
     }
     for name in edits.to_integer(schema) {
-        let float = payload[name].as_f64().unwrap();
-        let integer = if float < 0.0 {
-            Value::from(float as i64)
-        } else {
-            Value::from(float as u64)
-        };
+        let integer = sdsi::validate::Edits::integer(payload[name].as_f64().unwrap()).unwrap();
         payload.insert(name.to_owned(), integer);
     }
     for (name, default) in edits.defaults(schema) {

@@ -53,7 +53,7 @@ struct ClientHeat {
 /// order they are added in; a grant of that size adds no heat worth the
 /// name but would move the heat's latest instant, which a clock gone back
 /// reads the heat at (found by `per_client_cap_matches_reference`).
-pub(crate) fn cap_room(room: f64, increment: f64) -> f64 {
+fn cap_room(room: f64, increment: f64) -> f64 {
     if room > increment * 1e-9 {
         room.min(increment)
     } else {

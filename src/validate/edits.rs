@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::compile::CompiledSchema;
 use super::normalized::Plan;
 use crate::issue::Problems;
+use crate::key::float_as_integer;
 
 /// What [`CompiledSchema::problems_from`] found: every problem, and for a
 /// valid message what normalizing its payload changes.
@@ -38,12 +39,20 @@ impl Edits {
         self.names(schema, |plan, index| plan.is_dropped(index))
     }
 
-    /// The members whose value, a whole-number float, becomes that integer.
+    /// The members whose value, a whole-number float, becomes that integer
+    /// ([`Edits::integer`] makes it).
     pub fn to_integer<'s>(
         &'s self,
         schema: &'s CompiledSchema,
     ) -> impl Iterator<Item = &'s str> + 's {
         self.names(schema, |plan, index| plan.is_rewritten(index))
+    }
+
+    /// The integer a [`Edits::to_integer`] member's float becomes (`None`
+    /// for a float that is not a whole number 64 bits hold, which the
+    /// edits never name): the crate's own rule, so callers need no copy.
+    pub fn integer(float: f64) -> Option<Value> {
+        float_as_integer(float)
     }
 
     /// The defaults to add, in the template's order.

@@ -74,15 +74,11 @@ impl Plan {
         self.changes.is_none()
     }
 
-    fn dropped(&self, index: usize) -> bool {
+    /// Whether key `index`'s member (`null`) is left out.
+    pub(crate) fn is_dropped(&self, index: usize) -> bool {
         self.changes
             .as_ref()
             .is_some_and(|c| c.dropped.contains(index))
-    }
-
-    /// Whether key `index`'s member (`null`) is left out.
-    pub(crate) fn is_dropped(&self, index: usize) -> bool {
-        self.dropped(index)
     }
 
     /// Whether key `index`'s member (a whole-number float) becomes an integer.
@@ -103,8 +99,8 @@ impl Plan {
     }
 
     /// Whether key `index`'s default goes into the normalized payload.
-    pub(crate) fn adds_default(&self, index: usize) -> bool {
-        !self.seen.contains(index) || self.dropped(index)
+    fn adds_default(&self, index: usize) -> bool {
+        !self.seen.contains(index) || self.is_dropped(index)
     }
 
     /// Normalizes `payload`, a payload this plan was made from, in place:
@@ -482,7 +478,7 @@ impl<'n> Iterator for Members<'n> {
                     let Some(index) = schema.lookup(name) else {
                         return Some((name, value));
                     };
-                    if plan.dropped(index) {
+                    if plan.is_dropped(index) {
                         continue;
                     }
                     return Some((name, plan.integer(index).unwrap_or(value)));

@@ -196,11 +196,18 @@ impl Outcome for Verdict {
 }
 
 pub(crate) fn finish_report(out: Collect, normalized: Option<Normalized<'_>>) -> Report<'_> {
-    let mut problems = Problems::new(out.errors, out.warnings);
-    problems.sort_by_path();
-    let normalized = normalized.filter(|_| problems.is_valid());
+    let (problems, normalized) = finish_problems(out, normalized);
     Report {
         problems,
         normalized,
     }
+}
+
+/// The problems `out` collected, sorted by path, and `payload` (a
+/// normalized payload or the plan for one) only if they make no error.
+pub(crate) fn finish_problems<T>(out: Collect, payload: Option<T>) -> (Problems, Option<T>) {
+    let mut problems = Problems::new(out.errors, out.warnings);
+    problems.sort_by_path();
+    let payload = payload.filter(|_| problems.is_valid());
+    (problems, payload)
 }

@@ -10,6 +10,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::ops::ControlFlow;
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
@@ -22,9 +23,9 @@ use super::normalized::{Normalized, Plan};
 use super::pass::{
     Member, Pass, check_schema_id, message_not_object, missing_payload, payload_not_object,
 };
-use super::report::{Collect, Outcome, Report, Verdict, finish_report};
+use super::report::{Collect, Outcome, Report, Verdict, finish_problems, finish_report};
 use super::shape::Shape;
-use crate::issue::{Issue, Problems};
+use crate::issue::Issue;
 use crate::key::JsonKind;
 
 impl CompiledSchema {
@@ -155,12 +156,13 @@ impl CompiledSchema {
         deserializer: D,
         stop_early: bool,
     ) -> Result<Option<bool>, D::Error> {
+        // A verdict that fails fast makes the pass return `Break` at the
+        // first error, which ends the read (see `stop`).
         let verdict = Verdict {
             valid: true,
             fail_fast: stop_early,
         };
         let mut stream = Stream::new(&self.inner, verdict);
-        stream.stop_early = stop_early;
         match MessageSeed(&mut stream).deserialize(deserializer) {
             Err(_) if stream.stopped => return Ok(Some(false)),
             Err(error) => return Err(error),
@@ -190,12 +192,11 @@ impl CompiledSchema {
             return Ok(None);
         }
         let plan = stream.conclude();
-        let mut problems = Problems::new(stream.out.errors, stream.out.warnings);
-        problems.sort_by_path();
-        let edits = plan
-            .filter(|_| problems.is_valid())
-            .map(|plan| Edits { plan });
-        Ok(Some(Checked { problems, edits }))
+        let (problems, plan) = finish_problems(stream.out, plan);
+        Ok(Some(Checked {
+            problems,
+            edits: plan.map(|plan| Edits { plan }),
+        }))
     }
 }
 
@@ -250,10 +251,8 @@ struct Stream<'s, O> {
     payload: Payload,
     /// Set when the single pass cannot decide exactly (repeated members, too many members).
     fallback: bool,
-    /// Stop reading at the first error (a verdict from a source whose
-    /// objects cannot repeat a member, where nothing later can undo it).
-    stop_early: bool,
-    /// Set when reading stopped there.
+    /// Set when reading stopped at the first error (an outcome that fails
+    /// fast said `Break`, and no repeated member could undo the error).
     stopped: bool,
 }
 
@@ -266,15 +265,15 @@ impl<'s, O: Outcome> Stream<'s, O> {
             seen_schema_id: false,
             payload: Payload::Missing,
             fallback: false,
-            stop_early: false,
             stopped: false,
         }
     }
 
-    /// Whether to stop reading now, after an error nothing later can undo;
-    /// a repeated member seen so far could, so it keeps reading then.
-    fn should_stop(&mut self, repeated: bool) -> bool {
-        self.stopped = self.stop_early && !self.fallback && !repeated && !self.out.is_clean();
+    /// Whether to stop reading after a check that said `flow`: only when
+    /// the outcome wants no more, and no repeated member seen so far could
+    /// replace the offending one.
+    fn stop(&mut self, flow: ControlFlow<()>, repeated: bool) -> bool {
+        self.stopped = flow.is_break() && !self.fallback && !repeated;
         self.stopped
     }
 
@@ -584,8 +583,8 @@ impl<'de, O: Outcome> Visitor<'de> for MessageSeed<'_, '_, O> {
                     stream.fallback |= stream.seen_schema_id;
                     stream.seen_schema_id = true;
                     if let Some(value) = found {
-                        let _ = check_schema_id(stream.schema, Some(&value), &mut stream.out);
-                        if stream.should_stop(false) {
+                        let flow = check_schema_id(stream.schema, Some(&value), &mut stream.out);
+                        if stream.stop(flow, false) {
                             return Err(de::Error::custom(STOPPED));
                         }
                     }
@@ -645,7 +644,7 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
                 map.next_value::<Skip>()?;
                 continue;
             }
-            match member {
+            let flow = match member {
                 PayloadMember::Known(index) => {
                     let track_strings = schema
                         .keys
@@ -655,7 +654,7 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
                         cap: max_depth.saturating_add(1),
                         track_strings,
                     })?;
-                    let _ = pass.known(index, Member::Shape(shape), &mut stream.out);
+                    pass.known(index, Member::Shape(shape), &mut stream.out)
                 }
                 PayloadMember::Unknown(name)
                     if schema.options.unknown_keys == UnknownKeys::Warn =>
@@ -665,14 +664,14 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
                         cap: max_depth.saturating_add(1),
                         track_strings: false,
                     })?;
-                    let _ = pass.unknown(&name, Some(shape), &mut stream.out);
+                    pass.unknown(&name, Some(shape), &mut stream.out)
                 }
                 PayloadMember::Unknown(name) => {
                     map.next_value::<Skip>()?;
-                    let _ = pass.unknown(&name, None, &mut stream.out);
+                    pass.unknown(&name, None, &mut stream.out)
                 }
-            }
-            if stream.should_stop(pass.duplicate) {
+            };
+            if stream.stop(flow, pass.duplicate) {
                 return Err(de::Error::custom(STOPPED));
             }
         }
