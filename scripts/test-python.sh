@@ -11,16 +11,15 @@ python="${PYTHON:-python3}"
 if [ ! -x "$venv/bin/python" ]; then
     # Debian's python3 ships venv without ensurepip: its python3-venv
     # package adds it (as with-postgres.sh installs PostgreSQL).
-    if ! "$python" -m venv "$venv" 2>/dev/null; then
-        rm -rf "$venv"
+    if ! "$python" -c 'import ensurepip' 2>/dev/null && command -v apt-get >/dev/null; then
         echo "test-python: installing Debian's python3-venv package" >&2
         if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
         $SUDO apt-get update -qq
         DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv >/dev/null
-        "$python" -m venv "$venv"
     fi
+    "$python" -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --upgrade pip
 fi
-"$venv/bin/python" -m pip install --quiet --upgrade pip
 "$venv/bin/python" -m pip install --quiet "pytest>=8"
 # A fresh build each time: pip would otherwise keep an installed 0.1.0.
 "$venv/bin/python" -m pip install --quiet --force-reinstall --no-deps ./python

@@ -141,10 +141,8 @@ pub fn type_name(object: &Bound<'_, PyAny>) -> String {
 /// the object (an ASCII string is its own), so this copies nothing. The 3.9
 /// stable ABI has no such call, which is why the package targets 3.10
 /// (docs/python.md, "Python versions").
-pub fn utf8<'a>(text: &'a Bound<'_, PyString>) -> PyResult<std::borrow::Cow<'a, str>> {
-    text.to_str()
-        .map(std::borrow::Cow::Borrowed)
-        .map_err(|_| lone_surrogate())
+pub fn utf8<'a>(text: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
+    text.to_str().map_err(|_| lone_surrogate())
 }
 
 /// The error for a `str` that is not Unicode text (a lone surrogate).
@@ -199,29 +197,52 @@ pub fn serialize_to_py<'py, T: serde::Serialize + ?Sized>(
     to_py(py, &value)
 }
 
-/// A message as handed over: JSON text (str or bytes) or Python objects.
+/// A message as handed over: JSON text or Python objects.
 pub enum Message<'a, 'py> {
-    Text(std::borrow::Cow<'a, str>),
-    Bytes(&'a [u8]),
-    Owned(Vec<u8>),
+    Text(Text<'a, 'py>),
     Object(&'a Bound<'py, PyAny>),
 }
 
+/// JSON text and the immutable object holding it: a `str` (its UTF-8,
+/// borrowed), or `bytes` (a `bytearray` is copied into one, as it could
+/// change while the GIL is released).
+pub enum Text<'a, 'py> {
+    Str(&'a Bound<'py, PyAny>, &'a str),
+    Bytes(Bound<'py, PyBytes>),
+}
+
+impl<'py> Text<'_, 'py> {
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Text::Str(_, text) => text.as_bytes(),
+            Text::Bytes(bytes) => bytes.as_bytes(),
+        }
+    }
+
+    /// The object holding the text, to read it again later.
+    pub fn holder(&self) -> Bound<'py, PyAny> {
+        match self {
+            Text::Str(object, _) => (*object).clone(),
+            Text::Bytes(bytes) => bytes.clone().into_any(),
+        }
+    }
+}
+
 impl<'a, 'py> Message<'a, 'py> {
-    /// Sorts `object` into text or objects; a `bytearray` is copied (it may
-    /// change while the GIL is released).
+    /// Sorts `object` into text or objects.
     pub fn of(object: &'a Bound<'py, PyAny>) -> PyResult<Self> {
         if object.is_exact_instance_of::<PyDict>() {
             return Ok(Message::Object(object));
         }
         if let Ok(text) = object.cast::<PyString>() {
-            return utf8(text).map(Message::Text);
+            return Ok(Message::Text(Text::Str(object, utf8(text)?)));
         }
         if let Ok(bytes) = object.cast::<PyBytes>() {
-            return Ok(Message::Bytes(bytes.as_bytes()));
+            return Ok(Message::Text(Text::Bytes(bytes.clone())));
         }
         if let Ok(bytes) = object.cast::<PyByteArray>() {
-            return Ok(Message::Owned(bytes.to_vec()));
+            let copy = PyBytes::new(object.py(), &bytes.to_vec());
+            return Ok(Message::Text(Text::Bytes(copy)));
         }
         Ok(Message::Object(object))
     }

@@ -167,21 +167,18 @@ impl<'a, 'py> PyDe<'a, 'py> {
         })
     }
 
-    fn list<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+    fn list<'de, V: Visitor<'de>>(
+        self,
+        items: impl Iterator<Item = Bound<'py, PyAny>>,
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
         let visitor = match self.container(visitor)? {
             Ok(cut) => return Ok(cut),
             Err(visitor) => visitor,
         };
-        if let Ok(list) = self.object.cast::<PyList>() {
-            return visitor.visit_seq(Items {
-                parent: &self,
-                items: list.iter(),
-            });
-        }
-        let tuple = self.object.cast::<PyTuple>().map_err(PyErr::from)?;
         visitor.visit_seq(Items {
             parent: &self,
-            items: tuple.iter(),
+            items,
         })
     }
 
@@ -219,58 +216,87 @@ impl<'de> de::Deserializer<'de> for PyDe<'_, '_> {
     type Error = DeError;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        let object = self.object;
-        // Exact types first, as in `convert`: one pointer compare each.
-        if let Ok(text) = object.cast_exact::<PyString>() {
-            return self.string(text, visitor);
+        match Json::of(self.object) {
+            Some(Json::Null) => visitor.visit_unit(),
+            Some(Json::Str(text)) => self.string(text, visitor),
+            Some(Json::Dict(dict)) => self.dict(dict, visitor),
+            Some(Json::Bool) => visitor.visit_bool(self.object.is_truthy()?),
+            Some(Json::Int) => self.int(visitor),
+            Some(Json::Float) => self.float(visitor),
+            Some(Json::List(list)) => self.list(list.iter(), visitor),
+            Some(Json::Tuple(tuple)) => self.list(tuple.iter(), visitor),
+            None => Err(DeError::python(input_error(format!(
+                "a {} is not JSON (dict, list, tuple, str, int, float, bool or None)",
+                type_name(self.object)
+            )))),
         }
-        if let Ok(dict) = object.cast_exact::<PyDict>() {
-            return self.dict(dict, visitor);
-        }
-        if object.is_exact_instance_of::<PyBool>() {
-            return visitor.visit_bool(object.is_truthy()?);
-        }
-        if object.is_exact_instance_of::<PyInt>() {
-            return self.int(visitor);
-        }
-        if object.is_exact_instance_of::<PyFloat>() {
-            return self.float(visitor);
-        }
-        if object.is_exact_instance_of::<PyList>() || object.is_exact_instance_of::<PyTuple>() {
-            return self.list(visitor);
-        }
-        if object.is_none() {
-            return visitor.visit_unit();
-        }
-        // Subclasses (an `OrderedDict`, a `str` enum, an `IntEnum`).
-        if let Ok(text) = object.cast::<PyString>() {
-            return self.string(text, visitor);
-        }
-        if let Ok(dict) = object.cast::<PyDict>() {
-            return self.dict(dict, visitor);
-        }
-        if object.is_instance_of::<PyBool>() {
-            return visitor.visit_bool(object.is_truthy()?);
-        }
-        if object.is_instance_of::<PyInt>() {
-            return self.int(visitor);
-        }
-        if object.is_instance_of::<PyFloat>() {
-            return self.float(visitor);
-        }
-        if object.is_instance_of::<PyList>() || object.is_instance_of::<PyTuple>() {
-            return self.list(visitor);
-        }
-        Err(DeError::python(input_error(format!(
-            "a {} is not JSON (dict, list, tuple, str, int, float, bool or None)",
-            type_name(object)
-        ))))
     }
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf option unit unit_struct newtype_struct seq tuple
         tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// What JSON value a Python object is, with the object as that type where
+/// reading it needs one.
+enum Json<'a, 'py> {
+    Null,
+    Str(&'a Bound<'py, PyString>),
+    Dict(&'a Bound<'py, PyDict>),
+    Bool,
+    Int,
+    Float,
+    List(&'a Bound<'py, PyList>),
+    Tuple(&'a Bound<'py, PyTuple>),
+}
+
+impl<'a, 'py> Json<'a, 'py> {
+    /// Exact types first, each one pointer compare (under the stable ABI a
+    /// subclass test is a call into libpython); then subclasses: an
+    /// `OrderedDict`, a `str` enum, an `IntEnum` (`bool` has none).
+    fn of(object: &'a Bound<'py, PyAny>) -> Option<Self> {
+        if object.is_none() {
+            return Some(Json::Null);
+        }
+        if let Ok(text) = object.cast_exact::<PyString>() {
+            return Some(Json::Str(text));
+        }
+        if let Ok(dict) = object.cast_exact::<PyDict>() {
+            return Some(Json::Dict(dict));
+        }
+        if object.is_exact_instance_of::<PyBool>() {
+            return Some(Json::Bool);
+        }
+        if object.is_exact_instance_of::<PyInt>() {
+            return Some(Json::Int);
+        }
+        if object.is_exact_instance_of::<PyFloat>() {
+            return Some(Json::Float);
+        }
+        if let Ok(list) = object.cast_exact::<PyList>() {
+            return Some(Json::List(list));
+        }
+        if let Ok(tuple) = object.cast_exact::<PyTuple>() {
+            return Some(Json::Tuple(tuple));
+        }
+        if let Ok(text) = object.cast::<PyString>() {
+            return Some(Json::Str(text));
+        }
+        if let Ok(dict) = object.cast::<PyDict>() {
+            return Some(Json::Dict(dict));
+        }
+        if object.is_instance_of::<PyInt>() {
+            return Some(Json::Int);
+        }
+        if object.is_instance_of::<PyFloat>() {
+            return Some(Json::Float);
+        }
+        if let Ok(list) = object.cast::<PyList>() {
+            return Some(Json::List(list));
+        }
+        object.cast::<PyTuple>().ok().map(Json::Tuple)
     }
 }
 

@@ -1,15 +1,14 @@
 //! The Universal Schema envelope: parsing, checking and building messages.
 
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList};
 use sdsi::Envelope;
 use sdsi::envelope::{EnvelopeReport, MessageId, Timestamp};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::convert::{Depth, Message, map_to_py, to_py, to_value, value_of};
-use crate::errors::{Kind, input_error, raise, summary};
-use crate::issue::issue_list;
+use crate::errors::{Kind, input_error, raise};
+use crate::issue::IssueLists;
 use crate::schema::PySchema;
 use crate::time::instant;
 
@@ -19,7 +18,7 @@ use crate::time::instant;
 #[pyclass(module = "sdsi", name = "EnvelopeReport", frozen)]
 pub struct PyEnvelopeReport {
     inner: EnvelopeReport,
-    errors: PyOnceLock<Py<PyList>>,
+    issues: IssueLists,
 }
 
 #[pymethods]
@@ -33,17 +32,13 @@ impl PyEnvelopeReport {
     /// Every error, as ``sdsi.Issue``, sorted by path.
     #[getter]
     fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.errors
-            .get_or_try_init(py, || {
-                issue_list(py, self.inner.errors()).map(Bound::unbind)
-            })
-            .map(|list| list.bind(py).clone())
+        self.issues.errors(py, self.inner.errors())
     }
 
     /// Every warning, as ``sdsi.Issue``.
     #[getter]
     fn warnings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        issue_list(py, self.inner.warnings())
+        self.issues.warnings(py, self.inner.warnings())
     }
 
     /// The envelope as a dict (timestamp in UTC), or ``None`` when invalid.
@@ -86,9 +81,7 @@ pub fn parse_envelope(
 ) -> PyResult<PyEnvelopeReport> {
     let schema = schema.map(|s| &s.get().inner);
     let report = match Message::of(message)? {
-        Message::Text(text) => parse_text(schema, text.as_bytes()),
-        Message::Bytes(bytes) => parse_text(schema, bytes),
-        Message::Owned(bytes) => parse_text(schema, &bytes),
+        Message::Text(text) => parse_text(schema, text.bytes()),
         Message::Object(object) => {
             let value = to_value(object, depth(schema))?;
             match schema {
@@ -99,7 +92,7 @@ pub fn parse_envelope(
     };
     Ok(PyEnvelopeReport {
         inner: report,
-        errors: PyOnceLock::new(),
+        issues: IssueLists::default(),
     })
 }
 
@@ -149,19 +142,11 @@ pub fn make_envelope<'py>(
     let Value::Object(payload) = value_of(payload)? else {
         return Err(input_error("payload must be a dict"));
     };
-    let envelope = Envelope::new(id, now, agent_id, target_agent, message_type, payload)
-        .with_capabilities(capabilities);
-    let report = Envelope::parse(&envelope.to_value());
-    if !report.is_valid() {
-        return Err(raise(
-            Kind::Envelope,
-            summary("invalid envelope", report.errors()),
-            report.errors(),
-            report.warnings(),
-        ));
-    }
-    match envelope.to_value() {
-        Value::Object(map) => map_to_py(py, &map),
-        _ => map_to_py(py, &Map::new()),
-    }
+    let value = Envelope::new(id, now, agent_id, target_agent, message_type, payload)
+        .with_capabilities(capabilities)
+        .to_value();
+    // Built from checked parts, it can still break a rule (an empty agent id).
+    Envelope::from_value(&value)
+        .map_err(|e| raise(Kind::Envelope, e.to_string(), e.errors(), &[]))?;
+    Ok(to_py(py, &value)?.cast_into::<PyDict>()?)
 }

@@ -71,39 +71,11 @@ pub fn input_error(message: impl Into<String>) -> PyErr {
     raise(Kind::Input, message.into(), &[], &[])
 }
 
-/// A summary line for a list of issues: the first one and how many follow.
-pub fn summary(what: &str, errors: &[Issue]) -> String {
-    match errors {
-        [] => what.to_owned(),
-        [only] => format!(
-            "{what}: {} at {}: {}",
-            only.code(),
-            path_or_root(only),
-            only.message()
-        ),
-        [first, rest @ ..] => format!(
-            "{what}: {} at {}: {} (and {} more)",
-            first.code(),
-            path_or_root(first),
-            first.message(),
-            rest.len()
-        ),
-    }
-}
-
-fn path_or_root(issue: &Issue) -> &str {
-    if issue.path().is_empty() {
-        "/"
-    } else {
-        issue.path()
-    }
-}
-
 /// `sdsi.TemplateError` for a refused template.
 pub fn template_error(error: &sdsi::TemplateError) -> PyErr {
     raise(
         Kind::Template,
-        summary("invalid template", error.errors()),
+        error.to_string(),
         error.errors(),
         error.warnings(),
     )
@@ -113,11 +85,6 @@ pub fn template_error(error: &sdsi::TemplateError) -> PyErr {
 pub fn compile_error(error: &sdsi::patch::CompileError) -> PyErr {
     match error {
         sdsi::patch::CompileError::Template(e) => template_error(e),
-        other => raise(
-            Kind::Patch,
-            summary("patch refused", other.errors()),
-            other.errors(),
-            &[],
-        ),
+        other => raise(Kind::Patch, other.to_string(), other.errors(), &[]),
     }
 }

@@ -106,39 +106,6 @@ impl Embedder for PyEmbedder {
     }
 }
 
-/// The embedder the engine runs: the crate's hashing default or a callable.
-enum Chosen {
-    Hashing(HashingEmbedder),
-    Python(PyEmbedder),
-}
-
-impl Chosen {
-    fn as_dyn(&self) -> &dyn Embedder {
-        match self {
-            Chosen::Hashing(e) => e,
-            Chosen::Python(e) => e,
-        }
-    }
-}
-
-impl Embedder for Chosen {
-    fn dimension(&self) -> usize {
-        self.as_dyn().dimension()
-    }
-    fn recommended_threshold(&self) -> f32 {
-        self.as_dyn().recommended_threshold()
-    }
-    fn embed_into(&self, text: &str, out: &mut [f32]) {
-        self.as_dyn().embed_into(text, out);
-    }
-    fn embed(&self, text: &str) -> Vec<f32> {
-        self.as_dyn().embed(text)
-    }
-    fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
-        self.as_dyn().embed_batch(texts)
-    }
-}
-
 /// The self-evolution engine (draft §6): feed it every received message;
 /// it records the lifecycle's metrics in the store, clusters the ``other``
 /// fragments (redacted first), and when a cluster's dual gate opens
@@ -156,7 +123,7 @@ impl Embedder for Chosen {
 /// ``half_life_secs``, ``window_secs``, ...).
 #[pyclass(module = "sdsi", name = "Evolution")]
 pub struct PyEvolution {
-    engine: Evolution<Chosen, RuleInducer>,
+    engine: Evolution<Box<dyn Embedder>, RuleInducer>,
     /// Where a Python embedder keeps the error it could not return.
     embedder_error: Arc<Mutex<Option<PyErr>>>,
 }
@@ -176,8 +143,11 @@ impl PyEvolution {
         pool: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let embedder_error = Arc::new(Mutex::new(None));
-        let chosen = match embedder {
-            None => Chosen::Hashing(HashingEmbedder::default()),
+        // The hashing embedder's threshold is the config's to override; a
+        // callable's comes with it.
+        let hashing = embedder.is_none();
+        let chosen: Box<dyn Embedder> = match embedder {
+            None => Box::new(HashingEmbedder::default()),
             Some(callable) => {
                 let (Some(dimension), Some(threshold)) = (dimension, threshold) else {
                     return Err(input_error(
@@ -191,7 +161,7 @@ impl PyEvolution {
                         "dimension must be 1 to {MAX_DIMENSION} and threshold in (0, 1]"
                     )));
                 }
-                Chosen::Python(PyEmbedder {
+                Box::new(PyEmbedder {
                     callable,
                     dimension,
                     threshold,
@@ -223,7 +193,7 @@ impl PyEvolution {
             ));
         }
         config = config.pool(pool);
-        if let Some(threshold) = threshold.filter(|_| matches!(chosen, Chosen::Hashing(_))) {
+        if let Some(threshold) = threshold.filter(|_| hashing) {
             config = config.threshold(threshold);
         }
         Ok(PyEvolution {

@@ -1,7 +1,10 @@
 //! `sdsi.Issue`: one problem, with its stable code, JSON Pointer and message.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyList;
+
+use crate::convert::serialize_to_py;
 
 /// One problem found in a template, a message or a patch.
 ///
@@ -33,13 +36,11 @@ impl PyIssue {
         self.inner.message().into_owned()
     }
 
-    /// ``{"code", "path", "message"}``.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let dict = PyDict::new(py);
-        dict.set_item("code", self.code())?;
-        dict.set_item("path", self.path())?;
-        dict.set_item("message", self.message())?;
-        Ok(dict)
+    /// The issue as the crate writes it (the CLI's form): ``{"code",
+    /// "path", "message"}``, plus ``limit`` for ``limit_exceeded`` and
+    /// ``expected`` / ``found`` for ``type_mismatch``.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        serialize_to_py(py, &self.inner)
     }
 
     fn __repr__(&self) -> String {
@@ -68,4 +69,47 @@ pub fn issue_list<'py>(py: Python<'py>, issues: &[sdsi::Issue]) -> PyResult<Boun
         )?)?;
     }
     Ok(list)
+}
+
+/// A report's errors and warnings as lists of `sdsi.Issue`, each built on
+/// first access and then kept (the same list object every time).
+pub struct IssueLists {
+    errors: PyOnceLock<Py<PyList>>,
+    warnings: PyOnceLock<Py<PyList>>,
+}
+
+impl Default for IssueLists {
+    fn default() -> Self {
+        IssueLists {
+            errors: PyOnceLock::new(),
+            warnings: PyOnceLock::new(),
+        }
+    }
+}
+
+impl IssueLists {
+    pub fn errors<'py>(
+        &self,
+        py: Python<'py>,
+        issues: &[sdsi::Issue],
+    ) -> PyResult<Bound<'py, PyList>> {
+        cached(&self.errors, py, issues)
+    }
+
+    pub fn warnings<'py>(
+        &self,
+        py: Python<'py>,
+        issues: &[sdsi::Issue],
+    ) -> PyResult<Bound<'py, PyList>> {
+        cached(&self.warnings, py, issues)
+    }
+}
+
+fn cached<'py>(
+    slot: &PyOnceLock<Py<PyList>>,
+    py: Python<'py>,
+    issues: &[sdsi::Issue],
+) -> PyResult<Bound<'py, PyList>> {
+    slot.get_or_try_init(py, || issue_list(py, issues).map(Bound::unbind))
+        .map(|list| list.bind(py).clone())
 }

@@ -8,9 +8,9 @@ use sdsi::validate::{Checked, Edits};
 use sdsi::{CompiledSchema, Report};
 use serde_json::{Map, Value};
 
-use crate::convert::{lone_surrogate, map_to_py, to_py, value_of};
+use crate::convert::{Message, lone_surrogate, map_to_py, serialize_to_py, to_py, value_of};
 use crate::errors::input_error;
-use crate::issue::issue_list;
+use crate::issue::IssueLists;
 use crate::schema::PySchema;
 
 /// What validating one message found.
@@ -24,36 +24,28 @@ use crate::schema::PySchema;
 pub struct PyReport {
     problems: Problems,
     payload: Payload,
-    errors: PyOnceLock<Py<PyList>>,
-    warnings: PyOnceLock<Py<PyList>>,
+    issues: IssueLists,
     normalized: PyOnceLock<Py<PyAny>>,
 }
 
-/// Where the normalized payload comes from.
+/// Where the normalized payload comes from. It is built when first asked
+/// for, so a caller who wants only the verdict and the issues pays for none
+/// (like the Rust `Normalized` view, which reads through to the message).
 enum Payload {
     /// An invalid message has none.
     Invalid,
     /// Already built.
     Ready(Map<String, Value>),
-    /// Read from the message when first asked for: validating builds no
-    /// payload, so a caller who only wants the verdict and the issues pays
-    /// for none (like the Rust `Normalized` view, which reads through to the
-    /// message it borrows).
-    Later {
+    /// JSON text (held by an immutable `str` or `bytes`): parsed again.
+    Text {
         schema: Py<PySchema>,
-        message: Py<PyAny>,
+        text: Py<PyAny>,
     },
-    /// A dict message: its payload dict, copied (values shared, as the Rust
-    /// view borrows them) with `edits` applied, when first asked for.
+    /// A dict message: its payload with the pass's `edits` applied.
     Edited {
         schema: Py<PySchema>,
         message: Py<PyAny>,
         edits: Edits,
-    },
-    /// The same, for a message whose text was copied (a `bytearray`).
-    LaterFromBytes {
-        schema: Py<PySchema>,
-        bytes: Vec<u8>,
     },
 }
 
@@ -62,8 +54,7 @@ impl PyReport {
         PyReport {
             problems,
             payload,
-            errors: PyOnceLock::new(),
-            warnings: PyOnceLock::new(),
+            issues: IssueLists::default(),
             normalized: PyOnceLock::new(),
         }
     }
@@ -78,79 +69,67 @@ impl PyReport {
         Self::new(problems, payload)
     }
 
-    /// The problems of `message`; its normalized payload is read from it
-    /// (validating it again) when first asked for.
-    pub fn later(
+    /// The problems of JSON text held by `text`, which is read again for
+    /// the normalized payload when first asked for.
+    pub fn from_text(
         problems: Problems,
         schema: &Bound<'_, PySchema>,
-        message: &Bound<'_, PyAny>,
+        text: Bound<'_, PyAny>,
     ) -> Self {
-        let payload = if !problems.is_valid() {
-            Payload::Invalid
-        } else {
-            Payload::Later {
+        let payload = if problems.is_valid() {
+            Payload::Text {
                 schema: schema.clone().unbind(),
-                message: message.clone().unbind(),
+                text: text.unbind(),
             }
+        } else {
+            Payload::Invalid
         };
         Self::new(problems, payload)
     }
 
-    /// What reading a dict found: its problems, and the edits that
-    /// normalize its payload (applied to a copy when first asked for).
+    /// What reading a dict found: its problems, and for a valid message the
+    /// edits that normalize its payload.
     pub fn edited(
         checked: Checked,
         schema: &Bound<'_, PySchema>,
         message: &Bound<'_, PyAny>,
     ) -> Self {
         let payload = match checked.edits {
-            Some(edits) if checked.problems.is_valid() => Payload::Edited {
+            Some(edits) => Payload::Edited {
                 schema: schema.clone().unbind(),
                 message: message.clone().unbind(),
                 edits,
             },
-            _ => Payload::Invalid,
+            None => Payload::Invalid,
         };
         Self::new(checked.problems, payload)
     }
 
-    /// As [`PyReport::later`], for a copied text.
-    pub fn later_from_bytes(
-        problems: Problems,
-        schema: &Bound<'_, PySchema>,
-        bytes: Vec<u8>,
-    ) -> Self {
-        let payload = if !problems.is_valid() {
-            Payload::Invalid
-        } else {
-            Payload::LaterFromBytes {
-                schema: schema.clone().unbind(),
-                bytes,
-            }
-        };
-        Self::new(problems, payload)
-    }
-
     fn build_normalized<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let map = match &self.payload {
-            Payload::Invalid => return Ok(py.None().into_bound(py)),
-            Payload::Ready(map) => return Ok(map_to_py(py, map)?.into_any()),
+        match &self.payload {
+            Payload::Invalid => Ok(py.None().into_bound(py)),
+            Payload::Ready(map) => Ok(map_to_py(py, map)?.into_any()),
             Payload::Edited {
                 schema,
                 message,
                 edits,
-            } => return edited_payload(py, &schema.get().inner, message.bind(py), edits),
-            Payload::Later { schema, message } => schema.get().normalized(message.bind(py))?,
-            Payload::LaterFromBytes { schema, bytes } => {
-                schema.get().inner.validate_slice(bytes).into_normalized()
+            } => edited_payload(py, &schema.get().inner, message.bind(py), edits),
+            Payload::Text { schema, text } => {
+                let text = text.bind(py);
+                let Message::Text(text) = Message::of(text)? else {
+                    return Err(input_error("not JSON text"));
+                };
+                match schema
+                    .get()
+                    .inner
+                    .validate_slice(text.bytes())
+                    .into_normalized()
+                {
+                    Some(map) => Ok(map_to_py(py, &map)?.into_any()),
+                    // Unreachable: the text cannot change, and it was valid.
+                    None => Ok(py.None().into_bound(py)),
+                }
             }
-        };
-        match map {
-            Some(map) => Ok(map_to_py(py, &map)?.into_any()),
-            None => Err(input_error(
-                "the message was changed after it was validated and is no longer valid; \
-                 read report.normalized before changing it",
-            )),
         }
     }
 }
@@ -166,21 +145,13 @@ impl PyReport {
     /// Every error, as ``sdsi.Issue``, sorted by path.
     #[getter]
     fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.errors
-            .get_or_try_init(py, || {
-                issue_list(py, self.problems.errors()).map(Bound::unbind)
-            })
-            .map(|list| list.bind(py).clone())
+        self.issues.errors(py, self.problems.errors())
     }
 
     /// Every warning (the message is still valid), as ``sdsi.Issue``.
     #[getter]
     fn warnings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.warnings
-            .get_or_try_init(py, || {
-                issue_list(py, self.problems.warnings()).map(Bound::unbind)
-            })
-            .map(|list| list.bind(py).clone())
+        self.issues.warnings(py, self.problems.warnings())
     }
 
     /// The normalized payload as a dict, or ``None`` for an invalid message.
@@ -193,12 +164,11 @@ impl PyReport {
             .map(|value| value.bind(py).clone())
     }
 
-    /// ``{"valid", "errors", "warnings", "normalized"}`` with issues as dicts.
+    /// ``{"valid", "errors", "warnings", "normalized"}``, issues as the
+    /// crate writes them (``Issue.to_dict``).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let dict = PyDict::new(py);
+        let dict = serialize_to_py(py, &self.problems)?.cast_into::<PyDict>()?;
         dict.set_item("valid", self.valid())?;
-        dict.set_item("errors", dicts(py, self.problems.errors())?)?;
-        dict.set_item("warnings", dicts(py, self.problems.warnings())?)?;
         dict.set_item("normalized", self.normalized(py)?)?;
         Ok(dict)
     }
@@ -288,17 +258,4 @@ fn as_json_reads_it<'py>(py: Python<'py>, value: Bound<'py, PyAny>) -> PyResult<
         return Ok(value);
     }
     to_py(py, &value_of(&value)?)
-}
-
-/// Issues as a list of plain dicts.
-pub fn dicts<'py>(py: Python<'py>, issues: &[sdsi::Issue]) -> PyResult<Bound<'py, PyList>> {
-    let list = PyList::empty(py);
-    for issue in issues {
-        let dict = PyDict::new(py);
-        dict.set_item("code", issue.code().as_str())?;
-        dict.set_item("path", issue.path())?;
-        dict.set_item("message", issue.message())?;
-        list.append(dict)?;
-    }
-    Ok(list)
 }

@@ -4,7 +4,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 use sdsi::CompiledSchema;
 use sdsi::validate::{BigIntegers, Limits, UnknownKeys, ValidateOptions};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::convert::{Depth, Message, serialize_to_py, to_py, to_value};
 use crate::depythonize::PyDe;
@@ -35,21 +35,6 @@ pub struct PySchema {
 impl PySchema {
     fn depth(&self) -> Depth {
         Depth::for_limit(self.inner.options().limits.max_depth)
-    }
-
-    /// The normalized payload of a message (dict, str or bytes), validating
-    /// it again; `None` if it is not valid (any more).
-    pub fn normalized(&self, message: &Bound<'_, PyAny>) -> PyResult<Option<Map<String, Value>>> {
-        let schema = &self.inner;
-        Ok(match Message::of(message)? {
-            Message::Text(t) => schema.validate_slice(t.as_bytes()).into_normalized(),
-            Message::Bytes(b) => schema.validate_slice(b).into_normalized(),
-            Message::Owned(b) => schema.validate_slice(&b).into_normalized(),
-            Message::Object(object) => {
-                let value = to_value(object, self.depth())?;
-                schema.validate_owned(value).into_normalized()
-            }
-        })
     }
 
     /// The dict path when one pass cannot settle the message (more payload
@@ -153,17 +138,9 @@ impl PySchema {
         let problems =
             |schema: &CompiledSchema, bytes: &[u8]| schema.validate_slice(bytes).into_parts().0;
         Ok(match Message::of(message)? {
-            Message::Text(t) => PyReport::later(
-                on_text(py, &this.inner, t.as_bytes(), &problems),
-                slf,
-                message,
-            ),
-            Message::Bytes(b) => {
-                PyReport::later(on_text(py, &this.inner, b, &problems), slf, message)
-            }
-            Message::Owned(b) => {
-                let found = on_text(py, &this.inner, &b, &problems);
-                PyReport::later_from_bytes(found, slf, b)
+            Message::Text(text) => {
+                let found = on_text(py, &this.inner, text.bytes(), &problems);
+                PyReport::from_text(found, slf, text.holder())
             }
             Message::Object(object) => {
                 match this.inner.problems_from(PyDe::new(object, this.depth())) {
@@ -181,9 +158,7 @@ impl PySchema {
     fn is_valid(&self, py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<bool> {
         let verdict = |schema: &CompiledSchema, bytes: &[u8]| schema.is_valid_slice(bytes);
         Ok(match Message::of(message)? {
-            Message::Text(t) => on_text(py, &self.inner, t.as_bytes(), &verdict),
-            Message::Bytes(b) => on_text(py, &self.inner, b, &verdict),
-            Message::Owned(b) => on_text(py, &self.inner, &b, &verdict),
+            Message::Text(text) => on_text(py, &self.inner, text.bytes(), &verdict),
             Message::Object(object) => {
                 match self
                     .inner

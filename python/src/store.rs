@@ -9,7 +9,7 @@ use sdsi::{KeyName, SchemaTemplate};
 use serde_json::Value;
 
 use crate::convert::{Message, serialize_to_py, value_of};
-use crate::errors::{Kind, compile_error, input_error, raise, summary, template_error};
+use crate::errors::{Kind, compile_error, input_error, raise, template_error};
 use crate::issue::issue_list;
 use crate::overlay::{overlay, to_json};
 use crate::schema::PySchema;
@@ -63,20 +63,11 @@ fn durations_as_json<'py>(policy: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyA
 /// A patch argument: a dict, or its JSON text (str or bytes).
 pub fn patch_arg(patch: &Bound<'_, PyAny>) -> PyResult<SchemaPatch> {
     let bytes = match Message::of(patch)? {
-        Message::Text(text) => text.into_owned().into_bytes(),
-        Message::Bytes(bytes) => bytes.to_vec(),
-        Message::Owned(bytes) => bytes,
+        Message::Text(text) => text.bytes().to_vec(),
         Message::Object(object) => serde_json::to_vec(&value_of(object)?)
             .map_err(|e| input_error(format!("patch: {e}")))?,
     };
-    SchemaPatch::from_slice(&bytes).map_err(|e| {
-        raise(
-            Kind::Patch,
-            summary("invalid patch", e.errors()),
-            e.errors(),
-            &[],
-        )
-    })
+    SchemaPatch::from_slice(&bytes).map_err(|e| raise(Kind::Patch, e.to_string(), e.errors(), &[]))
 }
 
 /// Patches as a list of dicts.
@@ -262,7 +253,7 @@ impl PyStore {
     }
 
     /// A patched key's lifecycle state at ``now`` (``"experimental"``,
-    /// ``"stable"``, ``"deprecated"``, ``"withdrawn"``, ``"removed"``), or
+    /// ``"stable"``, ``"deprecated"``, ``"withdrawn"``, ``"gone"``), or
     /// ``None`` for a key no patch introduced.
     #[pyo3(signature = (key, now, *, client = None))]
     fn state_of(
@@ -332,8 +323,11 @@ impl PyStore {
     /// Reads a store saved by ``to_json``; raises ``sdsi.StateError``.
     #[staticmethod]
     #[pyo3(signature = (text, *, allow_sensitive = false))]
-    fn from_json(text: &str, allow_sensitive: bool) -> PyResult<Self> {
-        serde_json::from_str(text)
+    fn from_json(text: &Bound<'_, PyAny>, allow_sensitive: bool) -> PyResult<Self> {
+        let Message::Text(text) = Message::of(text)? else {
+            return Err(input_error("from_json takes a str or bytes"));
+        };
+        serde_json::from_slice(text.bytes())
             .map(|inner| PyStore {
                 inner,
                 allow_sensitive,

@@ -1,10 +1,10 @@
 //! `sdsi.SchemaTemplate`: a server's published template.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList};
 use sdsi::SchemaTemplate;
 
-use crate::convert::{serialize_to_py, value_of};
+use crate::convert::{Message, serialize_to_py, value_of};
 use crate::errors::{input_error, template_error};
 use crate::issue::issue_list;
 
@@ -31,12 +31,9 @@ impl PyTemplate {
     /// Reads a template from JSON text (``str`` or ``bytes``).
     #[staticmethod]
     fn from_json(text: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let parsed = if let Ok(text) = text.cast::<PyString>() {
-            SchemaTemplate::from_json(&text.to_cow()?)
-        } else if let Ok(bytes) = text.cast::<PyBytes>() {
-            SchemaTemplate::from_slice(bytes.as_bytes())
-        } else {
-            return Err(input_error("from_json takes a str or bytes"));
+        let parsed = match Message::of(text)? {
+            Message::Text(text) => SchemaTemplate::from_slice(text.bytes()),
+            Message::Object(_) => return Err(input_error("from_json takes a str or bytes")),
         };
         parsed.map(Self::new).map_err(|e| template_error(&e))
     }

@@ -62,7 +62,11 @@ def test_report_reads_like_the_issue_says(schema):
         ("unknown_key", "/payload/surprise"),
     ]
     issue = bad.errors[0]
-    assert issue.message and issue.to_dict() == {"code": issue.code, "path": issue.path, "message": issue.message}
+    # The crate's own form, as the CLI writes it: a type mismatch says what
+    # was expected and found.
+    assert issue.message and issue.to_dict() == {"code": "type_mismatch", "path": "/payload/extras",
+                                                 "message": issue.message, "expected": "array", "found": "string"}
+    assert bad.to_dict()["errors"][0] == issue.to_dict()
     assert "type_mismatch" in repr(issue) and "Report(valid=False, errors=4" in repr(bad)
 
 
@@ -181,7 +185,7 @@ def test_exceptions_share_a_base_and_carry_every_issue():
         sdsi.SchemaTemplate.from_dict(broken)
     codes = {(i.code, i.path) for i in raised.value.errors}
     assert len(codes) >= 2 and all(isinstance(i, sdsi.Issue) for i in raised.value.errors)
-    assert "invalid template" in str(raised.value)
+    assert "invalid schema template" in str(raised.value)
     with pytest.raises(sdsi.TemplateError):
         sdsi.SchemaTemplate.from_json("{not json")
     with pytest.raises(sdsi.InputError, match="str or bytes"):

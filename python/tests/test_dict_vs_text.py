@@ -44,7 +44,22 @@ def any_value(rng: random.Random, depth: int):
     return value_of_type(rng, rng.choice(TYPES), depth)
 
 
+def clean_message(rng: random.Random, t):
+    """A message the template accepts (nested values may still break the
+    depth limit): the required keys and some optional ones, typed right."""
+    payload = {}
+    for key in t["keys"]:
+        if key["required"] or rng.random() < 0.5:
+            if key["key_name"] == "other":
+                payload["other"] = "window seat"
+            else:
+                payload[key["key_name"]] = value_of_type(rng, key["key_type"], 2)
+    return {"schema_id": "rand_v1", "payload": payload}
+
+
 def message(rng: random.Random, t):
+    if rng.random() < 0.5:
+        return clean_message(rng, t)
     payload = {}
     for key in t["keys"]:
         roll = rng.random()
@@ -70,12 +85,15 @@ def message(rng: random.Random, t):
 
 def answer(report):
     issues = lambda items: [(i.code, i.path, i.message) for i in items]  # noqa: E731
-    return report.valid, issues(report.errors), issues(report.warnings), report.normalized
+    # As JSON text: `1`, `1.0` and `true` differ there (they are equal in
+    # Python); member order is not part of the answer.
+    normalized = json.dumps(report.normalized, sort_keys=True)
+    return report.valid, issues(report.errors), issues(report.warnings), normalized
 
 
 def test_random_messages_agree_as_dict_and_as_text():
     rng = random.Random(20261123)
-    checked = 0
+    valid = 0
     for _ in range(60):
         t = template(rng)
         options = dict(
@@ -90,5 +108,6 @@ def test_random_messages_agree_as_dict_and_as_text():
             text = json.dumps(m)
             assert answer(schema.validate(m)) == answer(schema.validate(text)), (options, text)
             assert schema.is_valid(m) == schema.is_valid(text), (options, text)
-            checked += 1
-    assert checked == 2400
+            valid += schema.is_valid(m)
+    # Enough valid messages that the normalized payloads are compared often.
+    assert valid >= 500, valid

@@ -116,9 +116,22 @@ def test_embedder_errors_reach_the_caller(now):
     with pytest.raises(RuntimeError, match="model server down") as raised:
         engine.observe(sdsi.SchemaStore(BASE), message, "c1", now)
     assert isinstance(raised.value.events, list)
-    # The next call starts clean: a working embedder raises nothing.
-    working = sdsi.Evolution(lambda texts: [[1.0] + [0.0] * 7 for _ in texts], dimension=8, threshold=0.5)
-    assert isinstance(working.observe(sdsi.SchemaStore(BASE), message, "c1", now), list)
+    # An error belongs to its own call: after a failing call, the same
+    # engine's next call with a working embedder raises nothing.
+    calls = []
+
+    def fails_once(texts):
+        calls.append(texts)
+        if len(calls) == 1:
+            raise RuntimeError("first call fails")
+        return [[1.0] + [0.0] * 7 for _ in texts]
+
+    flaky = sdsi.Evolution(fails_once, dimension=8, threshold=0.5)
+    store = sdsi.SchemaStore(BASE)
+    with pytest.raises(RuntimeError, match="first call fails"):
+        flaky.observe(store, message, "c1", now)
+    assert isinstance(flaky.observe(store, message, "c2", now), list)
+    assert len(calls) == 2
     short = sdsi.Evolution(lambda texts: [[1.0, 0.0] for _ in texts], dimension=8, threshold=0.5)
     with pytest.raises(sdsi.InputError, match="vector of 2 numbers"):
         short.observe(sdsi.SchemaStore(BASE), message, "c1", now)
