@@ -154,6 +154,59 @@ proptest! {
         }
     }
 
+    /// A payload looked up key by key (`keyed_verdict` / `keyed_problems`)
+    /// gets the `Value` path's verdict and problems for a message with the
+    /// schema's `schema_id`, or `None` exactly when the members that are
+    /// not keys are needed.
+    #[test]
+    fn keyed_path_equals_value_path(
+        (template, message) in template(Extras::All).prop_flat_map(|t| { let m = message_for(&t); (Just(t), m) }),
+        opts in options_with_limits(),
+    ) {
+        let schema = CompiledSchema::with_options(&template, opts).unwrap();
+        let Some(payload) = message.get("payload").and_then(Value::as_object) else {
+            return Ok(());
+        };
+        let whole = json!({"schema_id": schema.schema_id(), "payload": payload});
+        let report = schema.validate(&whole);
+        let names: Vec<&str> = schema.key_names().collect();
+        let unknown = payload.keys().any(|name| !names.contains(&name.as_str()));
+
+        let Some(mut verdict) = schema.keyed_verdict(payload.len()) else {
+            prop_assert!(payload.len() > opts.limits.max_keys);
+            return Ok(());
+        };
+        for (index, name) in names.iter().enumerate() {
+            if let Some(value) = payload.get(*name) {
+                if !verdict.key(index, value).unwrap() {
+                    prop_assert!(!report.is_valid());
+                    break;
+                }
+            }
+        }
+        match verdict.finish() {
+            Some(valid) => prop_assert_eq!(valid, report.is_valid()),
+            None => prop_assert!(unknown && opts.unknown_keys == UnknownKeys::Warn),
+        }
+
+        let mut problems = schema.keyed_problems(payload.len()).unwrap();
+        for (index, name) in names.iter().enumerate() {
+            if let Some(value) = payload.get(*name) {
+                problems.key(index, value).unwrap();
+            }
+        }
+        match problems.finish() {
+            Some(checked) => {
+                prop_assert!(!unknown);
+                prop_assert_eq!(&checked.problems, report.problems());
+                let normalized = report.normalized().map(|n| n.to_map());
+                let edited = checked.edits.as_ref().map(|edits| apply_edits(&schema, edits, &whole));
+                prop_assert_eq!(edited, normalized);
+            }
+            None => prop_assert!(unknown),
+        }
+    }
+
     #[test]
     fn generated_templates_compile_and_round_trip(template in template(Extras::All)) {
         prop_assert!(template.check().is_valid());

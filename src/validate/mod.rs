@@ -10,6 +10,8 @@
 //! | `validate`, `validate_owned`, `is_valid`, `validate_payload`, `validate_payload_owned`, `is_valid_payload` (parsed) | `validate/value.rs` |
 //! | `validate_slice`, `validate_str`, `is_valid_slice`, `is_valid_str` (bytes) | `validate/stream.rs` |
 //! | `deserialize_slice` (bytes into your type) | `validate/typed.rs` |
+//! | `is_valid_from`, `is_valid_from_unique`, `problems_from` (any serde source) | `validate/stream.rs` |
+//! | `key_names`, `keyed_verdict`, `keyed_problems` (a payload asked key by key) | `validate/keyed.rs` |
 //! | `json_schema`, `mcp_input_schema`, `mcp_elicitation_schema`, `strict_schema`, `prompt` (feature `export`) | `export.rs` |
 //! | `validate_envelope`, `validate_envelope_slice` (feature `envelope`) | `envelope/parse.rs` |
 //! | `a2a_data_part`, `validate_a2a_data_part` (feature `a2a`) | `a2a/part.rs` |
@@ -23,6 +25,7 @@
 mod compile;
 mod edits;
 mod key_set;
+mod keyed;
 mod normalized;
 mod options;
 mod pass;
@@ -35,6 +38,7 @@ mod value;
 
 pub use compile::CompiledSchema;
 pub use edits::{Checked, Edits};
+pub use keyed::{KeyedProblems, KeyedVerdict};
 pub use normalized::{Members, Normalized};
 pub use options::{BigIntegers, Limits, UnknownKeys, ValidateOptions};
 pub use report::Report;

@@ -646,14 +646,7 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
             }
             let flow = match member {
                 PayloadMember::Known(index) => {
-                    let track_strings = schema
-                        .keys
-                        .get(index)
-                        .is_some_and(|k| k.check == Check::Other);
-                    let shape = map.next_value_seed(Probe {
-                        cap: max_depth.saturating_add(1),
-                        track_strings,
-                    })?;
+                    let shape = map.next_value_seed(Probe::for_key(schema, index))?;
                     pass.known(index, Member::Shape(shape), &mut stream.out)
                 }
                 PayloadMember::Unknown(name)
@@ -692,11 +685,24 @@ impl<O> PayloadSeed<'_, '_, O> {
 
 /// Reduces a value to its [`Shape`] while it streams past, allocating nothing.
 #[derive(Clone, Copy)]
-struct Probe {
+pub(super) struct Probe {
     /// Depth beyond which nesting is not followed (the limit plus one).
     cap: usize,
     /// Whether to find the first non-string element of an array (only `other` needs it).
     track_strings: bool,
+}
+
+impl Probe {
+    /// The probe for the value of the schema's key number `index`.
+    pub(super) fn for_key(schema: &Inner, index: usize) -> Self {
+        Probe {
+            cap: schema.options.limits.max_depth.saturating_add(1),
+            track_strings: schema
+                .keys
+                .get(index)
+                .is_some_and(|k| k.check == Check::Other),
+        }
+    }
 }
 
 impl<'de> DeserializeSeed<'de> for Probe {

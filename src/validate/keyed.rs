@@ -1,0 +1,188 @@
+//! Validation of a payload held in a form that finds a member by name (a
+//! Python dict, a JavaScript object): the caller asks the payload for each
+//! of the schema's keys and hands the values over, the crate decides. No
+//! member name is read, which is most of the cost of reading such a
+//! payload member by member.
+
+use serde::de::{self, DeserializeSeed};
+
+use super::UnknownKeys;
+use super::compile::{CompiledSchema, Inner};
+use super::edits::{Checked, Edits};
+use super::pass::{Member, Pass};
+use super::report::{Collect, Outcome, Verdict, finish_problems};
+use super::stream::Probe;
+
+impl CompiledSchema {
+    /// The names of the keys this schema accepts, in the order
+    /// [`KeyedVerdict::key`] and [`KeyedProblems::key`] number them: the
+    /// template's keys, `other` if the template leaves it out, then the
+    /// withdrawn keys still accepted. A caller that asks its payloads for
+    /// these names often prepares them once per schema.
+    pub fn key_names(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.inner.keys.iter().map(|key| &*key.name)
+    }
+
+    /// Starts the verdict on a payload of `members` members that the
+    /// caller looks up key by key ([`KeyedVerdict`]); `None` when
+    /// `members` is past [`Limits::max_keys`](super::Limits::max_keys).
+    ///
+    /// It settles the payload only: for a message whose `schema_id` is this
+    /// schema's and whose `payload` is an object, the verdict is
+    /// [`CompiledSchema::is_valid`]'s on the same message. Any other
+    /// message goes through [`CompiledSchema::is_valid_from`].
+    pub fn keyed_verdict(&self, members: usize) -> Option<KeyedVerdict<'_>> {
+        Keyed::new(&self.inner, members, Verdict::fail_fast()).map(KeyedVerdict)
+    }
+
+    /// Starts the report on a payload of `members` members that the caller
+    /// looks up key by key ([`KeyedProblems`]); `None` when `members` is
+    /// past [`Limits::max_keys`](super::Limits::max_keys). Same contract as
+    /// [`CompiledSchema::keyed_verdict`], for [`CompiledSchema::problems_from`].
+    pub fn keyed_problems(&self, members: usize) -> Option<KeyedProblems<'_>> {
+        Keyed::new(&self.inner, members, Collect::default()).map(KeyedProblems)
+    }
+}
+
+/// A payload's verdict, fed key by key: for each of
+/// [`CompiledSchema::key_names`] the payload has, [`KeyedVerdict::key`]
+/// with its value; then [`KeyedVerdict::finish`].
+///
+/// ```
+/// use sdsi::{CompiledSchema, SchemaTemplate};
+/// use serde_json::{Value, json};
+///
+/// let template = SchemaTemplate::from_value(&json!({
+///     "schema_id": "coffee_v1", "scenario": "coffee_order",
+///     "keys": [{"key_name": "size", "key_type": "string", "required": true,
+///               "semantic_description": "Cup size: small, medium, large."}]
+/// }))?;
+/// let schema = CompiledSchema::new(&template)?;
+/// let payload = json!({"size": "large"});
+/// let payload = payload.as_object().unwrap();
+///
+/// let mut verdict = schema.keyed_verdict(payload.len()).unwrap();
+/// for (index, name) in schema.key_names().enumerate() {
+///     if let Some(value) = payload.get(name) {
+///         if !verdict.key(index, value)? {
+///             break; // invalid: nothing later can change that
+///         }
+///     }
+/// }
+/// assert_eq!(verdict.finish(), Some(true));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct KeyedVerdict<'s>(Keyed<'s, Verdict>);
+
+impl KeyedVerdict<'_> {
+    /// Checks the payload's value for key number `index` (of
+    /// [`CompiledSchema::key_names`]). `Ok(false)`: the payload is invalid
+    /// whatever else it holds; stop asking ([`KeyedVerdict::finish`] then
+    /// says `Some(false)`). An index past the key names is not a key: the
+    /// member counts as one the schema does not define. The value's own
+    /// read errors are returned as they are.
+    pub fn key<'de, D: de::Deserializer<'de>>(
+        &mut self,
+        index: usize,
+        value: D,
+    ) -> Result<bool, D::Error> {
+        self.0.key(index, value).map(|flow| flow.is_continue())
+    }
+
+    /// The verdict. `None` when it needs the members that are not keys of
+    /// the schema (there are some, the keys given found no error, and
+    /// [`UnknownKeys::Warn`] keeps such members, so their depth counts), or
+    /// when a key was given twice: ask [`CompiledSchema::is_valid_from`].
+    pub fn finish(mut self) -> Option<bool> {
+        let unknown = self.0.unknown()?;
+        if !self.0.out.valid {
+            return Some(false);
+        }
+        if unknown {
+            // Under `Reject`, a member that is no key is an error by itself.
+            return match self.0.pass.schema.options.unknown_keys {
+                UnknownKeys::Reject => Some(false),
+                UnknownKeys::Warn => None,
+            };
+        }
+        let _ = self.0.pass.finish(&mut self.0.out);
+        Some(self.0.out.valid)
+    }
+}
+
+/// A payload's problems, fed key by key, as [`KeyedVerdict`] but for every
+/// issue and the [`Edits`] that normalize a valid payload.
+pub struct KeyedProblems<'s>(Keyed<'s, Collect>);
+
+impl KeyedProblems<'_> {
+    /// Checks the payload's value for key number `index` (of
+    /// [`CompiledSchema::key_names`]); an index past them is not a key.
+    /// The value's own read errors are returned as they are.
+    pub fn key<'de, D: de::Deserializer<'de>>(
+        &mut self,
+        index: usize,
+        value: D,
+    ) -> Result<(), D::Error> {
+        self.0.key(index, value).map(|_| ())
+    }
+
+    /// Every problem of the payload, as [`CompiledSchema::problems_from`]
+    /// reports them for the whole message, and for a valid payload its
+    /// [`Edits`]. `None` when the payload has members that are not keys of
+    /// the schema (their issues name them) or a key was given twice: ask
+    /// [`CompiledSchema::problems_from`].
+    pub fn finish(mut self) -> Option<Checked> {
+        if self.0.unknown()? {
+            return None;
+        }
+        let _ = self.0.pass.finish(&mut self.0.out);
+        let (problems, plan) = finish_problems(self.0.out, Some(self.0.pass.into_plan()));
+        Some(Checked {
+            problems,
+            edits: plan.map(|plan| Edits { plan }),
+        })
+    }
+}
+
+/// The state both keyed checks share.
+struct Keyed<'s, O> {
+    pass: Pass<'s>,
+    out: O,
+    /// The payload's member count, as the caller gave it.
+    members: usize,
+    /// How many of them were keys.
+    found: usize,
+}
+
+impl<'s, O: Outcome> Keyed<'s, O> {
+    fn new(schema: &'s Inner, members: usize, out: O) -> Option<Self> {
+        (members <= schema.options.limits.max_keys).then(|| Keyed {
+            pass: Pass::new(schema, false),
+            out,
+            members,
+            found: 0,
+        })
+    }
+
+    fn key<'de, D: de::Deserializer<'de>>(
+        &mut self,
+        index: usize,
+        value: D,
+    ) -> Result<std::ops::ControlFlow<()>, D::Error> {
+        if index >= self.pass.schema.keys.len() {
+            return Ok(std::ops::ControlFlow::Continue(()));
+        }
+        self.found = self.found.saturating_add(1);
+        let shape = Probe::for_key(self.pass.schema, index).deserialize(value)?;
+        Ok(self.pass.known(index, Member::Shape(shape), &mut self.out))
+    }
+
+    /// Whether the payload has members that are not keys; `None` when the
+    /// count cannot be trusted (more keys given than members, or one twice).
+    fn unknown(&self) -> Option<bool> {
+        if self.pass.duplicate || self.found > self.members {
+            return None;
+        }
+        Some(self.found < self.members)
+    }
+}
