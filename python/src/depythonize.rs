@@ -105,6 +105,17 @@ impl<'a, 'py> PyDe<'a, 'py> {
         }
     }
 
+    /// A payload member's value, handed over on its own (the keyed check):
+    /// at its level in the message, so strings in it are opaque and the
+    /// depth bound counts from the message.
+    pub fn member(object: &'a Bound<'py, PyAny>, depth: Depth) -> Self {
+        PyDe {
+            level: 2,
+            opaque: true,
+            ..PyDe::new(object, depth)
+        }
+    }
+
     /// `object` for building a value: every string's text is read.
     pub fn reading_all(object: &'a Bound<'py, PyAny>, depth: Depth) -> Self {
         PyDe {

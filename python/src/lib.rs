@@ -11,6 +11,7 @@ mod errors;
 mod evolution;
 mod interop;
 mod issue;
+mod keyed;
 mod overlay;
 mod report;
 mod schema;
