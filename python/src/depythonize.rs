@@ -8,13 +8,12 @@
 
 use std::fmt;
 
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{
-    PyBool, PyDict, PyDictMethods, PyFloat, PyInt, PyList, PyListMethods, PyString, PyTuple,
-    PyTupleMethods,
-};
+use pyo3::types::{PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
+use crate::borrowed::{DictItems, SeqItems, small_int};
 use crate::convert::{Depth, int_number, json_float, lone_surrogate, type_name};
 use crate::errors::input_error;
 
@@ -139,14 +138,10 @@ impl<'a, 'py> PyDe<'a, 'py> {
 
     /// A member name: the message's and the payload's are read; names
     /// inside a member's value are opaque.
-    fn name<'b>(&self, object: &'b Bound<'py, PyAny>) -> PyDe<'b, 'py> {
-        let level = self.level + 1;
-        PyDe {
-            object,
-            level,
-            depth: self.depth,
-            opaque: level >= 3 && !self.all_text,
-            all_text: self.all_text,
+    fn name<'b>(&self, text: &'b Bound<'py, PyString>) -> Name<'b, 'py> {
+        Name {
+            text,
+            opaque: self.level + 1 >= 3 && !self.all_text,
         }
     }
 
@@ -173,14 +168,14 @@ impl<'a, 'py> PyDe<'a, 'py> {
         };
         visitor.visit_map(Dict {
             parent: &self,
-            items: dict.iter(),
-            value: None,
+            left: dict.len(),
+            items: DictItems::new(dict),
         })
     }
 
     fn list<'de, V: Visitor<'de>>(
         self,
-        items: impl Iterator<Item = Bound<'py, PyAny>>,
+        items: SeqItems<'py>,
         visitor: V,
     ) -> Result<V::Value, DeError> {
         let visitor = match self.container(visitor)? {
@@ -193,22 +188,14 @@ impl<'a, 'py> PyDe<'a, 'py> {
         })
     }
 
-    fn string<'de, V: Visitor<'de>>(
-        &self,
-        text: &Bound<'_, PyString>,
-        visitor: V,
-    ) -> Result<V::Value, DeError> {
-        if self.opaque {
-            return visitor.visit_str("");
-        }
-        match text.to_str() {
-            Ok(text) => visitor.visit_str(text),
-            Err(_) => Err(DeError::python(lone_surrogate())),
-        }
-    }
-
     fn int<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        let number = int_number(self.object)?;
+        if let Some(n) = small_int(self.object) {
+            return visitor.visit_i64(n);
+        }
+        // Past i64 the conversions allocate, and an allocation can run any
+        // finalizer: hold the int by a reference of our own (borrowed.rs).
+        let object = self.object.clone();
+        let number = int_number(&object)?;
         if let Some(n) = number.as_i64() {
             visitor.visit_i64(n)
         } else if let Some(n) = number.as_u64() {
@@ -229,18 +216,55 @@ impl<'de> de::Deserializer<'de> for PyDe<'_, '_> {
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
         match Json::of(self.object) {
             Some(Json::Null) => visitor.visit_unit(),
-            Some(Json::Str(text)) => self.string(text, visitor),
+            Some(Json::Str(text)) => visit_text(text, self.opaque, visitor),
             Some(Json::Dict(dict)) => self.dict(dict, visitor),
             Some(Json::Bool) => visitor.visit_bool(self.object.is_truthy()?),
             Some(Json::Int) => self.int(visitor),
             Some(Json::Float) => self.float(visitor),
-            Some(Json::List(list)) => self.list(list.iter(), visitor),
-            Some(Json::Tuple(tuple)) => self.list(tuple.iter(), visitor),
+            Some(Json::List(list)) => self.list(SeqItems::list(list), visitor),
+            Some(Json::Tuple(tuple)) => self.list(SeqItems::tuple(tuple), visitor),
             None => Err(DeError::python(input_error(format!(
                 "a {} is not JSON (dict, list, tuple, str, int, float, bool or None)",
                 type_name(self.object)
             )))),
         }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// A `str`'s text for a visitor: `""` when `opaque` (module doc), else
+/// its UTF-8, borrowed.
+fn visit_text<'de, V: Visitor<'de>>(
+    text: &Bound<'_, PyString>,
+    opaque: bool,
+    visitor: V,
+) -> Result<V::Value, DeError> {
+    if opaque {
+        return visitor.visit_str("");
+    }
+    match text.to_str() {
+        Ok(text) => visitor.visit_str(text),
+        Err(_) => Err(DeError::python(lone_surrogate())),
+    }
+}
+
+/// A dict's member name (known to be a `str`): read without asking again
+/// what it is.
+struct Name<'a, 'py> {
+    text: &'a Bound<'py, PyString>,
+    opaque: bool,
+}
+
+impl<'de> de::Deserializer<'de> for Name<'_, '_> {
+    type Error = DeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        visit_text(self.text, self.opaque, visitor)
     }
 
     serde::forward_to_deserialize_any! {
@@ -268,29 +292,31 @@ impl<'a, 'py> Json<'a, 'py> {
     /// subclass test is a call into libpython); then subclasses: an
     /// `OrderedDict`, a `str` enum, an `IntEnum` (`bool` has none).
     fn of(object: &'a Bound<'py, PyAny>) -> Option<Self> {
+        let ty = object.get_type_ptr();
+        // One read of the type, then pointer compares, most frequent first.
+        if ty == &raw mut ffi::PyUnicode_Type {
+            return object.cast_exact::<PyString>().ok().map(Json::Str);
+        }
+        if ty == &raw mut ffi::PyLong_Type {
+            return Some(Json::Int);
+        }
+        if ty == &raw mut ffi::PyDict_Type {
+            return object.cast_exact::<PyDict>().ok().map(Json::Dict);
+        }
+        if ty == &raw mut ffi::PyFloat_Type {
+            return Some(Json::Float);
+        }
+        if ty == &raw mut ffi::PyBool_Type {
+            return Some(Json::Bool);
+        }
+        if ty == &raw mut ffi::PyList_Type {
+            return object.cast_exact::<PyList>().ok().map(Json::List);
+        }
         if object.is_none() {
             return Some(Json::Null);
         }
-        if let Ok(text) = object.cast_exact::<PyString>() {
-            return Some(Json::Str(text));
-        }
-        if let Ok(dict) = object.cast_exact::<PyDict>() {
-            return Some(Json::Dict(dict));
-        }
-        if object.is_exact_instance_of::<PyBool>() {
-            return Some(Json::Bool);
-        }
-        if object.is_exact_instance_of::<PyInt>() {
-            return Some(Json::Int);
-        }
-        if object.is_exact_instance_of::<PyFloat>() {
-            return Some(Json::Float);
-        }
-        if let Ok(list) = object.cast_exact::<PyList>() {
-            return Some(Json::List(list));
-        }
-        if let Ok(tuple) = object.cast_exact::<PyTuple>() {
-            return Some(Json::Tuple(tuple));
+        if ty == &raw mut ffi::PyTuple_Type {
+            return object.cast_exact::<PyTuple>().ok().map(Json::Tuple);
         }
         if let Ok(text) = object.cast::<PyString>() {
             return Some(Json::Str(text));
@@ -314,8 +340,9 @@ impl<'a, 'py> Json<'a, 'py> {
 /// The members of a dict.
 struct Dict<'a, 'b, 'py> {
     parent: &'a PyDe<'b, 'py>,
-    items: pyo3::types::iter::BoundDictIterator<'py>,
-    value: Option<Bound<'py, PyAny>>,
+    items: DictItems<'py>,
+    /// Members not read yet (the size hint).
+    left: usize,
 }
 
 impl<'de> MapAccess<'de> for Dict<'_, '_, '_> {
@@ -325,45 +352,45 @@ impl<'de> MapAccess<'de> for Dict<'_, '_, '_> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, DeError> {
-        let Some((key, value)) = self.items.next() else {
+        let Some(key) = self.items.next_name() else {
             return Ok(None);
         };
-        if !key.is_exact_instance_of::<PyString>() && !key.is_instance_of::<PyString>() {
+        self.left = self.left.saturating_sub(1);
+        let Ok(name) = key.cast::<PyString>() else {
             return Err(DeError::python(input_error(format!(
                 "a dict key must be a str, found a {}",
                 type_name(&key)
             ))));
-        }
-        self.value = Some(value);
-        seed.deserialize(self.parent.name(&key)).map(Some)
+        };
+        seed.deserialize(self.parent.name(&name)).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
-        match self.value.take() {
+        match self.items.value() {
             Some(value) => seed.deserialize(self.parent.child(&value)),
             None => Err(de::Error::custom("a dict value was read before its key")),
         }
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.items.len())
+        Some(self.left)
     }
 }
 
 /// The items of a list or tuple.
-struct Items<'a, 'b, 'py, I> {
+struct Items<'a, 'b, 'py> {
     parent: &'a PyDe<'b, 'py>,
-    items: I,
+    items: SeqItems<'py>,
 }
 
-impl<'de, 'py, I: Iterator<Item = Bound<'py, PyAny>>> SeqAccess<'de> for Items<'_, '_, 'py, I> {
+impl<'de> SeqAccess<'de> for Items<'_, '_, '_> {
     type Error = DeError;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, DeError> {
-        match self.items.next() {
+        match self.items.next_item() {
             Some(item) => seed.deserialize(self.parent.child(&item)).map(Some),
             None => Ok(None),
         }

@@ -11,6 +11,7 @@ use pyo3::types::{PyDict, PyString};
 use sdsi::CompiledSchema;
 use sdsi::validate::Checked;
 
+use crate::borrowed;
 use crate::convert::Depth;
 use crate::depythonize::PyDe;
 
@@ -79,7 +80,7 @@ impl KeyNames {
             return Ok(None);
         };
         for (index, name) in self.keys.iter().enumerate() {
-            if let Some(value) = payload.get_item(name.bind(payload.py()))? {
+            if let Some(value) = borrowed::get(&payload, name.bind(payload.py()))? {
                 if !verdict.key(index, PyDe::member(&value, depth))? {
                     return Ok(Some(false));
                 }
@@ -103,7 +104,7 @@ impl KeyNames {
             return Ok(None);
         };
         for (index, name) in self.keys.iter().enumerate() {
-            if let Some(value) = payload.get_item(name.bind(payload.py()))? {
+            if let Some(value) = borrowed::get(&payload, name.bind(payload.py()))? {
                 problems.key(index, PyDe::member(&value, depth))?;
             }
         }

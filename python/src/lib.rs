@@ -4,6 +4,7 @@
 //! maps each name to its Rust counterpart.
 
 mod a2a;
+mod borrowed;
 mod convert;
 mod depythonize;
 mod envelope;
