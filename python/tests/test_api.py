@@ -268,3 +268,101 @@ def test_help_shows_docstrings():
     for item in [sdsi.SchemaTemplate, sdsi.CompiledSchema, sdsi.CompiledSchema.validate, sdsi.Report,
                  sdsi.Issue, sdsi.SchemaStore, sdsi.Evolution, sdsi.parse_envelope, sdsi.compat_check]:
         assert item.__doc__ and len(item.__doc__) > 20, item
+
+
+def _answer(report):
+    issues = lambda items: [(i.code, i.path, i.message) for i in items]  # noqa: E731
+    return report.valid, issues(report.errors), issues(report.warnings), json.dumps(report.normalized, sort_keys=True)
+
+
+class _Id(str):
+    pass
+
+
+@pytest.mark.parametrize("unknown_keys", ["reject", "warn"])
+def test_message_dicts_of_every_form_agree_with_their_text(unknown_keys):
+    # The usual message is settled by asking the payload for each key; any
+    # other form goes to the general reader. Both must answer as the text does.
+    size = "".join(["si", "ze"])  # equal to the key, but not the same object
+    cases = [
+        message(size="s"),
+        message(size="s", shots=2.0, extras=None),
+        message(size="s", shots="two"),
+        message(shots=1),
+        message(size="s", surprise={"deep": [1]}),
+        {"schema_id": "coffee_v1", "payload": {size: "s"}},
+        {"schema_id": "coffee_v1", "payload": OrderedDict(size="s", shots=3)},
+        {"schema_id": "coffee_v1", "payload": {"size": "s"}, "trace": "x"},
+        {"schema_id": "tea_v1", "payload": {"size": "s"}},
+        {"schema_id": _Id("coffee_v1"), "payload": {"size": "s"}},
+        {"schema_id": "coffee_v1", "payload": []},
+        {"schema_id": "coffee_v1"},
+    ]
+    strict = sdsi.CompiledSchema(COFFEE, unknown_keys=unknown_keys, max_depth=1)
+    for m in cases:
+        text = json.dumps(m)
+        assert strict.is_valid(m) == strict.is_valid(text), text
+        assert _answer(strict.validate(m)) == _answer(strict.validate(text)), text
+
+
+def test_a_key_that_is_not_a_str_is_refused_or_makes_the_message_invalid(schema):
+    bad = {"schema_id": "coffee_v1", "payload": {"size": "s", 1: "x"}}
+    with pytest.raises(sdsi.InputError, match="dict key must be a str"):
+        schema.validate(bad)
+    # The verdict stops at the first problem: a member that is not a key.
+    assert schema.is_valid(bad) is False
+    with pytest.raises(sdsi.InputError, match="dict key must be a str"):
+        sdsi.CompiledSchema(COFFEE, unknown_keys="warn").is_valid(bad)
+
+
+_COLLECTION_DURING_READ = """
+import gc, sys
+sys.path[:0] = {path!r}
+import sdsi
+schema = sdsi.CompiledSchema({template!r}, big_integers="reject")
+fired = 0
+for round in range(40):
+    for call in (schema.is_valid, schema.validate):
+        # Ints past 64 bits are read through allocating calls; with a
+        # threshold of 1 each can start a collection, whose callback empties
+        # the message being read. Made at run time, so only the message
+        # holds them.
+        big = int("1" * (25 + round % 3))
+        extras = [int("2" * 25), "a", {{"k": int("3" * 25)}}]
+        payload = {{"size": "s", "shots": big, "extras": extras}}
+        message = {{"schema_id": "coffee_v1", "payload": payload}}
+        del big
+        def empty(phase, info, payload=payload, extras=extras):
+            global fired
+            fired += 1
+            payload.clear()
+            extras.clear()
+        gc.callbacks.append(empty)
+        # Nothing between here and the call allocates, so the collections
+        # start inside it.
+        gc.set_threshold(1)
+        try:
+            call(message)
+        except sdsi.SdsiError:
+            pass
+        finally:
+            gc.set_threshold(700)
+            gc.callbacks.remove(empty)
+print(fired)
+"""
+
+
+def test_a_collection_that_empties_the_message_mid_read_is_safe():
+    # Items are read through their container's reference (python/src/borrowed.rs):
+    # a finalizer run by a collection mid-read must not free what is being
+    # read. Run with CPython's debug allocator, which poisons freed memory,
+    # so a use after free crashes the child instead of passing by luck.
+    import os
+    import subprocess
+    import sys
+
+    script = _COLLECTION_DURING_READ.format(path=[p for p in sys.path if p], template=COFFEE)
+    env = dict(os.environ, PYTHONMALLOC="debug")
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout) > 0, "no collection ran during the reads"
