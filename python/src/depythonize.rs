@@ -10,7 +10,7 @@ use std::fmt;
 
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use crate::borrowed::{DictItems, SeqItems, small_int};
@@ -218,7 +218,10 @@ impl<'de> de::Deserializer<'de> for PyDe<'_, '_> {
             Some(Json::Null) => visitor.visit_unit(),
             Some(Json::Str(text)) => visit_text(text, self.opaque, visitor),
             Some(Json::Dict(dict)) => self.dict(dict, visitor),
-            Some(Json::Bool) => visitor.visit_bool(self.object.is_truthy()?),
+            // `bool` has no subclasses: `True` is the one true object.
+            Some(Json::Bool) => {
+                visitor.visit_bool(self.object.is(PyBool::new(self.object.py(), true)))
+            }
             Some(Json::Int) => self.int(visitor),
             Some(Json::Float) => self.float(visitor),
             Some(Json::List(list)) => self.list(SeqItems::list(list), visitor),

@@ -79,8 +79,13 @@ impl KeyNames {
         let Some(mut verdict) = schema.keyed_verdict(payload.len()) else {
             return Ok(None);
         };
+        let mut left = payload.len();
         for (index, name) in self.keys.iter().enumerate() {
+            if left == 0 {
+                break; // every member found: the other keys are absent
+            }
             if let Some(value) = borrowed::get(&payload, name.bind(payload.py()))? {
+                left = left.saturating_sub(1);
                 if !verdict.key(index, PyDe::member(&value, depth))? {
                     return Ok(Some(false));
                 }
@@ -103,8 +108,13 @@ impl KeyNames {
         let Some(mut problems) = schema.keyed_problems(payload.len()) else {
             return Ok(None);
         };
+        let mut left = payload.len();
         for (index, name) in self.keys.iter().enumerate() {
+            if left == 0 {
+                break;
+            }
             if let Some(value) = borrowed::get(&payload, name.bind(payload.py()))? {
+                left = left.saturating_sub(1);
                 problems.key(index, PyDe::member(&value, depth))?;
             }
         }
