@@ -2,7 +2,7 @@
 # The Python package's tests: builds the package with pip (maturin is its
 # PEP 517 backend, fetched from PyPI into pip's isolated build environment),
 # installs it into a virtual environment outside git (target/python-venv, or
-# $SDSI_PYTHON_VENV), and runs its pytest suite. Needs Rust, Python >= 3.10
+# $SDSI_PYTHON_VENV), and runs its pytest suite. Needs Rust, Python >= 3.9
 # and pip; everything else comes from PyPI. Called by scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -14,7 +14,7 @@
 //! (`depythonize.rs`), since an allocation can run the garbage collector
 //! and with it any finalizer.
 
-use std::os::raw::c_int;
+use std::os::raw::{c_char, c_int};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
@@ -153,4 +153,34 @@ pub fn small_int(int: &Bound<'_, PyAny>) -> Option<i64> {
         return None;
     }
     Some(n)
+}
+
+unsafe extern "C" {
+    /// CPython's own UTF-8 view of a `str`: in the full API of every
+    /// CPython 3, and in the stable ABI from 3.10 (which is why PyO3 offers
+    /// no borrowed `&str` under `abi3-py39`, the wheel's target).
+    fn PyUnicode_AsUTF8AndSize(
+        text: *mut ffi::PyObject,
+        size: *mut ffi::Py_ssize_t,
+    ) -> *const c_char;
+}
+
+/// The text of a `str`, borrowed: CPython keeps a UTF-8 copy inside the
+/// object (an ASCII string is its own), so nothing is copied. `None` for a
+/// `str` that is not Unicode text (a lone surrogate).
+pub fn utf8<'a>(text: &'a Bound<'_, PyString>) -> Option<&'a str> {
+    let mut size: ffi::Py_ssize_t = 0;
+    // SAFETY: a live `str`, the GIL held. The call returns null (with an
+    // error set) or `size` bytes of UTF-8 that live as long as the object,
+    // which `text` borrows for 'a.
+    let data = unsafe { PyUnicode_AsUTF8AndSize(text.as_ptr(), &mut size) };
+    if data.is_null() {
+        let _ = PyErr::take(text.py());
+        return None;
+    }
+    let size = usize::try_from(size).ok()?;
+    // SAFETY: as above; CPython's UTF-8 is valid UTF-8.
+    Some(unsafe {
+        std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), size))
+    })
 }

@@ -137,12 +137,10 @@ pub fn type_name(object: &Bound<'_, PyAny>) -> String {
         .unwrap_or_else(|_| "value of unknown type".to_owned())
 }
 
-/// The UTF-8 text of a `str`, borrowed: CPython keeps a UTF-8 copy inside
-/// the object (an ASCII string is its own), so this copies nothing. The 3.9
-/// stable ABI has no such call, which is why the package targets 3.10
-/// (docs/python.md, "Python versions").
+/// The UTF-8 text of a `str`, borrowed, copying nothing
+/// (`borrowed::utf8`); a lone surrogate is an `InputError`.
 pub fn utf8<'a>(text: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
-    text.to_str().map_err(|_| lone_surrogate())
+    crate::borrowed::utf8(text).ok_or_else(lone_surrogate)
 }
 
 /// The error for a `str` that is not Unicode text (a lone surrogate).

@@ -250,9 +250,9 @@ fn visit_text<'de, V: Visitor<'de>>(
     if opaque {
         return visitor.visit_str("");
     }
-    match text.to_str() {
-        Ok(text) => visitor.visit_str(text),
-        Err(_) => Err(DeError::python(lone_surrogate())),
+    match crate::borrowed::utf8(text) {
+        Some(text) => visitor.visit_str(text),
+        None => Err(DeError::python(lone_surrogate())),
     }
 }
 

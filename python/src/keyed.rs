@@ -56,7 +56,7 @@ impl KeyNames {
         };
         let same_id = id
             .cast_exact::<PyString>()
-            .is_ok_and(|id| id.to_str().is_ok_and(|id| id == schema.schema_id()));
+            .is_ok_and(|id| borrowed::utf8(id) == Some(schema.schema_id()));
         if !same_id {
             return Ok(None);
         }

@@ -213,7 +213,7 @@ fn edited_payload<'py>(
     // the payload cannot change while it is read.
     for (name, value) in payload.iter() {
         let key = name.cast::<PyString>().map_err(|_| changed())?;
-        let text = key.to_str().map_err(|_| lone_surrogate())?;
+        let text = crate::borrowed::utf8(key).ok_or_else(lone_surrogate)?;
         if removed.contains(&text) {
             continue;
         }
@@ -245,7 +245,7 @@ fn edited_payload<'py>(
 /// same type; otherwise `value` read as JSON and rebuilt.
 fn as_json_reads_it<'py>(py: Python<'py>, value: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let reusable = if let Ok(text) = value.cast_exact::<PyString>() {
-        text.to_str().map_err(|_| lone_surrogate())?;
+        crate::borrowed::utf8(text).ok_or_else(lone_surrogate)?;
         true
     } else if value.is_exact_instance_of::<PyInt>() {
         value.extract::<i64>().is_ok() || value.extract::<u64>().is_ok()
