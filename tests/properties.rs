@@ -177,11 +177,13 @@ proptest! {
             return Ok(());
         };
         for (index, name) in names.iter().enumerate() {
-            if let Some(value) = payload.get(*name) {
-                if !verdict.key(index, value).unwrap() {
-                    prop_assert!(!report.is_valid());
-                    break;
-                }
+            let go_on = match payload.get(*name) {
+                Some(value) => verdict.key(index, value).unwrap(),
+                None => verdict.absent(index),
+            };
+            if !go_on {
+                prop_assert!(!report.is_valid());
+                break;
             }
         }
         match verdict.finish() {

@@ -66,7 +66,8 @@ impl KeyNames {
     }
 
     /// `Some(verdict)` when the keyed check settles `message`, else `None`.
-    /// Stops at the first error, like `is_valid_from_unique`.
+    /// Stops at the first error, like `is_valid_from_unique` (a required
+    /// key found absent is one).
     pub fn is_valid(
         &self,
         schema: &CompiledSchema,
@@ -79,16 +80,13 @@ impl KeyNames {
         let Some(mut verdict) = schema.keyed_verdict(payload.len()) else {
             return Ok(None);
         };
-        let mut left = payload.len();
         for (index, name) in self.keys.iter().enumerate() {
-            if left == 0 {
-                break; // every member found: the other keys are absent
-            }
-            if let Some(value) = borrowed::get(&payload, name.bind(payload.py()))? {
-                left = left.saturating_sub(1);
-                if !verdict.key(index, PyDe::member(&value, depth))? {
-                    return Ok(Some(false));
-                }
+            let go_on = match borrowed::get(&payload, name.bind(payload.py()))? {
+                Some(value) => verdict.key(index, PyDe::member(&value, depth))?,
+                None => verdict.absent(index),
+            };
+            if !go_on {
+                return Ok(Some(false));
             }
         }
         Ok(verdict.finish())
@@ -108,13 +106,8 @@ impl KeyNames {
         let Some(mut problems) = schema.keyed_problems(payload.len()) else {
             return Ok(None);
         };
-        let mut left = payload.len();
         for (index, name) in self.keys.iter().enumerate() {
-            if left == 0 {
-                break;
-            }
             if let Some(value) = borrowed::get(&payload, name.bind(payload.py()))? {
-                left = left.saturating_sub(1);
                 problems.key(index, PyDe::member(&value, depth))?;
             }
         }

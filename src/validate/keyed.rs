@@ -89,6 +89,23 @@ impl KeyedVerdict<'_> {
         self.0.key(index, value).map(|flow| flow.is_continue())
     }
 
+    /// Says the payload has no member for key number `index`: `false` when
+    /// that alone makes it invalid (a required key), so the caller can stop
+    /// asking. Optional: [`KeyedVerdict::finish`] finds missing keys anyway.
+    pub fn absent(&mut self, index: usize) -> bool {
+        let required = self
+            .0
+            .pass
+            .schema
+            .keys
+            .get(index)
+            .is_some_and(|k| k.required);
+        if required {
+            self.0.out.valid = false;
+        }
+        !required
+    }
+
     /// The verdict. `None` when it needs the members that are not keys of
     /// the schema (there are some, the keys given found no error, and
     /// [`UnknownKeys::Warn`] keeps such members, so their depth counts), or
