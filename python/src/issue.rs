@@ -1,7 +1,8 @@
 //! `sdsi.Issue`: one problem, with its stable code, JSON Pointer and message.
 
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
+use std::sync::OnceLock;
+
 use pyo3::types::PyList;
 
 use crate::convert::serialize_to_py;
@@ -71,20 +72,43 @@ pub fn issue_list<'py>(py: Python<'py>, issues: &[sdsi::Issue]) -> PyResult<Boun
     Ok(list)
 }
 
-/// A report's errors and warnings as lists of `sdsi.Issue`, each built on
-/// first access and then kept (the same list object every time).
-pub struct IssueLists {
-    errors: PyOnceLock<Py<PyList>>,
-    warnings: PyOnceLock<Py<PyList>>,
+/// A Python object built on first access and then kept: the same object
+/// every time. A `std` once-cell rather than PyO3's `PyOnceLock`, whose
+/// first fill cost ~750 instructions (callgrind), more than building an
+/// empty list; the GIL orders the threads already, and if building lets
+/// another thread in first, that thread's object is the one kept.
+pub struct Kept<T>(OnceLock<Py<T>>);
+
+impl<T> Default for Kept<T> {
+    fn default() -> Self {
+        Kept(OnceLock::new())
+    }
 }
 
-impl Default for IssueLists {
-    fn default() -> Self {
-        IssueLists {
-            errors: PyOnceLock::new(),
-            warnings: PyOnceLock::new(),
+impl<T> Kept<T> {
+    pub fn get_or_try_init<'py>(
+        &self,
+        py: Python<'py>,
+        make: impl FnOnce() -> PyResult<Bound<'py, T>>,
+    ) -> PyResult<Bound<'py, T>> {
+        if let Some(kept) = self.0.get() {
+            return Ok(kept.bind(py).clone());
         }
+        let made = make()?;
+        let _ = self.0.set(made.clone().unbind());
+        Ok(match self.0.get() {
+            Some(kept) => kept.bind(py).clone(),
+            None => made,
+        })
     }
+}
+
+/// A report's errors and warnings as lists of `sdsi.Issue`, each built on
+/// first access and then kept (the same list object every time).
+#[derive(Default)]
+pub struct IssueLists {
+    errors: Kept<PyList>,
+    warnings: Kept<PyList>,
 }
 
 impl IssueLists {
@@ -106,10 +130,9 @@ impl IssueLists {
 }
 
 fn cached<'py>(
-    slot: &PyOnceLock<Py<PyList>>,
+    slot: &Kept<PyList>,
     py: Python<'py>,
     issues: &[sdsi::Issue],
 ) -> PyResult<Bound<'py, PyList>> {
-    slot.get_or_try_init(py, || issue_list(py, issues).map(Bound::unbind))
-        .map(|list| list.bind(py).clone())
+    slot.get_or_try_init(py, || issue_list(py, issues))
 }

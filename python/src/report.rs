@@ -1,7 +1,6 @@
 //! `sdsi.Report`: the verdict, every problem, and the normalized payload.
 
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 use sdsi::issue::Problems;
 use sdsi::validate::{Checked, Edits};
@@ -10,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::convert::{Message, lone_surrogate, map_to_py, serialize_to_py, to_py, value_of};
 use crate::errors::input_error;
-use crate::issue::IssueLists;
+use crate::issue::{IssueLists, Kept};
 use crate::schema::PySchema;
 
 /// What validating one message found.
@@ -25,7 +24,7 @@ pub struct PyReport {
     problems: Problems,
     payload: Payload,
     issues: IssueLists,
-    normalized: PyOnceLock<Py<PyAny>>,
+    normalized: Kept<PyAny>,
 }
 
 /// Where the normalized payload comes from. It is built when first asked
@@ -55,7 +54,7 @@ impl PyReport {
             problems,
             payload,
             issues: IssueLists::default(),
-            normalized: PyOnceLock::new(),
+            normalized: Kept::default(),
         }
     }
 
@@ -160,8 +159,7 @@ impl PyReport {
     #[getter]
     fn normalized<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.normalized
-            .get_or_try_init(py, || self.build_normalized(py).map(Bound::unbind))
-            .map(|value| value.bind(py).clone())
+            .get_or_try_init(py, || self.build_normalized(py))
     }
 
     /// ``{"valid", "errors", "warnings", "normalized"}``, issues as the
