@@ -366,3 +366,13 @@ def test_a_collection_that_empties_the_message_mid_read_is_safe():
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert int(done.stdout) > 0, "no collection ran during the reads"
+
+
+def test_a_report_builds_its_lists_and_dict_once_and_keeps_them(schema):
+    invalid = schema.validate(message(size=3, shots="x"))
+    assert invalid.errors is invalid.errors and len(invalid.errors) == 2
+    assert invalid.warnings is invalid.warnings == []
+    valid = schema.validate(message(size="s"))
+    assert valid.normalized is valid.normalized
+    valid.normalized["note"] = "kept"
+    assert valid.normalized["note"] == "kept"
