@@ -28,6 +28,8 @@
 //! | `report-serialize` | the report serializes, with `"valid"` and the error count intact |
 //! | `normalized-idempotent` | re-validating `{schema_id, payload: normalized}` is valid and gives the same normalized payload (unless it only crosses a limit) |
 //! | `typed-payload` | a message that deserializes into `StructuredPayload` round-trips to the same `Value` |
+//! | `from-deserializer` | `problems_from` / `is_valid_from_unique` over `&Value` and `is_valid_from` over the text agree with `validate` (or say `None` for too many members, or a repeat in the text) |
+//! | `keyed-vs-value` | the payload asked key by key (`keyed_verdict` / `keyed_problems`) gets `validate`'s answer for `{schema_id, payload}`, or `None` exactly when members that are not keys are needed |
 
 use std::sync::OnceLock;
 
@@ -158,7 +160,9 @@ pub fn compile(template: &SchemaTemplate, options: ValidateOptions) -> Option<Co
             check!(
                 "digest",
                 // Fuzzed numbers are finite, so every checked template has a digest.
-                digest.as_ref().is_ok_and(|d| d.starts_with("sha256:") && d.len() == 7 + 64),
+                digest
+                    .as_ref()
+                    .is_ok_and(|d| d.starts_with("sha256:") && d.len() == 7 + 64),
                 "unexpected digest {digest:?}"
             );
             // Equal templates have equal digests, whatever their wire form.
@@ -277,6 +281,8 @@ pub fn check_message(
         owned == from_value,
         "validate_owned and validate(&Value) differ\nowned: {owned:?}\nborrowed: {from_value:?}"
     );
+    check_other_readers(schema, msg, value, &from_value);
+
     let typed = schema.deserialize_slice::<Map<String, Value>>(msg);
     let typed_agrees = match (&typed, from_value.normalized()) {
         (Ok(accepted), Some(normalized)) => {
@@ -311,6 +317,90 @@ pub fn check_message(
             "StructuredPayload round trip changed the message\nin: {value}\nout: {back}"
         );
     }
+}
+
+/// The readers for messages held in other forms: any serde deserializer
+/// (`&Value`'s own, and the text's), and a payload asked key by key.
+fn check_other_readers(schema: &CompiledSchema, msg: &[u8], value: &Value, report: &Report) {
+    let max_keys = schema.options().limits.max_keys;
+    let members = value
+        .get("payload")
+        .and_then(Value::as_object)
+        .map_or(0, Map::len);
+    let agrees = match schema.problems_from(value) {
+        Ok(Some(checked)) => checked.problems == *report.problems(),
+        Ok(None) => members > max_keys,
+        Err(_) => false,
+    } && match schema.is_valid_from_unique(value) {
+        Ok(Some(valid)) => valid == report.is_valid(),
+        Ok(None) => members > max_keys,
+        Err(_) => false,
+    };
+    check!(
+        "from-deserializer",
+        agrees,
+        "problems_from / is_valid_from_unique over &Value disagree with validate: {report:?}"
+    );
+    // Over the text, a repeated member leaves the answer to the Value path.
+    let mut text = serde_json::Deserializer::from_slice(msg);
+    let verdict = schema.is_valid_from(&mut text);
+    check!(
+        "from-deserializer",
+        matches!(verdict, Ok(None)) || matches!(verdict, Ok(Some(v)) if v == report.is_valid()),
+        "is_valid_from over the text = {verdict:?}, validate = {report:?}"
+    );
+
+    let Some(payload) = value.get("payload").and_then(Value::as_object) else {
+        return;
+    };
+    let whole = serde_json::json!({"schema_id": schema.schema_id(), "payload": payload});
+    let expected = schema.validate(&whole);
+    let names: Vec<&str> = schema.key_names().collect();
+    let unknown = payload.keys().any(|name| !names.contains(&name.as_str()));
+    let warn = schema.options().unknown_keys == UnknownKeys::Warn;
+    let (Some(mut verdict), Some(mut problems)) = (
+        schema.keyed_verdict(payload.len()),
+        schema.keyed_problems(payload.len()),
+    ) else {
+        check!(
+            "keyed-vs-value",
+            payload.len() > max_keys,
+            "keyed check refused {} members",
+            payload.len()
+        );
+        return;
+    };
+    let mut stopped = false;
+    for (index, name) in names.iter().enumerate() {
+        let found = payload.get(*name);
+        if let Some(member) = found {
+            let _ = problems.key(index, member);
+        }
+        if !stopped {
+            stopped = !match found {
+                Some(member) => verdict.key(index, member).unwrap_or(false),
+                None => verdict.absent(index),
+            };
+        }
+    }
+    let verdict = verdict.finish();
+    check!(
+        "keyed-vs-value",
+        match verdict {
+            Some(valid) => valid == expected.is_valid() && !(stopped && valid),
+            None => unknown && warn,
+        },
+        "keyed verdict {verdict:?}, validate = {expected:?}"
+    );
+    let problems = problems.finish();
+    check!(
+        "keyed-vs-value",
+        match &problems {
+            Some(checked) => !unknown && checked.problems == *expected.problems(),
+            None => unknown,
+        },
+        "keyed problems {problems:?}, validate = {expected:?}"
+    );
 }
 
 /// Report invariants that hold whatever the input.
