@@ -550,3 +550,79 @@ fn a_restored_state_keeps_to_the_engines_client_pool_cap() {
     smaller.restore(engine.state()).unwrap();
     assert_eq!(personal(&smaller), ["agent-1", "agent-2"]);
 }
+
+/// The hashing embedder, counting the batches it is handed.
+struct Counting {
+    inner: HashingEmbedder,
+    batches: std::sync::Arc<std::sync::Mutex<Vec<Vec<String>>>>,
+    /// Returns no vectors at all (a broken embedder).
+    broken: bool,
+}
+
+impl Counting {
+    fn new(broken: bool) -> Self {
+        Counting {
+            inner: HashingEmbedder::default(),
+            batches: std::sync::Arc::default(),
+            broken,
+        }
+    }
+}
+
+impl sdsi::evolution::Embedder for Counting {
+    fn dimension(&self) -> usize {
+        self.inner.dimension()
+    }
+    fn recommended_threshold(&self) -> f32 {
+        self.inner.recommended_threshold()
+    }
+    fn embed_into(&self, text: &str, out: &mut [f32]) {
+        self.inner.embed_into(text, out);
+    }
+    fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
+        let texts: Vec<String> = texts.iter().map(|t| (*t).to_owned()).collect();
+        self.batches.lock().unwrap().push(texts.clone());
+        if self.broken {
+            return Vec::new();
+        }
+        texts.iter().map(|t| self.inner.embed(t)).collect()
+    }
+}
+
+/// A message's `other` fragments reach the embedder as one batch, already
+/// redacted, and land in the pools as one-at-a-time embedding would put them.
+#[test]
+fn a_message_s_fragments_are_embedded_in_one_batch() {
+    let message = json!({"schema_id": "flight_booking_v1", "payload": {
+        "origin": "PEK", "destination": "SHA", "departure_date": "2026-05-04",
+        "other": ["window seat", "call me on +44 20 7946 0000", "vegetarian meal"]}});
+    let counting = Counting::new(false);
+    let seen = std::sync::Arc::clone(&counting.batches);
+    let mut batched = Evolution::new(counting, RuleInducer, EvolutionConfig::default());
+    let mut plain = Evolution::default();
+    let (mut store_a, mut store_b) = (store(), store());
+    batched.observe(&mut store_a, &message, "agent-1", T0);
+    plain.observe(&mut store_b, &message, "agent-1", T0);
+
+    let batches = seen.lock().unwrap().clone();
+    assert_eq!(batches.len(), 1, "{batches:?}");
+    assert_eq!(batches[0].len(), 3);
+    assert!(
+        batches[0].iter().all(|t| !t.contains("7946")),
+        "{batches:?}"
+    );
+    assert_eq!(batched.state(), plain.state());
+    assert!(batched.pools().next().is_some());
+}
+
+#[test]
+fn an_embedder_that_returns_the_wrong_number_of_vectors_is_skipped() {
+    let mut engine = Evolution::new(Counting::new(true), RuleInducer, EvolutionConfig::default());
+    let mut store = store();
+    let events = engine.observe(&mut store, &message("window seat"), "agent-1", T0);
+    assert!(
+        matches!(events.as_slice(), [EvolutionEvent::Skipped { reason, .. }] if reason.contains("returned 0 vectors for 1")),
+        "{events:#?}"
+    );
+    assert_eq!(engine.pools().count(), 0);
+}

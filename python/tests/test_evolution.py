@@ -154,3 +154,18 @@ def test_the_default_engine_needs_no_embedder(now):
     events = engine.observe(store, {"schema_id": "coffee_v1", "payload": {"size": "s", "other": "oat milk"}}, "c1", now)
     assert isinstance(events, list)
     assert engine.pools()[0]["pool"]["scenario"] == "coffee_order"
+
+
+def test_a_message_s_fragments_reach_the_embedder_in_one_call(now):
+    calls = []
+
+    def embed(texts):
+        calls.append(list(texts))
+        return [[1.0] + [0.0] * 7 for _ in texts]
+
+    engine = sdsi.Evolution(embed, dimension=8, threshold=0.5)
+    message = {"schema_id": "coffee_v1",
+               "payload": {"size": "s", "other": ["oat milk", "extra hot", "mail me: ada@example.org"]}}
+    engine.observe(sdsi.SchemaStore(BASE), message, "c1", now)
+    assert len(calls) == 1 and len(calls[0]) == 3, calls
+    assert not any("ada@example.org" in text for text in calls[0])

@@ -510,15 +510,37 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
             });
         }
         let mut events = Vec::new();
-        let mut vector = vec![0.0; self.embedder.dimension()];
-        for fragment in other_fragments(message) {
-            let Some(mut clean) = sanitize_fragment(fragment) else {
-                continue;
-            };
-            // No raw personal value or secret goes any further: not into the
-            // embedding, the pool, an exemplar, a snapshot, an event or a key.
-            clean.text = redact(&clean.text).text;
-            self.embedder.embed_into(&clean.text, &mut vector);
+        // No raw personal value or secret goes any further: not into the
+        // embedding, the pool, an exemplar, a snapshot, an event or a key.
+        let cleaned: Vec<_> = other_fragments(message)
+            .into_iter()
+            .filter_map(sanitize_fragment)
+            .map(|mut clean| {
+                clean.text = redact(&clean.text).text;
+                clean
+            })
+            .collect();
+        if cleaned.is_empty() {
+            return events;
+        }
+        // One call for the message's fragments: a model embeds a batch in
+        // one forward pass, a Python embedder in one call.
+        let texts: Vec<&str> = cleaned.iter().map(|clean| clean.text.as_str()).collect();
+        let vectors = self.embedder.embed_batch(&texts);
+        if vectors.len() != texts.len() {
+            for key in &keys {
+                events.push(EvolutionEvent::Skipped {
+                    pool: key.clone(),
+                    reason: format!(
+                        "the embedder returned {} vectors for {} fragments",
+                        vectors.len(),
+                        texts.len()
+                    ),
+                });
+            }
+            return events;
+        }
+        for (clean, vector) in cleaned.iter().zip(&vectors) {
             for key in &keys {
                 let personal = key.client.is_some();
                 if personal {
@@ -543,7 +565,7 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
                 let Some(pool) = self.pools.get_mut(key) else {
                     continue;
                 };
-                let ingested = match pool.ingest(&vector, &clean.text, clean.flagged, client, now) {
+                let ingested = match pool.ingest(vector, &clean.text, clean.flagged, client, now) {
                     Ok(ingested) => ingested,
                     Err(error) => {
                         // A zero vector (nothing to embed) or a broken embedder output.
