@@ -116,17 +116,10 @@ impl<'de> Deserialize<'de> for ExecutionResult {
         let mut result = IndexMap::<String, Value>::deserialize(deserializer)?;
         let (schema_update_suggestion, rejected_suggestion) = match result.shift_remove(SUGGESTION)
         {
-            None | Some(Value::Null) => (None, None),
-            Some(value) => match SchemaUpdateSuggestion::deserialize(&value) {
-                Ok(suggestion) => (Some(suggestion), None),
-                Err(error) => {
-                    let issue = Issue::new(
-                        IssueCode::InvalidMember,
-                        format!("/{SUGGESTION}"),
-                        format!("not a schema update suggestion: {error}"),
-                    );
-                    (None, Some(RejectedSuggestion { value, issue }))
-                }
+            None => (None, None),
+            Some(value) => match SchemaUpdateSuggestion::read(&value) {
+                Ok(suggestion) => (suggestion, None),
+                Err(issue) => (None, Some(RejectedSuggestion { value, issue })),
             },
         };
         Ok(Self {
@@ -164,6 +157,23 @@ pub struct SchemaUpdateSuggestion {
 }
 
 impl SchemaUpdateSuggestion {
+    /// The suggestion an execution result's `schema_update_suggestion`
+    /// member holds (`null`: none), or the `invalid_member` issue that says
+    /// why it is not one. One reading for the typed result and for
+    /// `CompiledSchema::validate_execution_result`.
+    pub(crate) fn read(value: &Value) -> Result<Option<Self>, Issue> {
+        if value.is_null() {
+            return Ok(None);
+        }
+        Self::deserialize(value).map(Some).map_err(|error| {
+            Issue::new(
+                IssueCode::InvalidMember,
+                format!("/{SUGGESTION}"),
+                format!("not a schema update suggestion: {error}"),
+            )
+        })
+    }
+
     /// The new keys, empty when the member is absent.
     pub fn new_keys(&self) -> &[KeyDefinition] {
         self.new_keys.as_deref().unwrap_or_default()

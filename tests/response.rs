@@ -61,6 +61,27 @@ fn the_drafts_execution_result_follows_its_response_template() {
     );
 }
 
+/// A `null` suggestion is no suggestion, to the validator as to the typed
+/// `ExecutionResult`; the issue for a bad one is the same from both.
+#[test]
+fn the_validator_and_the_typed_result_read_a_suggestion_alike() {
+    let schema = response_schema();
+    let mut none = figure_9();
+    none["schema_update_suggestion"] = Value::Null;
+    assert!(schema.validate_execution_result(&none).is_valid());
+    let typed: sdsi::negotiate::ExecutionResult = serde_json::from_value(none).unwrap();
+    assert!(typed.schema_update_suggestion.is_none() && typed.rejected_suggestion.is_none());
+
+    let mut bad = figure_9();
+    bad["schema_update_suggestion"] = json!({"new_keys": "not a list"});
+    let report = schema.validate_execution_result(&bad);
+    let typed: sdsi::negotiate::ExecutionResult = serde_json::from_value(bad).unwrap();
+    assert_eq!(
+        Some(&report.errors()[0]),
+        typed.rejected_suggestion.as_ref().map(|r| &r.issue)
+    );
+}
+
 #[test]
 fn mcp_structured_content_is_checked_against_the_output_schema() {
     let schema = response_schema();

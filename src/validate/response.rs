@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::issue::{Issue, IssueCode, Problems, pointer};
+use crate::issue::{Issue, IssueCode, Problems};
 use crate::key::OTHER_KEY;
 use crate::negotiate::SchemaUpdateSuggestion;
 use crate::template::SchemaTemplate;
@@ -84,16 +84,12 @@ impl CompiledSchema {
             .map(|(name, value)| (name.clone(), value.clone()))
             .collect();
         let report = self.validate_payload_owned(members);
-        match object.get(SUGGESTION_MEMBER) {
-            Some(suggestion) => match SchemaUpdateSuggestion::deserialize_checked(suggestion) {
-                Ok(()) => report,
-                Err(message) => report.with_error(Issue::owned(
-                    IssueCode::InvalidMember,
-                    pointer("", SUGGESTION_MEMBER),
-                    message,
-                )),
-            },
-            None => report,
+        match object
+            .get(SUGGESTION_MEMBER)
+            .map(SchemaUpdateSuggestion::read)
+        {
+            Some(Err(issue)) => report.with_error(issue),
+            Some(Ok(_)) | None => report,
         }
     }
 
@@ -135,14 +131,5 @@ impl CompiledSchema {
                 "the tool result has no structuredContent",
             )),
         }
-    }
-}
-
-impl SchemaUpdateSuggestion {
-    /// Whether `value` reads as a suggestion; the serde error otherwise.
-    fn deserialize_checked(value: &Value) -> Result<(), String> {
-        serde_json::from_value::<SchemaUpdateSuggestion>(value.clone())
-            .map(|_| ())
-            .map_err(|e| format!("not a schema update suggestion: {e}"))
     }
 }
