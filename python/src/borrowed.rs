@@ -123,23 +123,6 @@ impl<'py> SeqItems<'py> {
     }
 }
 
-/// `dict[name]`, or `None` when the dict has no such member.
-pub fn get<'a, 'py>(
-    dict: &'a Bound<'py, PyDict>,
-    name: &Bound<'py, PyString>,
-) -> PyResult<Option<Borrowed<'a, 'py, PyAny>>> {
-    let py = dict.py();
-    // SAFETY: both are live objects the caller holds, the GIL is held. The
-    // result is null (an error set, or none) or a reference the dict owns,
-    // borrowed for as long as the caller's borrow of the dict (module doc).
-    let value = unsafe { ffi::PyDict_GetItemWithError(dict.as_ptr(), name.as_ptr()) };
-    match unsafe { Borrowed::from_ptr_or_opt(py, value) } {
-        Some(value) => Ok(Some(value)),
-        None if PyErr::occurred(py) => Err(PyErr::fetch(py)),
-        None => Ok(None),
-    }
-}
-
 /// An `int` (or subclass) that fits in an `i64`, read without allocating:
 /// `None` when it does not fit.
 pub fn small_int(int: &Bound<'_, PyAny>) -> Option<i64> {

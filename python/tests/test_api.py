@@ -305,14 +305,14 @@ def test_message_dicts_of_every_form_agree_with_their_text(unknown_keys):
         assert _answer(strict.validate(m)) == _answer(strict.validate(text)), text
 
 
-def test_a_key_that_is_not_a_str_is_refused_or_makes_the_message_invalid(schema):
+def test_a_key_that_is_not_a_str_is_refused(schema):
     bad = {"schema_id": "coffee_v1", "payload": {"size": "s", 1: "x"}}
-    with pytest.raises(sdsi.InputError, match="dict key must be a str"):
-        schema.validate(bad)
-    # The verdict stops at the first problem: a member that is not a key.
-    assert schema.is_valid(bad) is False
-    with pytest.raises(sdsi.InputError, match="dict key must be a str"):
-        sdsi.CompiledSchema(COFFEE, unknown_keys="warn").is_valid(bad)
+    warn = sdsi.CompiledSchema(COFFEE, unknown_keys="warn")
+    for call in (schema.validate, schema.is_valid, warn.validate, warn.is_valid):
+        with pytest.raises(sdsi.InputError, match="dict key must be a str"):
+            call(bad)
+    # The verdict stops at the first problem, before the bad key here.
+    assert schema.is_valid({"schema_id": "coffee_v1", "payload": {"size": 3, 1: "x"}}) is False
 
 
 _COLLECTION_DURING_READ = """

@@ -1,8 +1,9 @@
 //! Validation of a payload held in a form that finds a member by name (a
-//! Python dict, a JavaScript object): the caller asks the payload for each
-//! of the schema's keys and hands the values over, the crate decides. No
-//! member name is read, which is most of the cost of reading such a
-//! payload member by member.
+//! Python dict, a JavaScript object): the caller matches the payload's
+//! members to the schema's keys itself (asking for each key, or walking the
+//! payload with an index of the names of its own) and hands the values over
+//! by key number; the crate decides. The crate reads no member name, which
+//! is most of the cost of reading such a payload member by member.
 
 use serde::de::{self, DeserializeSeed};
 
@@ -45,8 +46,8 @@ impl CompiledSchema {
 }
 
 /// A payload's verdict, fed key by key: for each of
-/// [`CompiledSchema::key_names`] the payload has, [`KeyedVerdict::key`]
-/// with its value; then [`KeyedVerdict::finish`].
+/// [`CompiledSchema::key_names`] the payload has, in any order,
+/// [`KeyedVerdict::key`] with its value; then [`KeyedVerdict::finish`].
 ///
 /// ```
 /// use sdsi::{CompiledSchema, SchemaTemplate};
