@@ -63,6 +63,21 @@ impl<'py> DictItems<'py> {
         unsafe { Borrowed::from_ptr_or_opt(self.dict.py(), name) }
     }
 
+    /// The next member: its name and its value.
+    pub fn next_member(&mut self) -> Option<(Borrowed<'_, 'py, PyAny>, Borrowed<'_, 'py, PyAny>)> {
+        let name = self.next_name()?.as_ptr();
+        let value = std::mem::replace(&mut self.value, std::ptr::null_mut());
+        let py = self.dict.py();
+        // SAFETY: both handed out by the `PyDict_Next` call just made, owned
+        // by the dict, used only while `self` is borrowed (module doc).
+        unsafe {
+            Some((
+                Borrowed::from_ptr_or_opt(py, name)?,
+                Borrowed::from_ptr_or_opt(py, value)?,
+            ))
+        }
+    }
+
     /// The value of the member named last; `None` before the first name or
     /// after the last.
     pub fn value(&mut self) -> Option<Borrowed<'_, 'py, PyAny>> {
@@ -152,6 +167,11 @@ unsafe extern "C" {
 /// object (an ASCII string is its own), so nothing is copied. `None` for a
 /// `str` that is not Unicode text (a lone surrogate).
 pub fn utf8<'a>(text: &'a Bound<'_, PyString>) -> Option<&'a str> {
+    // For a lone surrogate CPython makes an exception object inside the
+    // call, and that allocation can run a finalizer that drops a borrowed
+    // `text` from its dict: hold it for the call. (On success the call
+    // makes no Python object, so nothing can free it before we are done.)
+    let _held = text.clone();
     let mut size: ffi::Py_ssize_t = 0;
     // SAFETY: a live `str`, the GIL held. The call returns null (with an
     // error set) or `size` bytes of UTF-8 that live as long as the object,

@@ -1,12 +1,11 @@
 //! The usual message dict, `{"schema_id": <this schema's>, "payload":
-//! {...}}`, validated key by key (`CompiledSchema::keyed_verdict` /
-//! `keyed_problems` in the crate): the payload is walked once and each
-//! member name matched to its key by the hash CPython keeps in every `str`,
-//! so no name is hashed or looked up by the crate, and a payload that uses
-//! few of a large template's keys costs only its own members. Any other
-//! message, and whatever the keyed check cannot settle (a name that is not
-//! an exact `str`; members that are not keys, when their names are needed),
-//! goes through the general reader (`depythonize`).
+//! {...}}`, validated member by member without serde's plumbing
+//! (`CompiledSchema::keyed_verdict` / `keyed_problems` and their `member`
+//! in the crate): the payload is walked once, each name's UTF-8 read where
+//! CPython keeps it and looked up by the crate. Any other message, and
+//! whatever the keyed check cannot settle (a name that is not an exact
+//! `str`; members that are not keys, when their names are needed), goes
+//! through the general reader (`depythonize`).
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -17,114 +16,45 @@ use crate::borrowed;
 use crate::convert::Depth;
 use crate::depythonize::PyDe;
 
-/// The names a compiled schema looks for in messages, as Python strings
-/// made once per schema. Interned: a dict whose keys are these same objects
-/// (as a literal key in Python code is) matches them by pointer.
+/// The message's member names, `schema_id` and `payload`, as Python strings
+/// made once per compiled schema. Interned: a dict whose keys are these
+/// same objects (as a literal key in Python code is) matches them by
+/// pointer.
 pub struct KeyNames {
     schema_id: Py<PyString>,
     payload: Py<PyString>,
-    table: KeyTable,
-}
-
-/// The schema's key names by CPython's own hash of them, to match a
-/// payload's member names as the dict is walked: the hash is cached in each
-/// `str`, so a match costs a probe and, unless the two are the same object,
-/// one comparison of their text.
-struct KeyTable {
-    slots: Vec<Option<Slot>>,
-}
-
-struct Slot {
-    hash: isize,
-    index: usize,
-    name: Py<PyString>,
-    text: Box<str>,
-}
-
-impl KeyTable {
-    fn new(py: Python<'_>, names: &[Py<PyString>]) -> Self {
-        let size = names.len().saturating_mul(2).max(8).next_power_of_two();
-        let mut slots: Vec<Option<Slot>> = (0..size).map(|_| None).collect();
-        for (index, name) in names.iter().enumerate() {
-            let bound = name.bind(py);
-            let (Ok(hash), Some(text)) = (bound.hash(), borrowed::utf8(bound)) else {
-                continue;
-            };
-            let mut at = (hash as usize) & (size - 1);
-            while let Some(Some(_)) = slots.get(at) {
-                at = (at + 1) & (size - 1);
-            }
-            if let Some(slot) = slots.get_mut(at) {
-                *slot = Some(Slot {
-                    hash,
-                    index,
-                    name: name.clone_ref(py),
-                    text: text.into(),
-                });
-            }
-        }
-        KeyTable { slots }
-    }
-
-    /// The index of the key called `name` (an exact `str` whose hash is
-    /// `hash`), if the schema has one.
-    fn find(&self, hash: isize, name: &Bound<'_, PyString>) -> Option<usize> {
-        let mask = self.slots.len().wrapping_sub(1);
-        let mut at = (hash as usize) & mask;
-        for _ in 0..self.slots.len() {
-            let slot = self.slots.get(at)?.as_ref()?;
-            if slot.hash == hash
-                && (slot.name.as_ptr() == name.as_ptr()
-                    || borrowed::utf8(name) == Some(&*slot.text))
-            {
-                return Some(slot.index);
-            }
-            at = (at + 1) & mask;
-        }
-        None
-    }
 }
 
 impl KeyNames {
-    pub fn new(py: Python<'_>, schema: &CompiledSchema) -> Self {
-        let keys: Vec<Py<PyString>> = schema
-            .key_names()
-            .map(|name| PyString::intern(py, name).unbind())
-            .collect();
+    pub fn new(py: Python<'_>) -> Self {
         KeyNames {
             schema_id: PyString::intern(py, "schema_id").unbind(),
             payload: PyString::intern(py, "payload").unbind(),
-            table: KeyTable::new(py, &keys),
         }
     }
 
-    /// Walks `payload`, handing each member that is a key to `check`
-    /// (`false`: stop); `None` when a member name is not an exact `str`
-    /// (left to the general reader).
+    /// Walks `payload`, handing each member to `check` by name (`false`:
+    /// stop); `None` when a name is not an exact `str` (left to the general
+    /// reader, which refuses a non-`str` key).
     fn walk(
         &self,
         payload: &Bound<'_, PyDict>,
         depth: Depth,
-        mut check: impl FnMut(usize, PyDe<'_, '_>) -> PyResult<bool>,
+        mut check: impl FnMut(&str, PyDe<'_, '_>) -> PyResult<bool>,
     ) -> PyResult<Option<()>> {
         let mut items = borrowed::DictItems::new(payload);
-        loop {
-            let index = {
-                let Some(name) = items.next_name() else {
-                    return Ok(Some(()));
-                };
-                let Ok(name) = name.cast_exact::<PyString>() else {
-                    return Ok(None);
-                };
-                self.table.find(name.hash()?, &name)
+        while let Some((name, value)) = items.next_member() {
+            let Ok(name) = name.cast_exact::<PyString>() else {
+                return Ok(None);
             };
-            let (Some(index), Some(value)) = (index, items.value()) else {
-                continue;
+            let Some(name) = borrowed::utf8(&name) else {
+                return Ok(None);
             };
-            if !check(index, PyDe::member(&value, depth))? {
-                return Ok(Some(()));
+            if !check(name, PyDe::member(&value, depth))? {
+                break;
             }
         }
+        Ok(Some(()))
     }
 
     /// The payload of a message the keyed check settles: a dict with
@@ -172,8 +102,8 @@ impl KeyNames {
             return Ok(None);
         };
         let mut stopped = false;
-        let walked = self.walk(&payload, depth, |index, value| {
-            stopped = !verdict.key(index, value)?;
+        let walked = self.walk(&payload, depth, |name, value| {
+            stopped = !verdict.member(name, value)?;
             Ok(!stopped)
         })?;
         if walked.is_none() {
@@ -199,8 +129,8 @@ impl KeyNames {
         let Some(mut problems) = schema.keyed_problems(payload.len()) else {
             return Ok(None);
         };
-        let walked = self.walk(&payload, depth, |index, value| {
-            problems.key(index, value)?;
+        let walked = self.walk(&payload, depth, |name, value| {
+            problems.member(name, value)?;
             Ok(true)
         })?;
         if walked.is_none() {

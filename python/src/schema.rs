@@ -37,7 +37,7 @@ pub struct PySchema {
 
 impl PySchema {
     pub fn compiled(py: Python<'_>, inner: CompiledSchema) -> Self {
-        let names = KeyNames::new(py, &inner);
+        let names = KeyNames::new(py);
         PySchema { inner, names }
     }
 

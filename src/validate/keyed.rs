@@ -90,6 +90,21 @@ impl KeyedVerdict<'_> {
         self.0.key(index, value).map(|flow| flow.is_continue())
     }
 
+    /// [`KeyedVerdict::key`] for a member found by its name, for a caller
+    /// that walks its payload: the crate looks the name up (quickest when
+    /// members come in the template's order). A name that is no key counts
+    /// as a member the schema does not define.
+    pub fn member<'de, D: de::Deserializer<'de>>(
+        &mut self,
+        name: &str,
+        value: D,
+    ) -> Result<bool, D::Error> {
+        match self.0.pass.find(name) {
+            Some(index) => self.key(index, value),
+            None => Ok(true),
+        }
+    }
+
     /// Says the payload has no member for key number `index`: `false` when
     /// that alone makes it invalid (a required key), so the caller can stop
     /// asking. Optional: [`KeyedVerdict::finish`] finds missing keys anyway.
@@ -142,6 +157,19 @@ impl KeyedProblems<'_> {
         value: D,
     ) -> Result<(), D::Error> {
         self.0.key(index, value).map(|_| ())
+    }
+
+    /// [`KeyedProblems::key`] for a member found by its name (see
+    /// [`KeyedVerdict::member`]).
+    pub fn member<'de, D: de::Deserializer<'de>>(
+        &mut self,
+        name: &str,
+        value: D,
+    ) -> Result<(), D::Error> {
+        match self.0.pass.find(name) {
+            Some(index) => self.key(index, value),
+            None => Ok(()),
+        }
     }
 
     /// Every problem of the payload, as [`CompiledSchema::problems_from`]
