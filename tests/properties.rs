@@ -191,20 +191,37 @@ proptest! {
             None => prop_assert!(unknown && opts.unknown_keys == UnknownKeys::Warn),
         }
 
-        // Fed by name in the payload's own order this time (`member`).
+        // By key number, members that are not keys left out: the problems
+        // need their names, so `None` exactly when there are some.
+        let mut by_key = schema.keyed_problems(payload.len()).unwrap();
+        for (index, name) in names.iter().enumerate() {
+            if let Some(value) = payload.get(*name) {
+                by_key.key(index, value).unwrap();
+            }
+        }
+        prop_assert_eq!(by_key.finish().is_none(), unknown);
+
+        // By name, every member in the payload's own order (`member`), as
+        // a caller walking its dict does: always settled.
+        let mut verdict = schema.keyed_verdict(payload.len()).unwrap();
+        for (name, value) in payload {
+            if !verdict.member(name, value).unwrap() {
+                prop_assert!(!report.is_valid());
+                break;
+            }
+        }
+        prop_assert_eq!(verdict.finish(), Some(report.is_valid()));
         let mut problems = schema.keyed_problems(payload.len()).unwrap();
         for (name, value) in payload {
             problems.member(name, value).unwrap();
         }
-        match problems.finish() {
-            Some(checked) => {
-                prop_assert!(!unknown);
-                prop_assert_eq!(&checked.problems, report.problems());
-                let normalized = report.normalized().map(|n| n.to_map());
-                let edited = checked.edits.as_ref().map(|edits| apply_edits(&schema, edits, &whole));
-                prop_assert_eq!(edited, normalized);
-            }
-            None => prop_assert!(unknown),
+        let checked = problems.finish();
+        prop_assert!(checked.is_some());
+        if let Some(checked) = checked {
+            prop_assert_eq!(&checked.problems, report.problems());
+            let normalized = report.normalized().map(|n| n.to_map());
+            let edited = checked.edits.as_ref().map(|edits| apply_edits(&schema, edits, &whole));
+            prop_assert_eq!(edited, normalized);
         }
     }
 

@@ -7,7 +7,7 @@ use sdsi::validate::{Checked, Edits};
 use sdsi::{CompiledSchema, Report};
 use serde_json::{Map, Value};
 
-use crate::convert::{Message, lone_surrogate, map_to_py, serialize_to_py, to_py, value_of};
+use crate::convert::{Message, map_to_py, serialize_to_py, to_py, value_of};
 use crate::errors::input_error;
 use crate::issue::{IssueLists, Kept};
 use crate::schema::PySchema;
@@ -211,7 +211,7 @@ fn edited_payload<'py>(
     // the payload cannot change while it is read.
     for (name, value) in payload.iter() {
         let key = name.cast::<PyString>().map_err(|_| changed())?;
-        let text = crate::borrowed::utf8(key).ok_or_else(lone_surrogate)?;
+        let text = crate::convert::utf8(key)?;
         if removed.contains(&text) {
             continue;
         }
@@ -243,7 +243,7 @@ fn edited_payload<'py>(
 /// same type; otherwise `value` read as JSON and rebuilt.
 fn as_json_reads_it<'py>(py: Python<'py>, value: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let reusable = if let Ok(text) = value.cast_exact::<PyString>() {
-        crate::borrowed::utf8(text).ok_or_else(lone_surrogate)?;
+        crate::convert::utf8(text)?;
         true
     } else if value.is_exact_instance_of::<PyInt>() {
         value.extract::<i64>().is_ok() || value.extract::<u64>().is_ok()

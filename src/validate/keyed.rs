@@ -1,10 +1,14 @@
-//! Validation of a payload held in a form that finds a member by name (a
-//! Python dict, a JavaScript object): the caller matches the payload's
-//! members to the schema's keys itself (asking for each key, or walking the
-//! payload with an index of the names of its own) and hands the values over
-//! by key number; the crate decides. The crate reads no member name, which
-//! is most of the cost of reading such a payload member by member.
+//! Validation of a payload held in another language's objects (a Python
+//! dict, a JavaScript object), member by member, without a serde reader for
+//! the whole message: the caller hands each member's value over, by key
+//! number (`key`, after asking its dict for each of
+//! [`CompiledSchema::key_names`], so the crate reads no name) or by name as
+//! it walks the payload (`member`); the crate decides, as its other readers
+//! do.
 
+use std::ops::ControlFlow;
+
+use serde::Deserialize;
 use serde::de::{self, DeserializeSeed};
 
 use super::UnknownKeys;
@@ -12,7 +16,7 @@ use super::compile::{CompiledSchema, Inner};
 use super::edits::{Checked, Edits};
 use super::pass::{Member, Pass};
 use super::report::{Collect, Outcome, Verdict, finish_problems};
-use super::stream::Probe;
+use super::stream::{Probe, Skip};
 
 impl CompiledSchema {
     /// The names of the keys this schema accepts, in the order
@@ -79,9 +83,10 @@ impl KeyedVerdict<'_> {
     /// Checks the payload's value for key number `index` (of
     /// [`CompiledSchema::key_names`]). `Ok(false)`: the payload is invalid
     /// whatever else it holds; stop asking ([`KeyedVerdict::finish`] then
-    /// says `Some(false)`). An index past the key names is not a key: the
-    /// member counts as one the schema does not define. The value's own
-    /// read errors are returned as they are.
+    /// says `Some(false)`, unless a key was given twice). An index past the
+    /// key names is not a key: the member counts as one the schema does not
+    /// define, and is not read. The value's own read errors are returned as
+    /// they are.
     pub fn key<'de, D: de::Deserializer<'de>>(
         &mut self,
         index: usize,
@@ -90,19 +95,20 @@ impl KeyedVerdict<'_> {
         self.0.key(index, value).map(|flow| flow.is_continue())
     }
 
-    /// [`KeyedVerdict::key`] for a member found by its name, for a caller
-    /// that walks its payload: the crate looks the name up (quickest when
-    /// members come in the template's order). A name that is no key counts
-    /// as a member the schema does not define.
+    /// Checks a member found by its name, for a caller that walks its
+    /// payload: the crate looks the name up (quickest when members come in
+    /// the template's order). A name that is no key is handled as the other
+    /// readers handle it: its value read (and under [`UnknownKeys::Warn`]
+    /// held to the depth limit), then `unknown_key`. `Ok(false)`: invalid,
+    /// stop. `name` is not used once the value's read has begun (an unknown
+    /// one is copied first), so a caller whose name lives in a container the
+    /// value's read could change need keep it only that long.
     pub fn member<'de, D: de::Deserializer<'de>>(
         &mut self,
         name: &str,
         value: D,
     ) -> Result<bool, D::Error> {
-        match self.0.pass.find(name) {
-            Some(index) => self.key(index, value),
-            None => Ok(true),
-        }
+        self.0.member(name, value).map(|flow| flow.is_continue())
     }
 
     /// Says the payload has no member for key number `index`: `false` when
@@ -122,10 +128,12 @@ impl KeyedVerdict<'_> {
         !required
     }
 
-    /// The verdict. `None` when it needs the members that are not keys of
-    /// the schema (there are some, the keys given found no error, and
-    /// [`UnknownKeys::Warn`] keeps such members, so their depth counts), or
-    /// when a key was given twice: ask [`CompiledSchema::is_valid_from`].
+    /// The verdict. `None` when it needs members it was not given: more
+    /// members than were handed over (some not keys, given to neither `key`
+    /// nor `member`), the keys given found no error, and
+    /// [`UnknownKeys::Warn`] keeps such members, so their depth counts. Also
+    /// `None` when a key was given twice, or more members were handed over
+    /// than the payload has. Then ask [`CompiledSchema::is_valid_from`].
     pub fn finish(mut self) -> Option<bool> {
         let unknown = self.0.unknown()?;
         if !self.0.out.valid {
@@ -159,23 +167,21 @@ impl KeyedProblems<'_> {
         self.0.key(index, value).map(|_| ())
     }
 
-    /// [`KeyedProblems::key`] for a member found by its name (see
-    /// [`KeyedVerdict::member`]).
+    /// Checks a member found by its name (see [`KeyedVerdict::member`]).
     pub fn member<'de, D: de::Deserializer<'de>>(
         &mut self,
         name: &str,
         value: D,
     ) -> Result<(), D::Error> {
-        match self.0.pass.find(name) {
-            Some(index) => self.key(index, value),
-            None => Ok(()),
-        }
+        self.0.member(name, value).map(|_| ())
     }
 
     /// Every problem of the payload, as [`CompiledSchema::problems_from`]
     /// reports them for the whole message, and for a valid payload its
-    /// [`Edits`]. `None` when the payload has members that are not keys of
-    /// the schema (their issues name them) or a key was given twice: ask
+    /// [`Edits`]. `None` when the payload has members that were not handed
+    /// over (members that are not keys, given to neither `key` nor
+    /// `member`: their issues name them), a key was given twice, or more
+    /// members were handed over than the payload has: ask
     /// [`CompiledSchema::problems_from`].
     pub fn finish(mut self) -> Option<Checked> {
         if self.0.unknown()? {
@@ -214,13 +220,36 @@ impl<'s, O: Outcome> Keyed<'s, O> {
         &mut self,
         index: usize,
         value: D,
-    ) -> Result<std::ops::ControlFlow<()>, D::Error> {
+    ) -> Result<ControlFlow<()>, D::Error> {
         if index >= self.pass.schema.keys.len() {
-            return Ok(std::ops::ControlFlow::Continue(()));
+            return Ok(ControlFlow::Continue(()));
         }
         self.found = self.found.saturating_add(1);
         let shape = Probe::for_key(self.pass.schema, index).deserialize(value)?;
         Ok(self.pass.known(index, Member::Shape(shape), &mut self.out))
+    }
+
+    fn member<'de, D: de::Deserializer<'de>>(
+        &mut self,
+        name: &str,
+        value: D,
+    ) -> Result<ControlFlow<()>, D::Error> {
+        if let Some(index) = self.pass.find(name) {
+            return self.key(index, value);
+        }
+        let name: Box<str> = name.into();
+        self.found = self.found.saturating_add(1);
+        let schema = self.pass.schema;
+        // As the bytes path does: the value is read either way; a kept
+        // unknown member (`Warn`) is held to the depth limit.
+        let shape = match schema.options.unknown_keys {
+            UnknownKeys::Warn => Some(Probe::for_unknown(schema).deserialize(value)?),
+            UnknownKeys::Reject => {
+                Skip::deserialize(value)?;
+                None
+            }
+        };
+        Ok(self.pass.unknown(&name, shape, &mut self.out))
     }
 
     /// Whether the payload has members that are not keys; `None` when the

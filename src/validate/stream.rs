@@ -422,7 +422,7 @@ impl<'de> Visitor<'de> for PayloadMemberSeed<'_, '_> {
 /// so strings are checked for UTF-8 and lone surrogates, numbers for range,
 /// and nesting for depth — whatever `serde_json::Value` would refuse, this
 /// refuses too. Borrowed strings are not copied.
-struct Skip;
+pub(super) struct Skip;
 
 impl<'de> de::Deserialize<'de> for Skip {
     fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -633,7 +633,6 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Payload, A::Error> {
         let stream = self.0;
         let schema = stream.schema;
-        let max_depth = schema.options.limits.max_depth;
         let mut pass = Pass::new(schema, true);
         let mut count = 0usize;
         while let Some(member) = map.next_key_seed(PayloadMemberSeed(&mut pass))? {
@@ -653,10 +652,7 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
                     if schema.options.unknown_keys == UnknownKeys::Warn =>
                 {
                     // A kept unknown member is held to the depth limit too.
-                    let shape = map.next_value_seed(Probe {
-                        cap: max_depth.saturating_add(1),
-                        track_strings: false,
-                    })?;
+                    let shape = map.next_value_seed(Probe::for_unknown(schema))?;
                     pass.unknown(&name, Some(shape), &mut stream.out)
                 }
                 PayloadMember::Unknown(name) => {
@@ -693,6 +689,14 @@ pub(super) struct Probe {
 }
 
 impl Probe {
+    /// The probe for the value of a member the schema does not define.
+    pub(super) fn for_unknown(schema: &Inner) -> Self {
+        Probe {
+            cap: schema.options.limits.max_depth.saturating_add(1),
+            track_strings: false,
+        }
+    }
+
     /// The probe for the value of the schema's key number `index`.
     pub(super) fn for_key(schema: &Inner, index: usize) -> Self {
         Probe {
