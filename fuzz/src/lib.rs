@@ -29,7 +29,7 @@
 //! | `normalized-idempotent` | re-validating `{schema_id, payload: normalized}` is valid and gives the same normalized payload (unless it only crosses a limit) |
 //! | `typed-payload` | a message that deserializes into `StructuredPayload` round-trips to the same `Value` |
 //! | `from-deserializer` | `problems_from` / `is_valid_from_unique` over `&Value` and `is_valid_from` over the text agree with `validate` (or say `None` for too many members, or a repeat in the text) |
-//! | `keyed-vs-value` | the payload asked key by key (`keyed_verdict` / `keyed_problems`) gets `validate`'s answer for `{schema_id, payload}`, or `None` exactly when members that are not keys are needed |
+//! | `keyed-vs-value` | the payload fed key by key (`keyed_verdict` / `keyed_problems`, by number or by name) gets `validate`'s answer for `{schema_id, payload}`; by number, `None` exactly when members that are not keys are needed |
 
 use std::sync::OnceLock;
 
@@ -400,6 +400,31 @@ fn check_other_readers(schema: &CompiledSchema, msg: &[u8], value: &Value, repor
             None => unknown,
         },
         "keyed problems {problems:?}, validate = {expected:?}"
+    );
+
+    // By name, every member in the payload's order, as a caller walking its
+    // dict feeds them: always settled, and the same answer.
+    let (Some(mut verdict), Some(mut problems)) = (
+        schema.keyed_verdict(payload.len()),
+        schema.keyed_problems(payload.len()),
+    ) else {
+        return;
+    };
+    for (name, member) in payload {
+        let _ = problems.member(name, member);
+    }
+    for (name, member) in payload {
+        if !verdict.member(name, member).unwrap_or(false) {
+            break;
+        }
+    }
+    let verdict = verdict.finish();
+    let problems = problems.finish();
+    check!(
+        "keyed-vs-value",
+        verdict == Some(expected.is_valid())
+            && problems.as_ref().map(|c| &c.problems) == Some(expected.problems()),
+        "keyed by name: verdict {verdict:?}, problems {problems:?}, validate = {expected:?}"
     );
 }
 
