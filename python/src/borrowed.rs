@@ -6,13 +6,15 @@
 //!
 //! Why a borrowed item stays valid for as long as it is used: each
 //! container read is held by a reference of its own for the whole read;
-//! an item is used only until the next step (the borrow checker enforces
-//! it: items borrow the reader); and while it is used no Python code runs
-//! (the reader calls no method, and allocates no Python object but to
-//! raise an error, which ends the read). The one read that allocates on
-//! the way, an int past 64 bits, takes a reference of its own first
+//! an item borrows the reader, so it cannot outlive its step; and while it
+//! is used no Python code runs (the reader calls no method, and allocates
+//! no Python object but to raise an error, which ends the read). That last
+//! point is kept by hand, not by the compiler: the one read that allocates
+//! on the way, an int past 64 bits, takes a reference of its own first
 //! (`depythonize.rs`), since an allocation can run the garbage collector
-//! and with it any finalizer.
+//! and with it any finalizer; a member name handed to the crate's
+//! `KeyedVerdict::member` is not used once its value's read begins (the
+//! crate promises it); [`utf8`] holds its `str` for the call.
 
 use std::os::raw::{c_char, c_int};
 
