@@ -100,8 +100,10 @@ impl PyCompiledFields {
 
     /// The compiled schema behind the fields.
     #[getter]
-    fn schema(&self, py: Python<'_>) -> PySchema {
-        PySchema::compiled(py, self.inner.schema().clone())
+    fn schema(&self) -> PySchema {
+        PySchema {
+            inner: self.inner.schema().clone(),
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 //! `str`; members that are not keys, when their names are needed), goes
 //! through the general reader (`depythonize`).
 
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use sdsi::CompiledSchema;
@@ -16,126 +17,95 @@ use crate::borrowed;
 use crate::convert::Depth;
 use crate::depythonize::PyDe;
 
-/// The message's member names, `schema_id` and `payload`, as Python strings
-/// made once per compiled schema. Interned: a dict whose keys are these
-/// same objects (as a literal key in Python code is) matches them by
-/// pointer.
-pub struct KeyNames {
-    schema_id: Py<PyString>,
-    payload: Py<PyString>,
+/// `Some(verdict)` when the keyed check settles `message`, else `None`.
+/// Stops at the first error, like `is_valid_from_unique`.
+pub fn is_valid(
+    schema: &CompiledSchema,
+    message: &Bound<'_, PyAny>,
+    depth: Depth,
+) -> PyResult<Option<bool>> {
+    let Some(payload) = plain_payload(schema, message)? else {
+        return Ok(None);
+    };
+    let Some(mut verdict) = schema.keyed_verdict(payload.len()) else {
+        return Ok(None);
+    };
+    // After a `false`, `finish` says `Some(false)`.
+    let walked = walk(&payload, depth, |name, value| {
+        Ok(verdict.member(name, value)?)
+    })?;
+    Ok(if walked { verdict.finish() } else { None })
 }
 
-impl KeyNames {
-    pub fn new(py: Python<'_>) -> Self {
-        KeyNames {
-            schema_id: PyString::intern(py, "schema_id").unbind(),
-            payload: PyString::intern(py, "payload").unbind(),
-        }
-    }
+/// Every problem of `message` and its edits, when the keyed check
+/// settles it, else `None`.
+pub fn problems(
+    schema: &CompiledSchema,
+    message: &Bound<'_, PyAny>,
+    depth: Depth,
+) -> PyResult<Option<Checked>> {
+    let Some(payload) = plain_payload(schema, message)? else {
+        return Ok(None);
+    };
+    let Some(mut problems) = schema.keyed_problems(payload.len()) else {
+        return Ok(None);
+    };
+    let walked = walk(&payload, depth, |name, value| {
+        problems.member(name, value)?;
+        Ok(true)
+    })?;
+    Ok(if walked { problems.finish() } else { None })
+}
 
-    /// Walks `payload`, handing each member to `check` by name (`false`:
-    /// stop); `None` when a name is not an exact `str` (left to the general
-    /// reader, which refuses a non-`str` key).
-    fn walk(
-        &self,
-        payload: &Bound<'_, PyDict>,
-        depth: Depth,
-        mut check: impl FnMut(&str, PyDe<'_, '_>) -> PyResult<bool>,
-    ) -> PyResult<Option<()>> {
-        let mut items = borrowed::DictItems::new(payload);
-        while let Some((name, value)) = items.next_member() {
-            let Ok(name) = name.cast_exact::<PyString>() else {
-                return Ok(None);
-            };
-            let Some(name) = borrowed::utf8(&name) else {
-                return Ok(None);
-            };
-            if !check(name, PyDe::member(&value, depth))? {
-                break;
-            }
-        }
-        Ok(Some(()))
+/// The payload of a message the keyed check settles: a dict with exactly
+/// `schema_id`, a `str` equal to the schema's, and `payload`, a dict.
+/// `None` for any other message. The two names are interned once
+/// (`intern!`): a dict whose keys are those same objects, as literal keys
+/// in Python code are, matches them by pointer.
+fn plain_payload<'py>(
+    schema: &CompiledSchema,
+    message: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let py = message.py();
+    let Ok(message) = message.cast::<PyDict>() else {
+        return Ok(None);
+    };
+    if message.len() != 2 {
+        return Ok(None);
     }
+    let Some(id) = message.get_item(intern!(py, "schema_id"))? else {
+        return Ok(None);
+    };
+    let same_id = id
+        .cast_exact::<PyString>()
+        .is_ok_and(|id| borrowed::utf8(id) == Some(schema.schema_id()));
+    if !same_id {
+        return Ok(None);
+    }
+    Ok(message
+        .get_item(intern!(py, "payload"))?
+        .and_then(|payload| payload.cast_into::<PyDict>().ok()))
+}
 
-    /// The payload of a message the keyed check settles: a dict with
-    /// exactly `schema_id`, a `str` equal to the schema's, and `payload`, a
-    /// dict. `None` for any other message.
-    fn plain_payload<'py>(
-        &self,
-        schema: &CompiledSchema,
-        message: &Bound<'py, PyAny>,
-    ) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let py = message.py();
-        let Ok(message) = message.cast::<PyDict>() else {
-            return Ok(None);
+/// Walks `payload`, handing each member to `check` by name until it says
+/// `false`; `false` when a name is not an exact `str` (left to the general
+/// reader, which refuses a non-`str` key).
+fn walk(
+    payload: &Bound<'_, PyDict>,
+    depth: Depth,
+    mut check: impl FnMut(&str, PyDe<'_, '_>) -> PyResult<bool>,
+) -> PyResult<bool> {
+    let mut items = borrowed::DictItems::new(payload);
+    while let Some((name, value)) = items.next_member() {
+        let Ok(name) = name.cast_exact::<PyString>() else {
+            return Ok(false);
         };
-        if message.len() != 2 {
-            return Ok(None);
-        }
-        let Some(id) = message.get_item(self.schema_id.bind(py))? else {
-            return Ok(None);
+        let Some(name) = borrowed::utf8(&name) else {
+            return Ok(false);
         };
-        let same_id = id
-            .cast_exact::<PyString>()
-            .is_ok_and(|id| borrowed::utf8(id) == Some(schema.schema_id()));
-        if !same_id {
-            return Ok(None);
+        if !check(name, PyDe::member(&value, depth))? {
+            break;
         }
-        Ok(message
-            .get_item(self.payload.bind(py))?
-            .and_then(|payload| payload.cast_into::<PyDict>().ok()))
     }
-
-    /// `Some(verdict)` when the keyed check settles `message`, else `None`.
-    /// Stops at the first error, like `is_valid_from_unique` (a required
-    /// key found absent is one).
-    pub fn is_valid(
-        &self,
-        schema: &CompiledSchema,
-        message: &Bound<'_, PyAny>,
-        depth: Depth,
-    ) -> PyResult<Option<bool>> {
-        let Some(payload) = self.plain_payload(schema, message)? else {
-            return Ok(None);
-        };
-        let Some(mut verdict) = schema.keyed_verdict(payload.len()) else {
-            return Ok(None);
-        };
-        let mut stopped = false;
-        let walked = self.walk(&payload, depth, |name, value| {
-            stopped = !verdict.member(name, value)?;
-            Ok(!stopped)
-        })?;
-        if walked.is_none() {
-            return Ok(None);
-        }
-        if stopped {
-            return Ok(Some(false));
-        }
-        Ok(verdict.finish())
-    }
-
-    /// Every problem of `message` and its edits, when the keyed check
-    /// settles it, else `None`.
-    pub fn problems(
-        &self,
-        schema: &CompiledSchema,
-        message: &Bound<'_, PyAny>,
-        depth: Depth,
-    ) -> PyResult<Option<Checked>> {
-        let Some(payload) = self.plain_payload(schema, message)? else {
-            return Ok(None);
-        };
-        let Some(mut problems) = schema.keyed_problems(payload.len()) else {
-            return Ok(None);
-        };
-        let walked = self.walk(&payload, depth, |name, value| {
-            problems.member(name, value)?;
-            Ok(true)
-        })?;
-        if walked.is_none() {
-            return Ok(None);
-        }
-        Ok(problems.finish())
-    }
+    Ok(true)
 }

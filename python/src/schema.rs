@@ -10,7 +10,7 @@ use crate::convert::{Depth, Message, serialize_to_py, to_py, to_value};
 use crate::depythonize::PyDe;
 use crate::errors::{input_error, template_error};
 use crate::issue::issue_list;
-use crate::keyed::KeyNames;
+use crate::keyed;
 use crate::report::PyReport;
 use crate::template::{PyTemplate, template_arg};
 
@@ -31,16 +31,9 @@ const RELEASE_GIL_BYTES: usize = 16 << 10;
 #[pyclass(module = "sdsi", name = "CompiledSchema", frozen)]
 pub struct PySchema {
     pub inner: CompiledSchema,
-    /// The names messages are asked for (the keyed check).
-    names: KeyNames,
 }
 
 impl PySchema {
-    pub fn compiled(py: Python<'_>, inner: CompiledSchema) -> Self {
-        let names = KeyNames::new(py);
-        PySchema { inner, names }
-    }
-
     fn depth(&self) -> Depth {
         Depth::for_limit(self.inner.options().limits.max_depth)
     }
@@ -120,7 +113,6 @@ impl PySchema {
     #[new]
     #[pyo3(signature = (template, *, unknown_keys = "reject", max_depth = None, max_keys = None, max_bytes = None, big_integers = "accept"))]
     fn new(
-        py: Python<'_>,
         template: &Bound<'_, PyAny>,
         unknown_keys: &str,
         max_depth: Option<usize>,
@@ -131,7 +123,7 @@ impl PySchema {
         let template = template_arg(template)?;
         let options = options(unknown_keys, max_depth, max_keys, max_bytes, big_integers)?;
         CompiledSchema::with_options(&template, options)
-            .map(|inner| PySchema::compiled(py, inner))
+            .map(|inner| PySchema { inner })
             .map_err(|e| template_error(&e))
     }
 
@@ -152,7 +144,7 @@ impl PySchema {
                 PyReport::from_text(found, slf, text.holder())
             }
             Message::Object(object) => {
-                if let Some(checked) = this.names.problems(&this.inner, object, this.depth())? {
+                if let Some(checked) = keyed::problems(&this.inner, object, this.depth())? {
                     return Ok(PyReport::edited(checked, slf, message));
                 }
                 match this.inner.problems_from(PyDe::new(object, this.depth())) {
@@ -172,7 +164,7 @@ impl PySchema {
         Ok(match Message::of(message)? {
             Message::Text(text) => on_text(py, &self.inner, text.bytes(), &verdict),
             Message::Object(object) => {
-                if let Some(valid) = self.names.is_valid(&self.inner, object, self.depth())? {
+                if let Some(valid) = keyed::is_valid(&self.inner, object, self.depth())? {
                     return Ok(valid);
                 }
                 match self

@@ -186,7 +186,7 @@ impl PyStore {
     fn compile_for(&self, client: Option<&str>, now: &Bound<'_, PyAny>) -> PyResult<PySchema> {
         self.inner
             .compile_for(client, instant(now)?)
-            .map(|inner| PySchema::compiled(now.py(), inner))
+            .map(|inner| PySchema { inner })
             .map_err(|e| compile_error(&e))
     }
 

@@ -8,7 +8,6 @@
 
 use std::ops::ControlFlow;
 
-use serde::Deserialize;
 use serde::de::{self, DeserializeSeed};
 
 use super::UnknownKeys;
@@ -16,7 +15,7 @@ use super::compile::{CompiledSchema, Inner};
 use super::edits::{Checked, Edits};
 use super::pass::{Member, Pass};
 use super::report::{Collect, Outcome, Verdict, finish_problems};
-use super::stream::{Probe, Skip};
+use super::stream::{Probe, UnknownValue};
 
 impl CompiledSchema {
     /// The names of the keys this schema accepts, in the order
@@ -237,18 +236,10 @@ impl<'s, O: Outcome> Keyed<'s, O> {
         if let Some(index) = self.pass.find(name) {
             return self.key(index, value);
         }
+        // Copied before the value's read, as `member` promises.
         let name: Box<str> = name.into();
         self.found = self.found.saturating_add(1);
-        let schema = self.pass.schema;
-        // As the bytes path does: the value is read either way; a kept
-        // unknown member (`Warn`) is held to the depth limit.
-        let shape = match schema.options.unknown_keys {
-            UnknownKeys::Warn => Some(Probe::for_unknown(schema).deserialize(value)?),
-            UnknownKeys::Reject => {
-                Skip::deserialize(value)?;
-                None
-            }
-        };
+        let shape = UnknownValue(self.pass.schema).deserialize(value)?;
         Ok(self.pass.unknown(&name, shape, &mut self.out))
     }
 

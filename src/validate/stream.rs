@@ -422,7 +422,7 @@ impl<'de> Visitor<'de> for PayloadMemberSeed<'_, '_> {
 /// so strings are checked for UTF-8 and lone surrogates, numbers for range,
 /// and nesting for depth — whatever `serde_json::Value` would refuse, this
 /// refuses too. Borrowed strings are not copied.
-pub(super) struct Skip;
+struct Skip;
 
 impl<'de> de::Deserialize<'de> for Skip {
     fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -648,16 +648,9 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
                     let shape = map.next_value_seed(Probe::for_key(schema, index))?;
                     pass.known(index, Member::Shape(shape), &mut stream.out)
                 }
-                PayloadMember::Unknown(name)
-                    if schema.options.unknown_keys == UnknownKeys::Warn =>
-                {
-                    // A kept unknown member is held to the depth limit too.
-                    let shape = map.next_value_seed(Probe::for_unknown(schema))?;
-                    pass.unknown(&name, Some(shape), &mut stream.out)
-                }
                 PayloadMember::Unknown(name) => {
-                    map.next_value::<Skip>()?;
-                    pass.unknown(&name, None, &mut stream.out)
+                    let shape = map.next_value_seed(UnknownValue(schema))?;
+                    pass.unknown(&name, shape, &mut stream.out)
                 }
             };
             if stream.stop(flow, pass.duplicate) {
@@ -688,15 +681,31 @@ pub(super) struct Probe {
     track_strings: bool,
 }
 
-impl Probe {
-    /// The probe for the value of a member the schema does not define.
-    pub(super) fn for_unknown(schema: &Inner) -> Self {
-        Probe {
-            cap: schema.options.limits.max_depth.saturating_add(1),
-            track_strings: false,
+/// The value of a member the schema does not define: read either way (what
+/// `serde_json::Value` refuses, this refuses), and under
+/// [`UnknownKeys::Warn`], which keeps the member, reduced to its shape, so
+/// it is held to the depth limit like a key's value.
+pub(super) struct UnknownValue<'s>(pub(super) &'s Inner);
+
+impl<'de> DeserializeSeed<'de> for UnknownValue<'_> {
+    type Value = Option<Shape>;
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Option<Shape>, D::Error> {
+        match self.0.options.unknown_keys {
+            UnknownKeys::Warn => Probe {
+                cap: self.0.options.limits.max_depth.saturating_add(1),
+                track_strings: false,
+            }
+            .deserialize(deserializer)
+            .map(Some),
+            UnknownKeys::Reject => Skip::deserialize(deserializer).map(|_| None),
         }
     }
+}
 
+impl Probe {
     /// The probe for the value of the schema's key number `index`.
     pub(super) fn for_key(schema: &Inner, index: usize) -> Self {
         Probe {
