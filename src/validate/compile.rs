@@ -331,20 +331,48 @@ impl Inner {
     /// Looks `name` up, guessing from where the previous member was found:
     /// members usually arrive in the template's order (a Python dict, a
     /// map with `preserve_order`, a model filling the keys in turn) or in
-    /// byte order (serde_json's default map). So the key after the previous
-    /// one in template order is tried first, then a short walk of the
-    /// sorted names; each is a length comparison or two and one short byte
-    /// comparison. A miss (an unknown key, members in no order) hashes.
+    /// byte order (serde_json's default map). So the guess that found the
+    /// previous member is tried first: the key after it in template order,
+    /// or a short walk of the sorted names; each is a length comparison or
+    /// two and one short byte comparison. A miss (an unknown key, members
+    /// in no order) hashes.
     #[inline(always)]
     pub(crate) fn lookup_from(&self, cursor: &mut Cursor, name: &str) -> Option<usize> {
-        const STEPS: usize = 4;
-        if let Some(key) = self.keys.get(cursor.declared) {
-            if same_name(&key.name, name) {
-                let index = cursor.declared;
-                cursor.declared += 1;
-                return Some(index);
+        let mut found = if cursor.sorted_first {
+            self.next_sorted(cursor, name)
+        } else {
+            self.next_declared(cursor, name)
+        };
+        if found.is_none() {
+            found = if cursor.sorted_first {
+                self.next_declared(cursor, name)
+            } else {
+                self.next_sorted(cursor, name)
+            };
+            if found.is_some() {
+                // The other guess found it: it goes first from now on.
+                cursor.sorted_first = !cursor.sorted_first;
+            } else {
+                found = self.lookup(name);
             }
         }
+        if let Some(index) = found {
+            cursor.declared = index + 1;
+        }
+        found
+    }
+
+    /// Whether `name` is the key after the previous one in template order.
+    #[inline(always)]
+    fn next_declared(&self, cursor: &Cursor, name: &str) -> Option<usize> {
+        let key = self.keys.get(cursor.declared)?;
+        same_name(&key.name, name).then_some(cursor.declared)
+    }
+
+    /// Whether `name` is one of the next few keys in byte order.
+    #[inline(always)]
+    fn next_sorted(&self, cursor: &mut Cursor, name: &str) -> Option<usize> {
+        const STEPS: usize = 4;
         let start = cursor.sorted;
         let ahead = self.sorted.get(start..).unwrap_or_default();
         for (offset, &index) in ahead.iter().take(STEPS).enumerate() {
@@ -354,24 +382,21 @@ impl Inner {
                 .is_some_and(|k| same_name(&k.name, name))
             {
                 cursor.sorted = start + offset + 1;
-                cursor.declared = index + 1;
                 return Some(index);
             }
         }
-        let found = self.lookup(name);
-        if let Some(index) = found {
-            cursor.declared = index + 1;
-        }
-        found
+        None
     }
 }
 
 /// Where [`Inner::lookup_from`] expects the next member: just after the
-/// previous one in template order, and in byte order.
+/// previous one in template order, and in byte order; and which of the two
+/// found the previous member.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Cursor {
     declared: usize,
     sorted: usize,
+    sorted_first: bool,
 }
 
 #[cfg(test)]

@@ -6,13 +6,13 @@ use std::ops::ControlFlow;
 
 use serde_json::Value;
 
-use super::compile::{Check, Cursor, Inner, KeyStatus, same_name};
+use super::compile::{Check, CompiledKey, Cursor, Inner, KeyStatus, same_name};
 use super::normalized::Plan;
 use super::options::{BigIntegers, UnknownKeys};
 use super::report::Outcome;
 use super::shape::Shape;
 use crate::issue::{Issue, IssueCode, pointer_arc};
-use crate::key::KeyType;
+use crate::key::{JsonKind, KeyType};
 
 /// One validation pass over a payload's members, shared by both paths.
 pub(crate) struct Pass<'s> {
@@ -104,58 +104,49 @@ impl<'s> Pass<'s> {
         };
         if key.required {
             self.required_seen += 1;
-        } else if shape.kind == crate::key::JsonKind::Null {
-            // `null` on an optional key means "not given": dropped, or replaced by the default.
-            self.plan.drop_member(index);
-            return ControlFlow::Continue(());
         }
-        let fits = match key.check {
-            Check::Type(ty) => ty.accepts(shape.kind),
-            Check::Other => match shape.kind {
-                crate::key::JsonKind::String => true,
-                crate::key::JsonKind::Array => shape.first_non_string.is_none(),
-                _ => false,
-            },
-        };
-        if !fits {
-            out.error(|| match key.check {
-                Check::Type(ty) => Issue::type_mismatch(key.path.clone(), ty, shape.kind),
-                Check::Other => match shape.first_non_string {
-                    Some(i) => Issue::fixed(
-                        IssueCode::InvalidOther,
-                        element_path(&key.path, i),
-                        "every element of \"other\" must be a string",
-                    ),
-                    None => Issue::fixed(
-                        IssueCode::InvalidOther,
+        match fit(key, &shape, self.schema) {
+            Fit::Fits { rewrite } => {
+                if rewrite {
+                    self.plan.rewrite_member(index);
+                }
+            }
+            Fit::NotGiven => {
+                self.plan.drop_member(index);
+                return ControlFlow::Continue(());
+            }
+            Fit::WrongType => {
+                out.error(|| match key.check {
+                    Check::Type(ty) => Issue::type_mismatch(key.path.clone(), ty, shape.kind),
+                    Check::Other => match shape.first_non_string {
+                        Some(i) => Issue::fixed(
+                            IssueCode::InvalidOther,
+                            element_path(&key.path, i),
+                            "every element of \"other\" must be a string",
+                        ),
+                        None => Issue::fixed(
+                            IssueCode::InvalidOther,
+                            key.path.clone(),
+                            "\"other\" must be a string or an array of strings",
+                        ),
+                    },
+                })?;
+                return ControlFlow::Continue(());
+            }
+            Fit::TooDeep => {
+                out.error(|| Issue::limit(key.path.clone(), "nesting depth", max_depth as u64))?;
+                return ControlFlow::Continue(());
+            }
+            Fit::BeyondRange => {
+                out.error(|| {
+                    Issue::fixed(
+                        IssueCode::IntegerOutOfRange,
                         key.path.clone(),
-                        "\"other\" must be a string or an array of strings",
-                    ),
-                },
-            })?;
-            return ControlFlow::Continue(());
-        }
-        if shape.depth > max_depth {
-            out.error(|| Issue::limit(key.path.clone(), "nesting depth", max_depth as u64))?;
-            return ControlFlow::Continue(());
-        }
-        if shape.beyond_64_bits
-            && key.check == Check::Type(KeyType::Integer)
-            && self.schema.options.big_integers == BigIntegers::Reject
-        {
-            out.error(|| {
-                Issue::fixed(
-                    IssueCode::IntegerOutOfRange,
-                    key.path.clone(),
-                    "integer beyond 64 bits: no i64 or u64 holds it",
-                )
-            })?;
-            return ControlFlow::Continue(());
-        }
-        if shape.whole_float && !shape.beyond_64_bits && key.check == Check::Type(KeyType::Integer)
-        {
-            // `2.0` is an integer to JSON Schema; a Rust reader wants `2`.
-            self.plan.rewrite_member(index);
+                        "integer beyond 64 bits: no i64 or u64 holds it",
+                    )
+                })?;
+                return ControlFlow::Continue(());
+            }
         }
         match key.status {
             KeyStatus::Active => {}
@@ -195,13 +186,12 @@ impl<'s> Pass<'s> {
                 ControlFlow::Continue(())
             }
             UnknownKeys::Warn => {
-                let max_depth = self.schema.options.limits.max_depth;
-                if shape.is_some_and(|s| s.depth > max_depth) {
+                if shape.is_some_and(|s| too_deep(self.schema, &s)) {
                     out.error(|| {
                         Issue::limit(
                             pointer_arc("/payload", name),
                             "nesting depth",
-                            max_depth as u64,
+                            self.schema.options.limits.max_depth as u64,
                         )
                     })?;
                     return ControlFlow::Continue(());
@@ -236,6 +226,57 @@ impl<'s> Pass<'s> {
     }
 }
 
+/// What a key's rule makes of a member's value: the one decision the full
+/// pass and the verdict-only loop (`value.rs`) both take.
+pub(crate) enum Fit {
+    /// Accepted; `rewrite` when normalizing reads a whole-number float as an integer.
+    Fits { rewrite: bool },
+    /// `null` on an optional key: "not given", dropped (or replaced by the default).
+    NotGiven,
+    /// Not of the key's type (for `other`: not a string or array of strings).
+    WrongType,
+    /// Nested deeper than `Limits::max_depth`.
+    TooDeep,
+    /// A whole number beyond 64 bits in an `integer` key under `BigIntegers::Reject`.
+    BeyondRange,
+}
+
+/// Decides what `key` makes of a value of shape `shape`.
+#[inline(always)]
+pub(crate) fn fit(key: &CompiledKey, shape: &Shape, schema: &Inner) -> Fit {
+    if !key.required && shape.kind == JsonKind::Null {
+        return Fit::NotGiven;
+    }
+    let of_type = match key.check {
+        Check::Type(ty) => ty.accepts(shape.kind),
+        Check::Other => match shape.kind {
+            JsonKind::String => true,
+            JsonKind::Array => shape.first_non_string.is_none(),
+            _ => false,
+        },
+    };
+    if !of_type {
+        return Fit::WrongType;
+    }
+    if too_deep(schema, shape) {
+        return Fit::TooDeep;
+    }
+    let integer = key.check == Check::Type(KeyType::Integer);
+    if shape.beyond_64_bits && integer && schema.options.big_integers == BigIntegers::Reject {
+        return Fit::BeyondRange;
+    }
+    Fit::Fits {
+        // `2.0` is an integer to JSON Schema; a Rust reader wants `2`.
+        rewrite: shape.whole_float && !shape.beyond_64_bits && integer,
+    }
+}
+
+/// Whether a value of shape `shape` nests deeper than the schema allows.
+#[inline(always)]
+pub(crate) fn too_deep(schema: &Inner, shape: &Shape) -> bool {
+    shape.depth > schema.options.limits.max_depth
+}
+
 /// `path/index`, without the formatting machinery (a fifth of an invalid
 /// report's time went to `format!` here).
 fn element_path(path: &str, index: usize) -> String {
@@ -256,12 +297,21 @@ fn unknown_key(name: &str) -> Issue {
     )
 }
 
+/// Whether a message's `schema_id` member is `schema`'s id.
+#[inline]
+pub(crate) fn is_schema_id_of(schema: &Inner, schema_id: Option<&Value>) -> bool {
+    matches!(schema_id, Some(Value::String(id)) if same_name(id, &schema.schema_id))
+}
+
 /// Checks the message's `schema_id` member.
 pub(crate) fn check_schema_id<O: Outcome>(
     schema: &Inner,
     schema_id: Option<&Value>,
     out: &mut O,
 ) -> ControlFlow<()> {
+    if is_schema_id_of(schema, schema_id) {
+        return ControlFlow::Continue(());
+    }
     match schema_id {
         None => out.error(|| {
             Issue::fixed(
@@ -270,7 +320,6 @@ pub(crate) fn check_schema_id<O: Outcome>(
                 "message has no schema_id",
             )
         }),
-        Some(Value::String(id)) if same_name(id, &schema.schema_id) => ControlFlow::Continue(()),
         Some(Value::String(id)) => out.error(|| {
             Issue::owned(
                 IssueCode::SchemaIdMismatch,
@@ -285,7 +334,7 @@ pub(crate) fn check_schema_id<O: Outcome>(
             Issue::type_mismatch(
                 "/schema_id".into(),
                 crate::key::KeyType::String,
-                crate::key::JsonKind::of(other),
+                JsonKind::of(other),
             )
         }),
     }
