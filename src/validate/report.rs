@@ -129,7 +129,7 @@ impl Serialize for Report<'_> {
 }
 
 /// Where issues go: collected into a report, or reduced to a verdict.
-pub(crate) trait Outcome {
+pub(crate) trait Outcome: Clone {
     /// Whether the normalized payload is wanted.
     const NORMALIZE: bool;
     /// Records an error; `Break` means stop validating.
@@ -141,7 +141,7 @@ pub(crate) trait Outcome {
 }
 
 /// Collects every issue.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Collect {
     pub(crate) errors: Vec<Issue>,
     pub(crate) warnings: Vec<Issue>,
@@ -162,6 +162,7 @@ impl Outcome for Collect {
 }
 
 /// Reduces validation to a boolean without building any issue.
+#[derive(Clone)]
 pub(crate) struct Verdict {
     pub(crate) valid: bool,
     /// Stop at the first error. The bytes path keeps going, because a later

@@ -235,7 +235,7 @@ fn oversized(schema: &Inner, bytes: &[u8]) -> Option<Report<'static>> {
 }
 
 /// What the message's `payload` member turned out to be.
-enum Payload {
+pub(super) enum Payload {
     Missing,
     NotObject,
     /// What normalizing the payload changes.
@@ -243,12 +243,12 @@ enum Payload {
 }
 
 /// The state of one streaming validation.
-struct Stream<'s, O> {
-    schema: &'s Inner,
-    out: O,
-    is_object: bool,
-    seen_schema_id: bool,
-    payload: Payload,
+pub(super) struct Stream<'s, O> {
+    pub(super) schema: &'s Inner,
+    pub(super) out: O,
+    pub(super) is_object: bool,
+    pub(super) seen_schema_id: bool,
+    pub(super) payload: Payload,
     /// Set when the single pass cannot decide exactly (repeated members, too many members).
     fallback: bool,
     /// Set when reading stopped at the first error (an outcome that fails
@@ -282,6 +282,13 @@ impl<'s, O: Outcome> Stream<'s, O> {
             // UTF-8 checked once, here: the text parser does not check every
             // string again (a fifth of the verdict path's work otherwise).
             Ok(text) => {
+                // The usual message is settled by the scanner; what it is
+                // unsure of is read again, from the start, by serde_json.
+                let fresh = self.out.clone();
+                if super::scan::message(self, text).is_ok() {
+                    return Ok(());
+                }
+                *self = Stream::new(self.schema, fresh);
                 let mut de = serde_json::Deserializer::from_str(text);
                 MessageSeed(self).deserialize(&mut de)?;
                 de.end()

@@ -1,0 +1,452 @@
+//! A JSON scanner for the bytes path's usual message: it reads the text
+//! once, byte by byte, and hands each payload member's name and [`Shape`]
+//! to the same [`Pass`] serde_json's reader feeds (`stream.rs`).
+//!
+//! Why its own: going through serde's visitor plumbing (a call per token,
+//! a visitor per value) cost the bytes verdict twice what reading the text
+//! with `IgnoredAny` costs. The scanner only has to be right about what it
+//! accepts: anything it is unsure of — a syntax error, an escaped member
+//! name, a `schema_id` other than the schema's, a repeated member, a
+//! lone surrogate, a number that is not a short integer — ends the scan
+//! with [`Unsure`], and the caller reads the text again with serde_json,
+//! which then settles it (and words any error) exactly as before. So the
+//! scanner accepts a subset of what serde_json accepts, and classifies
+//! every value as `serde_json::Value` would (`tests/properties.rs` and the
+//! fuzz targets compare the two on generated and mutated text).
+
+use serde_json::Value;
+
+use super::UnknownKeys;
+use super::compile::Check;
+use super::normalized::Plan;
+use super::pass::{Member, Pass};
+use super::report::Outcome;
+use super::shape::Shape;
+use super::stream::{Payload, Stream};
+use crate::key::JsonKind;
+
+/// The scanner did not settle the text; serde_json's reader will.
+pub(super) struct Unsure;
+
+type Scanned<T> = Result<T, Unsure>;
+
+/// How many levels of nesting the scanner follows inside one payload
+/// member's value before it leaves the text to serde_json (whose own limit
+/// is 128 for the whole document). Bounds the scanner's recursion.
+const MAX_NESTING: usize = 64;
+
+/// Runs the stream's checks over `text`, a whole message.
+pub(super) fn message<O: Outcome>(stream: &mut Stream<'_, O>, text: &str) -> Scanned<()> {
+    let mut scanner = Scanner {
+        text,
+        bytes: text.as_bytes(),
+        at: 0,
+    };
+    if scanner.next_token() != Some(b'{') {
+        return Err(Unsure);
+    }
+    stream.is_object = true;
+    let mut seen_payload = false;
+    if !scanner.empty_container(b'}') {
+        loop {
+            match scanner.name()? {
+                "schema_id" => {
+                    if stream.seen_schema_id || scanner.next_token() != Some(b'"') {
+                        return Err(Unsure);
+                    }
+                    let (id, escaped) = scanner.string()?;
+                    // Another id is reported with the value found: serde_json's reader does that.
+                    if escaped || id != &*stream.schema.schema_id {
+                        return Err(Unsure);
+                    }
+                    stream.seen_schema_id = true;
+                }
+                "payload" => {
+                    scanner.skip_whitespace();
+                    if seen_payload || scanner.peek() != Some(b'{') {
+                        return Err(Unsure);
+                    }
+                    seen_payload = true;
+                    stream.payload = Payload::Object(scanner.payload(stream)?);
+                }
+                _ => {
+                    scanner.value(0, false, MAX_NESTING)?;
+                }
+            }
+            if scanner.end_of_member(b'}')? {
+                break;
+            }
+        }
+    }
+    scanner.skip_whitespace();
+    if scanner.at == scanner.bytes.len() {
+        Ok(())
+    } else {
+        Err(Unsure)
+    }
+}
+
+struct Scanner<'t> {
+    text: &'t str,
+    bytes: &'t [u8],
+    /// The next byte to read; never past `bytes.len()` but by one after
+    /// the last byte was consumed, which `peek` reads as the end.
+    at: usize,
+}
+
+impl<'t> Scanner<'t> {
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    #[inline]
+    fn rest(&self) -> &'t [u8] {
+        self.bytes.get(self.at..).unwrap_or_default()
+    }
+
+    #[inline]
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    /// The next byte that is not whitespace, consumed.
+    #[inline]
+    fn next_token(&mut self) -> Option<u8> {
+        self.skip_whitespace();
+        let byte = self.peek()?;
+        self.at += 1;
+        Some(byte)
+    }
+
+    /// After a container's opening bracket: whether it closes at once (consumed).
+    #[inline]
+    fn empty_container(&mut self, close: u8) -> bool {
+        self.skip_whitespace();
+        let empty = self.peek() == Some(close);
+        if empty {
+            self.at += 1;
+        }
+        empty
+    }
+
+    /// After a member or element: `true` at the container's end, `false` after a comma.
+    #[inline]
+    fn end_of_member(&mut self, close: u8) -> Scanned<bool> {
+        match self.next_token() {
+            Some(b',') => Ok(false),
+            Some(byte) if byte == close => Ok(true),
+            _ => Err(Unsure),
+        }
+    }
+
+    /// A member name and its colon; a name with escapes is left to serde_json.
+    #[inline]
+    fn name(&mut self) -> Scanned<&'t str> {
+        if self.next_token() != Some(b'"') {
+            return Err(Unsure);
+        }
+        let (name, escaped) = self.string()?;
+        if escaped || self.next_token() != Some(b':') {
+            return Err(Unsure);
+        }
+        Ok(name)
+    }
+
+    /// A string whose opening quote was just read: its raw text and
+    /// whether it holds escapes (checked here, not decoded).
+    #[inline]
+    fn string(&mut self) -> Scanned<(&'t str, bool)> {
+        let start = self.at;
+        let mut escaped = false;
+        loop {
+            self.at += special_offset(self.rest());
+            match self.peek() {
+                Some(b'"') => {
+                    // Both ends are ASCII quotes, so the slice is on character boundaries.
+                    let raw = self.text.get(start..self.at).ok_or(Unsure)?;
+                    self.at += 1;
+                    return Ok((raw, escaped));
+                }
+                Some(b'\\') => {
+                    self.at += 1;
+                    self.escape()?;
+                    escaped = true;
+                }
+                // A control character, or the text ended inside the string.
+                _ => return Err(Unsure),
+            }
+        }
+    }
+
+    /// The escape after a backslash. A lone surrogate is left to serde_json
+    /// (which refuses it, as `Value` does).
+    fn escape(&mut self) -> Scanned<()> {
+        let byte = self.peek().ok_or(Unsure)?;
+        self.at += 1;
+        match byte {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Ok(()),
+            b'u' => match self.hex_unit()? {
+                0xD800..=0xDBFF => {
+                    if !self.rest().starts_with(b"\\u") {
+                        return Err(Unsure);
+                    }
+                    self.at += 2;
+                    match self.hex_unit()? {
+                        0xDC00..=0xDFFF => Ok(()),
+                        _ => Err(Unsure),
+                    }
+                }
+                0xDC00..=0xDFFF => Err(Unsure),
+                _ => Ok(()),
+            },
+            _ => Err(Unsure),
+        }
+    }
+
+    /// Four hex digits.
+    fn hex_unit(&mut self) -> Scanned<u16> {
+        let digits = self.rest().first_chunk::<4>().ok_or(Unsure)?;
+        let mut unit = 0u16;
+        for &digit in digits {
+            let value = (digit as char).to_digit(16).ok_or(Unsure)?;
+            unit = unit << 4 | value as u16;
+        }
+        self.at += 4;
+        Ok(unit)
+    }
+
+    /// One value and its shape, as [`super::stream::Probe`] reduces it: nesting
+    /// followed up to `cap` levels (the limit plus one), the first element
+    /// that is not a string when `track_strings`; `room`: how many more
+    /// levels the scanner follows.
+    fn value(&mut self, cap: usize, track_strings: bool, room: usize) -> Scanned<Shape> {
+        self.skip_whitespace();
+        match self.peek().ok_or(Unsure)? {
+            b'"' => {
+                self.at += 1;
+                self.string()?;
+                Ok(Shape::scalar(JsonKind::String))
+            }
+            b'{' => self.object(cap, room),
+            b'[' => self.array(cap, track_strings, room),
+            b't' => self.literal(b"true", JsonKind::Boolean),
+            b'f' => self.literal(b"false", JsonKind::Boolean),
+            b'n' => self.literal(b"null", JsonKind::Null),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => Err(Unsure),
+        }
+    }
+
+    fn literal(&mut self, word: &[u8], kind: JsonKind) -> Scanned<Shape> {
+        if !self.rest().starts_with(word) {
+            return Err(Unsure);
+        }
+        self.at += word.len();
+        Ok(Shape::scalar(kind))
+    }
+
+    /// A number. A plain integer of up to 18 digits is one whatever the
+    /// reader; everything else (fractions, exponents, `-0`, longer
+    /// integers) is classified by serde_json itself, so a float is the
+    /// very float `Value` holds.
+    fn number(&mut self) -> Scanned<Shape> {
+        let start = self.at;
+        let negative = self.peek() == Some(b'-');
+        if negative {
+            self.at += 1;
+        }
+        let digits_start = self.at;
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.at += 1;
+        }
+        let digits = self.bytes.get(digits_start..self.at).unwrap_or_default();
+        let plain = !matches!(self.peek(), Some(b'.' | b'e' | b'E'));
+        let leading_zero = digits.first() == Some(&b'0');
+        if plain && (1..=18).contains(&digits.len()) && !leading_zero {
+            return Ok(Shape::scalar(JsonKind::Integer));
+        }
+        if plain && digits == b"0" && !negative {
+            return Ok(Shape::scalar(JsonKind::Integer));
+        }
+        while let Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') = self.peek() {
+            self.at += 1;
+        }
+        let token = self.bytes.get(start..self.at).ok_or(Unsure)?;
+        let value: Value = serde_json::from_slice(token).map_err(|_| Unsure)?;
+        Ok(Shape::of(&value, 0, false))
+    }
+
+    fn array(&mut self, cap: usize, track_strings: bool, room: usize) -> Scanned<Shape> {
+        let room = room.checked_sub(1).ok_or(Unsure)?;
+        self.at += 1;
+        let mut shape = Shape {
+            depth: 1,
+            ..Shape::scalar(JsonKind::Array)
+        };
+        if self.empty_container(b']') {
+            return Ok(shape);
+        }
+        let child_cap = cap.saturating_sub(1);
+        let mut index = 0usize;
+        loop {
+            let element = self.value(child_cap, false, room)?;
+            if track_strings && shape.first_non_string.is_none() && element.kind != JsonKind::String
+            {
+                shape.first_non_string = Some(index);
+            }
+            shape.depth = shape.depth.max(element.depth.saturating_add(1));
+            index += 1;
+            if self.end_of_member(b']')? {
+                break;
+            }
+        }
+        shape.depth = shape.depth.min(cap.max(1));
+        Ok(shape)
+    }
+
+    fn object(&mut self, cap: usize, room: usize) -> Scanned<Shape> {
+        let room = room.checked_sub(1).ok_or(Unsure)?;
+        self.at += 1;
+        let mut shape = Shape {
+            depth: 1,
+            ..Shape::scalar(JsonKind::Object)
+        };
+        if self.empty_container(b'}') {
+            return Ok(shape);
+        }
+        let child_cap = cap.saturating_sub(1);
+        loop {
+            if self.next_token() != Some(b'"') {
+                return Err(Unsure);
+            }
+            self.string()?;
+            if self.next_token() != Some(b':') {
+                return Err(Unsure);
+            }
+            let value = self.value(child_cap, false, room)?;
+            shape.depth = shape.depth.max(value.depth.saturating_add(1));
+            if self.end_of_member(b'}')? {
+                break;
+            }
+        }
+        shape.depth = shape.depth.min(cap.max(1));
+        Ok(shape)
+    }
+
+    /// The payload object (at its `{`): each member checked by a [`Pass`].
+    fn payload<O: Outcome>(&mut self, stream: &mut Stream<'_, O>) -> Scanned<Plan> {
+        self.at += 1;
+        let schema = stream.schema;
+        let limits = &schema.options.limits;
+        let cap = limits.max_depth.saturating_add(1);
+        let mut pass = Pass::new(schema, true);
+        let mut count = 0usize;
+        if !self.empty_container(b'}') {
+            loop {
+                let name = self.name()?;
+                count += 1;
+                if count > limits.max_keys {
+                    // Settled exactly by the `Value` path, as serde_json's reader does.
+                    return Err(Unsure);
+                }
+                let flow = match pass.find(name) {
+                    Some(index) => {
+                        let other = schema
+                            .keys
+                            .get(index)
+                            .is_some_and(|k| k.check == Check::Other);
+                        let shape = self.value(cap, other, MAX_NESTING)?;
+                        pass.known(index, Member::Shape(shape), &mut stream.out)
+                    }
+                    None => {
+                        let shape = self.value(cap, false, MAX_NESTING)?;
+                        let kept = schema.options.unknown_keys == UnknownKeys::Warn;
+                        pass.unknown(name, kept.then_some(shape), &mut stream.out)
+                    }
+                };
+                // A repeated member is settled by the `Value` path; an
+                // outcome that stops early by serde_json's reader.
+                if pass.duplicate || flow.is_break() {
+                    return Err(Unsure);
+                }
+                if self.end_of_member(b'}')? {
+                    break;
+                }
+            }
+        }
+        let _ = pass.finish(&mut stream.out);
+        Ok(pass.into_plan())
+    }
+}
+
+/// The offset of the first byte in `rest` that ends a plain run of string
+/// text (a quote, a backslash or a control character), or `rest.len()`.
+/// Eight bytes at a time: for each kind, the lowest flagged byte of a word
+/// is exact (a borrow only flags bytes above a true match), so the lowest
+/// flag of the three together is the first such byte.
+#[inline]
+fn special_offset(rest: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    const QUOTES: u64 = ONES * b'"' as u64;
+    const BACKSLASHES: u64 = ONES * b'\\' as u64;
+    const SPACES: u64 = ONES * b' ' as u64;
+    let mut chunks = rest.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let Some(bytes) = chunk.first_chunk::<8>() else {
+            break;
+        };
+        let word = u64::from_le_bytes(*bytes);
+        let quote = word ^ QUOTES;
+        let backslash = word ^ BACKSLASHES;
+        let flags = (quote.wrapping_sub(ONES) & !quote
+            | backslash.wrapping_sub(ONES) & !backslash
+            | word.wrapping_sub(SPACES) & !word)
+            & HIGHS;
+        if flags != 0 {
+            return offset + (flags.trailing_zeros() / 8) as usize;
+        }
+        offset += 8;
+    }
+    let tail = chunks.remainder();
+    offset
+        + tail
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < b' ')
+            .unwrap_or(tail.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::special_offset;
+
+    #[test]
+    fn special_offset_finds_the_first_quote_backslash_or_control_byte() {
+        for len in 0..40 {
+            for at in 0..=len {
+                for special in [b'"', b'\\', 0x00, 0x1f] {
+                    // Plain bytes around it, multi-byte UTF-8 and 0x7f included.
+                    let mut text: Vec<u8> = (0..len)
+                        .map(|i| [b'a', 0xc3, 0xa9, 0x7f, b' ', 0x80][i % 6])
+                        .collect();
+                    if at < len {
+                        text[at] = special;
+                        // A later special byte must not hide the first.
+                        if at + 3 < len {
+                            text[at + 3] = b'"';
+                        }
+                    }
+                    assert_eq!(
+                        special_offset(&text),
+                        at,
+                        "len {len} at {at} byte {special}"
+                    );
+                }
+            }
+        }
+    }
+}
