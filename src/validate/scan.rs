@@ -160,15 +160,26 @@ impl<'t> Scanner<'t> {
     #[inline]
     fn string(&mut self) -> Scanned<(&'t str, bool)> {
         let start = self.at;
+        let escaped = self.pass_string()?;
+        // Both ends are ASCII quotes, so the slice is on character boundaries.
+        let raw = self
+            .text
+            .get(start..self.at.saturating_sub(1))
+            .ok_or(Unsure)?;
+        Ok((raw, escaped))
+    }
+
+    /// Reads past a string whose opening quote was just read; whether it
+    /// holds escapes.
+    #[inline(always)]
+    fn pass_string(&mut self) -> Scanned<bool> {
         let mut escaped = false;
         loop {
             self.at += special_offset(self.rest());
             match self.peek() {
                 Some(b'"') => {
-                    // Both ends are ASCII quotes, so the slice is on character boundaries.
-                    let raw = self.text.get(start..self.at).ok_or(Unsure)?;
                     self.at += 1;
-                    return Ok((raw, escaped));
+                    return Ok(escaped);
                 }
                 Some(b'\\') => {
                     self.at += 1;
@@ -227,7 +238,7 @@ impl<'t> Scanner<'t> {
         match self.peek().ok_or(Unsure)? {
             b'"' => {
                 self.at += 1;
-                self.string()?;
+                self.pass_string()?;
                 Ok(Shape::scalar(JsonKind::String))
             }
             b'{' => self.object(cap, room),
@@ -248,28 +259,42 @@ impl<'t> Scanner<'t> {
         Ok(Shape::scalar(kind))
     }
 
-    /// A number. A plain integer of up to 18 digits is one whatever the
-    /// reader; everything else (fractions, exponents, `-0`, longer
-    /// integers) is classified by serde_json itself, so a float is the
-    /// very float `Value` holds.
+    /// A number. Two common forms are read here, as serde_json reads them:
+    /// an integer of up to 18 digits (any 64-bit reader holds it) and a
+    /// fraction of at most 15 digits in all with a non-zero digit after the
+    /// point (the nearest double is then no whole number: its distance to
+    /// one, at least 10^-f, exceeds half the spacing of doubles below
+    /// 10^15). Everything else (exponents, `-0`, longer numbers) is
+    /// classified by serde_json itself, so a float is the very float
+    /// `Value` holds.
     fn number(&mut self) -> Scanned<Shape> {
         let start = self.at;
         let negative = self.peek() == Some(b'-');
         if negative {
             self.at += 1;
         }
-        let digits_start = self.at;
-        while let Some(b'0'..=b'9') = self.peek() {
+        let whole = self.digits();
+        let fraction = if self.peek() == Some(b'.') {
             self.at += 1;
-        }
-        let digits = self.bytes.get(digits_start..self.at).unwrap_or_default();
-        let plain = !matches!(self.peek(), Some(b'.' | b'e' | b'E'));
-        let leading_zero = digits.first() == Some(&b'0');
-        if plain && (1..=18).contains(&digits.len()) && !leading_zero {
-            return Ok(Shape::scalar(JsonKind::Integer));
-        }
-        if plain && digits == b"0" && !negative {
-            return Ok(Shape::scalar(JsonKind::Integer));
+            Some(self.digits())
+        } else {
+            None
+        };
+        let exponent = matches!(self.peek(), Some(b'e' | b'E'));
+        let well_formed = whole == b"0" || whole.first().is_some_and(|d| *d != b'0');
+        if well_formed && !exponent {
+            match fraction {
+                None if whole.len() <= 18 && !(negative && whole == b"0") => {
+                    return Ok(Shape::scalar(JsonKind::Integer));
+                }
+                Some(fraction)
+                    if whole.len() + fraction.len() <= 15
+                        && fraction.iter().any(|d| *d != b'0') =>
+                {
+                    return Ok(Shape::scalar(JsonKind::Number));
+                }
+                _ => {}
+            }
         }
         while let Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') = self.peek() {
             self.at += 1;
@@ -277,6 +302,16 @@ impl<'t> Scanner<'t> {
         let token = self.bytes.get(start..self.at).ok_or(Unsure)?;
         let value: Value = serde_json::from_slice(token).map_err(|_| Unsure)?;
         Ok(Shape::of(&value, 0, false))
+    }
+
+    /// A run of decimal digits (possibly empty).
+    #[inline]
+    fn digits(&mut self) -> &'t [u8] {
+        let start = self.at;
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.at += 1;
+        }
+        self.bytes.get(start..self.at).unwrap_or_default()
     }
 
     fn array(&mut self, cap: usize, track_strings: bool, room: usize) -> Scanned<Shape> {
@@ -322,7 +357,7 @@ impl<'t> Scanner<'t> {
             if self.next_token() != Some(b'"') {
                 return Err(Unsure);
             }
-            self.string()?;
+            self.pass_string()?;
             if self.next_token() != Some(b':') {
                 return Err(Unsure);
             }
@@ -387,7 +422,7 @@ impl<'t> Scanner<'t> {
 /// Eight bytes at a time: for each kind, the lowest flagged byte of a word
 /// is exact (a borrow only flags bytes above a true match), so the lowest
 /// flag of the three together is the first such byte.
-#[inline]
+#[inline(always)]
 fn special_offset(rest: &[u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
