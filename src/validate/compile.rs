@@ -57,6 +57,8 @@ pub(crate) struct Inner {
     /// Key indices in byte order of the names: serde_json's default map
     /// iterates members in that order, so lookups can walk instead of hash.
     pub(crate) sorted: Vec<usize>,
+    /// Each key's place in `sorted`, by key index.
+    rank: Vec<usize>,
     pub(crate) required_count: usize,
     /// Indices of the keys with a default, in template order.
     pub(crate) defaulted: Vec<usize>,
@@ -209,6 +211,12 @@ impl CompiledSchema {
             let name = |i: usize| keys.get(i).map(|k| &*k.name);
             name(a).cmp(&name(b))
         });
+        let mut rank = vec![0; keys.len()];
+        for (place, &index) in sorted.iter().enumerate() {
+            if let Some(slot) = rank.get_mut(index) {
+                *slot = place;
+            }
+        }
         let required_count = keys.iter().filter(|k| k.required).count();
         let defaulted = keys
             .iter()
@@ -222,6 +230,7 @@ impl CompiledSchema {
                 keys,
                 index,
                 sorted,
+                rank,
                 required_count,
                 defaulted,
                 maps_are_sorted: OnceLock::new(),
@@ -357,7 +366,13 @@ impl Inner {
             }
         }
         if let Some(index) = found {
+            // Both guesses continue from the member found, however it was
+            // found: a template key the payload leaves out then costs no hash.
             cursor.declared = index + 1;
+            cursor.sorted = self
+                .rank
+                .get(index)
+                .map_or(cursor.sorted, |place| place + 1);
         }
         found
     }
@@ -371,17 +386,15 @@ impl Inner {
 
     /// Whether `name` is one of the next few keys in byte order.
     #[inline(always)]
-    fn next_sorted(&self, cursor: &mut Cursor, name: &str) -> Option<usize> {
+    fn next_sorted(&self, cursor: &Cursor, name: &str) -> Option<usize> {
         const STEPS: usize = 4;
-        let start = cursor.sorted;
-        let ahead = self.sorted.get(start..).unwrap_or_default();
-        for (offset, &index) in ahead.iter().take(STEPS).enumerate() {
+        let ahead = self.sorted.get(cursor.sorted..).unwrap_or_default();
+        for &index in ahead.iter().take(STEPS) {
             if self
                 .keys
                 .get(index)
                 .is_some_and(|k| same_name(&k.name, name))
             {
-                cursor.sorted = start + offset + 1;
                 return Some(index);
             }
         }
