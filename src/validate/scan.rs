@@ -7,22 +7,22 @@
 //! with `IgnoredAny` costs. The scanner only has to be right about what it
 //! accepts: anything it is unsure of — a syntax error, an escaped member
 //! name, a `schema_id` other than the schema's, a repeated member, a
-//! lone surrogate, a number that is not a short integer — ends the scan
+//! lone surrogate, a number other than a short integer or fraction — ends the scan
 //! with [`Unsure`], and the caller reads the text again with serde_json,
 //! which then settles it (and words any error) exactly as before. So the
 //! scanner accepts a subset of what serde_json accepts, and classifies
-//! every value as `serde_json::Value` would (`tests/properties.rs` and the
-//! fuzz targets compare the two on generated and mutated text).
+//! every value as `serde_json::Value` would (`tests/respelled.rs`,
+//! `tests/properties.rs` and the fuzz targets compare the two on generated
+//! and mutated text).
 
 use serde_json::Value;
 
 use super::UnknownKeys;
-use super::compile::Check;
 use super::normalized::Plan;
 use super::pass::{Member, Pass};
 use super::report::Outcome;
 use super::shape::Shape;
-use super::stream::{Payload, Stream};
+use super::stream::{Payload, Probe, Stream};
 use crate::key::JsonKind;
 
 /// The scanner did not settle the text; serde_json's reader will.
@@ -376,7 +376,6 @@ impl<'t> Scanner<'t> {
         self.at += 1;
         let schema = stream.schema;
         let limits = &schema.options.limits;
-        let cap = limits.max_depth.saturating_add(1);
         let mut pass = Pass::new(schema, true);
         let mut count = 0usize;
         if !self.empty_container(b'}') {
@@ -389,14 +388,13 @@ impl<'t> Scanner<'t> {
                 }
                 let flow = match pass.find(name) {
                     Some(index) => {
-                        let other = schema
-                            .keys
-                            .get(index)
-                            .is_some_and(|k| k.check == Check::Other);
-                        let shape = self.value(cap, other, MAX_NESTING)?;
+                        // What the serde reader's probe follows, the scanner follows.
+                        let probe = Probe::for_key(schema, index);
+                        let shape = self.value(probe.cap, probe.track_strings, MAX_NESTING)?;
                         pass.known(index, Member::Shape(shape), &mut stream.out)
                     }
                     None => {
+                        let cap = limits.max_depth.saturating_add(1);
                         let shape = self.value(cap, false, MAX_NESTING)?;
                         let kept = schema.options.unknown_keys == UnknownKeys::Warn;
                         pass.unknown(name, kept.then_some(shape), &mut stream.out)

@@ -683,9 +683,9 @@ impl<O> PayloadSeed<'_, '_, O> {
 #[derive(Clone, Copy)]
 pub(super) struct Probe {
     /// Depth beyond which nesting is not followed (the limit plus one).
-    cap: usize,
+    pub(super) cap: usize,
     /// Whether to find the first non-string element of an array (only `other` needs it).
-    track_strings: bool,
+    pub(super) track_strings: bool,
 }
 
 /// The value of a member the schema does not define: read either way (what
