@@ -109,7 +109,7 @@ impl CompiledSchema {
     pub fn mcp_input_schema(&self) -> Value {
         let mut properties = Map::new();
         let mut required = Vec::new();
-        for key in &self.inner.keys {
+        for (index, key) in self.inner.keys.iter().enumerate() {
             let definition = self.template().key(&key.name);
             let mut property = acceptance_schema(key);
             if let Some(description) = definition.and_then(described) {
@@ -117,7 +117,7 @@ impl CompiledSchema {
             } else if key.check == Check::Other {
                 property.insert("description".into(), OTHER_DESCRIPTION.into());
             }
-            if let (Some(default), false) = (&key.default, key.required) {
+            if let (Some((_, default)), false) = (self.inner.default_of(index), key.required) {
                 property.insert("default".into(), as_written(default));
             }
             if key.status != KeyStatus::Active {
@@ -321,7 +321,7 @@ impl CompiledSchema {
         let mut properties = Map::new();
         let mut required = Vec::new();
         let mut warnings = Vec::new();
-        for key in self.producer_keys() {
+        for (_, key) in self.producer_keys() {
             let at = self.key_pointer(&key.name);
             let name = &*key.name;
             let mut property = Map::new();
@@ -430,14 +430,14 @@ impl CompiledSchema {
              Keys:\n",
             one_line(&template.scenario)
         );
-        for key in self.producer_keys() {
+        for (index, key) in self.producer_keys() {
             let ty = match key.check {
                 Check::Other => "string or array of strings".to_owned(),
                 Check::Type(ty) => ty.to_string(),
             };
             let mut notes = vec![ty];
             notes.push(if key.required { "required" } else { "optional" }.to_owned());
-            if let (Some(default), false) = (&key.default, key.required) {
+            if let (Some((_, default)), false) = (self.inner.default_of(index), key.required) {
                 notes.push(format!("default {default}"));
             }
             if key.status == KeyStatus::Deprecated {
@@ -475,11 +475,12 @@ impl CompiledSchema {
             .map_or_else(String::new, |i| format!("/keys/{i}"))
     }
 
-    fn producer_keys(&self) -> impl Iterator<Item = &CompiledKey> {
+    fn producer_keys(&self) -> impl Iterator<Item = (usize, &CompiledKey)> {
         self.inner
             .keys
             .iter()
-            .filter(|k| k.status != KeyStatus::Withdrawn)
+            .enumerate()
+            .filter(|(_, k)| k.status != KeyStatus::Withdrawn)
     }
 }
 

@@ -122,7 +122,7 @@ impl PySchema {
     ) -> PyResult<Self> {
         let template = template_arg(template)?;
         let options = options(unknown_keys, max_depth, max_keys, max_bytes, big_integers)?;
-        CompiledSchema::with_options(&template, options)
+        CompiledSchema::from_template_with_options(template, options)
             .map(|inner| PySchema { inner })
             .map_err(|e| template_error(&e))
     }

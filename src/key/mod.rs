@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -31,8 +32,11 @@ pub const DEPRECATED_MEMBER: &str = "deprecated";
 /// assert!(KeyName::new("CabinClass").is_err());
 /// # Ok::<(), sdsi::key::InvalidKeyName>(())
 /// ```
+// Shared, not boxed: a template is copied into every schema compiled from
+// it and into every patch stack's layers, and each compiled key keeps its
+// name, so a clone should not allocate.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct KeyName(Box<str>);
+pub struct KeyName(Arc<str>);
 
 /// The error for a string that is not a snake_case key name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -52,6 +56,11 @@ impl KeyName {
     /// The name as a string slice.
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// The name, shared with this value (no copy).
+    pub(crate) fn shared(&self) -> Arc<str> {
+        Arc::clone(&self.0)
     }
 
     /// Whether this is the reserved `other` key.
@@ -288,7 +297,7 @@ impl fmt::Display for KeyType {
 /// Deserializing checks every member as a template's keys are checked, and
 /// reports every problem (the `Deserialize` impl lives in `template.rs`,
 /// beside those checks). [`KeyDefinition::sensitivity`] reads the §7 marker.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct KeyDefinition {
     /// The key's snake_case name.
@@ -305,6 +314,25 @@ pub struct KeyDefinition {
     /// Members this crate does not know, kept so that a round trip loses nothing.
     #[serde(flatten, serialize_with = "key_extra")]
     pub extra: IndexMap<String, Value>,
+}
+
+// By hand: most keys have no extra members, and cloning an empty `IndexMap`
+// still costs a hash table's worth of work (a tenth of copying a template).
+impl Clone for KeyDefinition {
+    fn clone(&self) -> Self {
+        Self {
+            key_name: self.key_name.clone(),
+            key_type: self.key_type,
+            required: self.required,
+            default_value: self.default_value.clone(),
+            semantic_description: self.semantic_description.clone(),
+            extra: if self.extra.is_empty() {
+                IndexMap::with_hasher(self.extra.hasher().clone())
+            } else {
+                self.extra.clone()
+            },
+        }
+    }
 }
 
 /// A whole-number float (`2.0`, `-0.0`, `1e19`) as the integer it is, when

@@ -117,16 +117,18 @@ impl<'s> Pass<'s> {
             }
             Fit::WrongType => {
                 out.error(|| match key.check {
-                    Check::Type(ty) => Issue::type_mismatch(key.path.clone(), ty, shape.kind),
+                    Check::Type(ty) => {
+                        Issue::type_mismatch(self.schema.path(index), ty, shape.kind)
+                    }
                     Check::Other => match shape.first_non_string {
                         Some(i) => Issue::fixed(
                             IssueCode::InvalidOther,
-                            element_path(&key.path, i),
+                            element_path(&self.schema.path(index), i),
                             "every element of \"other\" must be a string",
                         ),
                         None => Issue::fixed(
                             IssueCode::InvalidOther,
-                            key.path.clone(),
+                            self.schema.path(index),
                             "\"other\" must be a string or an array of strings",
                         ),
                     },
@@ -134,14 +136,16 @@ impl<'s> Pass<'s> {
                 return ControlFlow::Continue(());
             }
             Fit::TooDeep => {
-                out.error(|| Issue::limit(key.path.clone(), "nesting depth", max_depth as u64))?;
+                out.error(|| {
+                    Issue::limit(self.schema.path(index), "nesting depth", max_depth as u64)
+                })?;
                 return ControlFlow::Continue(());
             }
             Fit::BeyondRange => {
                 out.error(|| {
                     Issue::fixed(
                         IssueCode::IntegerOutOfRange,
-                        key.path.clone(),
+                        self.schema.path(index),
                         "integer beyond 64 bits: no i64 or u64 holds it",
                     )
                 })?;
@@ -151,12 +155,12 @@ impl<'s> Pass<'s> {
         match key.status {
             KeyStatus::Active => {}
             KeyStatus::Deprecated => out.warning(|| {
-                Issue::fixed(IssueCode::DeprecatedKey, key.path.clone(), "key is deprecated and will be withdrawn")
+                Issue::fixed(IssueCode::DeprecatedKey, self.schema.path(index), "key is deprecated and will be withdrawn")
             }),
             KeyStatus::Withdrawn => out.warning(|| {
                 Issue::fixed(
                     IssueCode::WithdrawnKey,
-                    key.path.clone(),
+                    self.schema.path(index),
                     "key is withdrawn; it is accepted only until its backward-compatibility window ends",
                 )
             }),
@@ -215,7 +219,7 @@ impl<'s> Pass<'s> {
                     out.error(|| {
                         Issue::fixed(
                             IssueCode::MissingRequiredKey,
-                            key.path.clone(),
+                            self.schema.path(index),
                             "required key is missing",
                         )
                     })?;
