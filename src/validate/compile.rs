@@ -257,8 +257,8 @@ impl CompiledSchema {
         for (i, key) in keys.iter().enumerate() {
             // Names are unique (the template check refuses duplicates, and
             // withdrawn keys and `other` are added only when absent).
-            index.insert_unique(name_hash(&key.name), i, |&j: &usize| {
-                keys.get(j).map_or(0, |k| name_hash(&k.name))
+            index.insert_unique(name_hash(key.name.as_bytes()), i, |&j: &usize| {
+                keys.get(j).map_or(0, |k| name_hash(k.name.as_bytes()))
             });
         }
         let mut sorted: Vec<usize> = (0..keys.len()).collect();
@@ -334,7 +334,13 @@ impl CompiledSchema {
 /// comparison is two overlapping word loads per side.
 #[inline]
 pub(crate) fn same_name(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
+    same_bytes(a.as_bytes(), b.as_bytes())
+}
+
+/// [`same_name`] on raw names (the bytes path looks names up before
+/// making them `str`s).
+#[inline]
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
@@ -353,7 +359,7 @@ pub(crate) fn same_name(a: &str, b: &str) -> bool {
 
 /// The hash a key name is found by.
 #[inline]
-fn name_hash(name: &str) -> u64 {
+fn name_hash(name: &[u8]) -> u64 {
     FxBuildHasher.hash_one(name)
 }
 
@@ -435,11 +441,19 @@ impl Inner {
         Some((&key.name, default))
     }
 
+    /// The index of the key `name`, if the schema has one.
     #[inline]
     pub(crate) fn lookup(&self, name: &str) -> Option<usize> {
+        self.lookup_bytes(name.as_bytes())
+    }
+
+    #[inline]
+    fn lookup_bytes(&self, name: &[u8]) -> Option<usize> {
         self.index
             .find(name_hash(name), |&i| {
-                self.keys.get(i).is_some_and(|k| same_name(&k.name, name))
+                self.keys
+                    .get(i)
+                    .is_some_and(|k| same_bytes(k.name.as_bytes(), name))
             })
             .copied()
     }
@@ -453,7 +467,7 @@ impl Inner {
     /// two and one short byte comparison. A miss (an unknown key, members
     /// in no order) hashes.
     #[inline(always)]
-    pub(crate) fn lookup_from(&self, cursor: &mut Cursor, name: &str) -> Option<usize> {
+    pub(crate) fn lookup_from(&self, cursor: &mut Cursor, name: &[u8]) -> Option<usize> {
         let mut found = if cursor.sorted_first {
             self.next_sorted(cursor, name)
         } else {
@@ -469,7 +483,7 @@ impl Inner {
                 // The other guess found it: it goes first from now on.
                 cursor.sorted_first = !cursor.sorted_first;
             } else {
-                found = self.lookup(name);
+                found = self.lookup_bytes(name);
             }
         }
         if let Some(index) = found {
@@ -486,9 +500,9 @@ impl Inner {
 
     /// Whether `name` is the key after the previous one in template order.
     #[inline(always)]
-    fn next_declared(&self, cursor: &Cursor, name: &str) -> Option<usize> {
+    fn next_declared(&self, cursor: &Cursor, name: &[u8]) -> Option<usize> {
         let key = self.keys.get(cursor.declared)?;
-        same_name(&key.name, name).then_some(cursor.declared)
+        same_bytes(key.name.as_bytes(), name).then_some(cursor.declared)
     }
 
     /// Whether `name` is one of the next few keys in byte order.
@@ -497,14 +511,14 @@ impl Inner {
         clippy::manual_find,
         reason = "`Iterator::find` here compiled to a third more instructions for `is_valid` (callgrind)"
     )]
-    fn next_sorted(&self, cursor: &Cursor, name: &str) -> Option<usize> {
+    fn next_sorted(&self, cursor: &Cursor, name: &[u8]) -> Option<usize> {
         const STEPS: usize = 4;
         let ahead = self.sorted.get(cursor.sorted..).unwrap_or_default();
         for &index in ahead.iter().take(STEPS) {
             if self
                 .keys
                 .get(index)
-                .is_some_and(|k| same_name(&k.name, name))
+                .is_some_and(|k| same_bytes(k.name.as_bytes(), name))
             {
                 return Some(index);
             }

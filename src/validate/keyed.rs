@@ -233,7 +233,7 @@ impl<'s, O: Outcome> Keyed<'s, O> {
         name: &str,
         value: D,
     ) -> Result<ControlFlow<()>, D::Error> {
-        if let Some(index) = self.pass.find(name) {
+        if let Some(index) = self.pass.find(name.as_bytes()) {
             return self.key(index, value);
         }
         // Copied before the value's read, as `member` promises.

@@ -61,7 +61,7 @@ impl<'s> Pass<'s> {
         member: Member<'_>,
         out: &mut O,
     ) -> ControlFlow<()> {
-        match self.find(name) {
+        match self.find(name.as_bytes()) {
             Some(index) => self.known(index, member, out),
             None => {
                 // Only a kept unknown member (`Warn`) needs its shape.
@@ -79,7 +79,7 @@ impl<'s> Pass<'s> {
 
     /// The index of the key `name`, if the schema has one.
     #[inline]
-    pub(crate) fn find(&mut self, name: &str) -> Option<usize> {
+    pub(crate) fn find(&mut self, name: &[u8]) -> Option<usize> {
         self.schema.lookup_from(&mut self.cursor, name)
     }
 

@@ -38,7 +38,6 @@ const MAX_NESTING: usize = 64;
 /// Runs the stream's checks over `text`, a whole message.
 pub(super) fn message<O: Outcome>(stream: &mut Stream<'_, O>, text: &str) -> Scanned<()> {
     let mut scanner = Scanner {
-        text,
         bytes: text.as_bytes(),
         at: 0,
     };
@@ -50,18 +49,18 @@ pub(super) fn message<O: Outcome>(stream: &mut Stream<'_, O>, text: &str) -> Sca
     if !scanner.empty_container(b'}') {
         loop {
             match scanner.name()? {
-                "schema_id" => {
+                b"schema_id" => {
                     if stream.seen_schema_id || scanner.next_token() != Some(b'"') {
                         return Err(Unsure);
                     }
                     let (id, escaped) = scanner.string()?;
                     // Another id is reported with the value found: serde_json's reader does that.
-                    if escaped || id != &*stream.schema.schema_id {
+                    if escaped || id != stream.schema.schema_id.as_bytes() {
                         return Err(Unsure);
                     }
                     stream.seen_schema_id = true;
                 }
-                "payload" => {
+                b"payload" => {
                     scanner.skip_whitespace();
                     if seen_payload || scanner.peek() != Some(b'{') {
                         return Err(Unsure);
@@ -87,7 +86,6 @@ pub(super) fn message<O: Outcome>(stream: &mut Stream<'_, O>, text: &str) -> Sca
 }
 
 struct Scanner<'t> {
-    text: &'t str,
     bytes: &'t [u8],
     /// The next byte to read; never past `bytes.len()` but by one after
     /// the last byte was consumed, which `peek` reads as the end.
@@ -142,9 +140,10 @@ impl<'t> Scanner<'t> {
         }
     }
 
-    /// A member name and its colon; a name with escapes is left to serde_json.
+    /// A member name (its raw bytes: the text is UTF-8) and its colon; a
+    /// name with escapes is left to serde_json.
     #[inline]
-    fn name(&mut self) -> Scanned<&'t str> {
+    fn name(&mut self) -> Scanned<&'t [u8]> {
         if self.next_token() != Some(b'"') {
             return Err(Unsure);
         }
@@ -155,15 +154,16 @@ impl<'t> Scanner<'t> {
         Ok(name)
     }
 
-    /// A string whose opening quote was just read: its raw text and
-    /// whether it holds escapes (checked here, not decoded).
+    /// A string whose opening quote was just read: its raw bytes and
+    /// whether it holds escapes (checked here, not decoded). Bytes, not a
+    /// `str`: a `str` slice checks both ends for character boundaries, and
+    /// most names are only compared.
     #[inline]
-    fn string(&mut self) -> Scanned<(&'t str, bool)> {
+    fn string(&mut self) -> Scanned<(&'t [u8], bool)> {
         let start = self.at;
         let escaped = self.pass_string()?;
-        // Both ends are ASCII quotes, so the slice is on character boundaries.
         let raw = self
-            .text
+            .bytes
             .get(start..self.at.saturating_sub(1))
             .ok_or(Unsure)?;
         Ok((raw, escaped))
@@ -314,6 +314,7 @@ impl<'t> Scanner<'t> {
         self.bytes.get(start..self.at).unwrap_or_default()
     }
 
+    #[inline(never)]
     fn array(&mut self, cap: usize, track_strings: bool, room: usize) -> Scanned<Shape> {
         let room = room.checked_sub(1).ok_or(Unsure)?;
         self.at += 1;
@@ -342,6 +343,7 @@ impl<'t> Scanner<'t> {
         Ok(shape)
     }
 
+    #[inline(never)]
     fn object(&mut self, cap: usize, room: usize) -> Scanned<Shape> {
         let room = room.checked_sub(1).ok_or(Unsure)?;
         self.at += 1;
@@ -394,6 +396,9 @@ impl<'t> Scanner<'t> {
                         pass.known(index, Member::Shape(shape), &mut stream.out)
                     }
                     None => {
+                        // Both ends are ASCII quotes in UTF-8 text: this
+                        // cannot fail, and runs only for unknown names.
+                        let name = std::str::from_utf8(name).map_err(|_| Unsure)?;
                         let cap = limits.max_depth.saturating_add(1);
                         let shape = self.value(cap, false, MAX_NESTING)?;
                         let kept = schema.options.unknown_keys == UnknownKeys::Warn;

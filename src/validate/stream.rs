@@ -411,13 +411,13 @@ impl<'de> Visitor<'de> for PayloadMemberSeed<'_, '_> {
         f.write_str("a member name")
     }
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(match self.0.find(v) {
+        Ok(match self.0.find(v.as_bytes()) {
             Some(index) => PayloadMember::Known(index),
             None => PayloadMember::Unknown(Cow::Borrowed(v)),
         })
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(match self.0.find(v) {
+        Ok(match self.0.find(v.as_bytes()) {
             Some(index) => PayloadMember::Known(index),
             None => PayloadMember::Unknown(Cow::Owned(v.to_owned())),
         })

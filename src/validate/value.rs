@@ -165,7 +165,7 @@ fn payload_verdict(schema: &Inner, payload: &Map<String, Value>) -> bool {
     let mut required = 0usize;
     for (name, value) in payload {
         match schema
-            .lookup_from(&mut cursor, name)
+            .lookup_from(&mut cursor, name.as_bytes())
             .and_then(|i| schema.keys.get(i))
         {
             Some(key) => {
