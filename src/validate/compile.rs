@@ -9,6 +9,7 @@ use rustc_hash::FxBuildHasher;
 use serde_json::Value;
 
 use super::options::ValidateOptions;
+use super::shape::Scalars;
 use crate::digest::{DigestError, canonical_digest};
 use crate::issue::push_segment;
 use crate::key::{KeyDefinition, KeyType, OTHER_KEY, whole_number};
@@ -55,6 +56,10 @@ pub(crate) struct CompiledKey {
     pub(crate) required: bool,
     pub(crate) default: Fallback,
     pub(crate) status: KeyStatus,
+    /// The scalars a verdict accepts from the tag alone.
+    pub(crate) verdict_scalars: Scalars,
+    /// The scalars the full pass accepts from the tag alone.
+    pub(crate) kept_scalars: Scalars,
 }
 
 impl CompiledKey {
@@ -71,6 +76,8 @@ impl CompiledKey {
             required,
             default,
             status,
+            verdict_scalars: Scalars::verdict(check, required),
+            kept_scalars: Scalars::kept(check, required, status == KeyStatus::Active),
         }
     }
 }
@@ -87,9 +94,9 @@ pub(crate) struct Inner {
     pub(crate) keys: Vec<CompiledKey>,
     /// Key indices by name hash (names are not copied).
     pub(crate) index: HashTable<usize>,
-    /// Key indices in byte order of the names: serde_json's default map
+    /// The keys in byte order of their names: serde_json's default map
     /// iterates members in that order, so lookups can walk instead of hash.
-    pub(crate) sorted: Vec<usize>,
+    sorted: Box<[SortedKey]>,
     /// Each key's place in `sorted`, by key index.
     rank: Vec<usize>,
     pub(crate) required_count: usize,
@@ -261,14 +268,18 @@ impl CompiledSchema {
                 keys.get(j).map_or(0, |k| name_hash(k.name.as_bytes()))
             });
         }
-        let mut sorted: Vec<usize> = (0..keys.len()).collect();
-        sorted.sort_unstable_by(|&a, &b| {
-            let name = |i: usize| keys.get(i).map(|k| &*k.name);
-            name(a).cmp(&name(b))
-        });
+        let mut sorted: Box<[SortedKey]> = keys
+            .iter()
+            .enumerate()
+            .map(|(index, key)| SortedKey {
+                name: Arc::clone(&key.name),
+                index,
+            })
+            .collect();
+        sorted.sort_unstable_by(|a, b| a.name.cmp(&b.name));
         let mut rank = vec![0; keys.len()];
-        for (place, &index) in sorted.iter().enumerate() {
-            if let Some(slot) = rank.get_mut(index) {
+        for (place, key) in sorted.iter().enumerate() {
+            if let Some(slot) = rank.get_mut(key.index) {
                 *slot = place;
             }
         }
@@ -514,17 +525,21 @@ impl Inner {
     fn next_sorted(&self, cursor: &Cursor, name: &[u8]) -> Option<usize> {
         const STEPS: usize = 4;
         let ahead = self.sorted.get(cursor.sorted..).unwrap_or_default();
-        for &index in ahead.iter().take(STEPS) {
-            if self
-                .keys
-                .get(index)
-                .is_some_and(|k| same_bytes(k.name.as_bytes(), name))
-            {
-                return Some(index);
+        for key in ahead.iter().take(STEPS) {
+            if same_bytes(key.name.as_bytes(), name) {
+                return Some(key.index);
             }
         }
         None
     }
+}
+
+/// A key in the byte-ordered walk: its name beside its index, so that a
+/// guess compares without first fetching the key.
+#[derive(Debug)]
+struct SortedKey {
+    name: Arc<str>,
+    index: usize,
 }
 
 /// Where [`Inner::lookup_from`] expects the next member: just after the

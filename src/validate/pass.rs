@@ -97,14 +97,18 @@ impl<'s> Pass<'s> {
         let Some(key) = self.schema.keys.get(index) else {
             return ControlFlow::Continue(());
         };
-        let max_depth = self.schema.options.limits.max_depth;
-        let shape = match member {
-            Member::Value(value) => Shape::of(value, max_depth, key.check == Check::Other),
-            Member::Shape(shape) => shape,
-        };
         if key.required {
             self.required_seen += 1;
         }
+        let max_depth = self.schema.options.limits.max_depth;
+        let shape = match member {
+            // The usual member: a scalar of the key's type, kept as it is.
+            Member::Value(value) if key.kept_scalars.take(value) => {
+                return ControlFlow::Continue(());
+            }
+            Member::Value(value) => Shape::of(value, max_depth, key.check == Check::Other),
+            Member::Shape(shape) => shape,
+        };
         match fit(key, &shape, self.schema) {
             Fit::Fits { rewrite } => {
                 if rewrite {
