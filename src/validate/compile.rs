@@ -274,6 +274,8 @@ impl CompiledSchema {
             .map(|(index, key)| SortedKey {
                 name: Arc::clone(&key.name),
                 index,
+                verdict_scalars: key.verdict_scalars,
+                required: key.required,
             })
             .collect();
         sorted.sort_unstable_by(|a, b| a.name.cmp(&b.name));
@@ -509,6 +511,30 @@ impl Inner {
         found
     }
 
+    /// A verdict's shortcut for the usual member of a byte-ordered map:
+    /// when `name` is the next key in byte order and that key takes `value`
+    /// from its tag alone, moves `cursor` past it and says whether the key
+    /// is required. `None` leaves everything to [`Inner::lookup_from`] and
+    /// the full decision.
+    #[inline(always)]
+    pub(crate) fn settle_next_sorted(
+        &self,
+        cursor: &mut Cursor,
+        name: &[u8],
+        value: &Value,
+    ) -> Option<bool> {
+        if !cursor.sorted_first {
+            return None;
+        }
+        let key = self.sorted.get(cursor.sorted)?;
+        if !same_bytes(key.name.as_bytes(), name) || !key.verdict_scalars.take(value) {
+            return None;
+        }
+        cursor.sorted += 1;
+        cursor.declared = key.index + 1;
+        Some(key.required)
+    }
+
     /// Whether `name` is the key after the previous one in template order.
     #[inline(always)]
     fn next_declared(&self, cursor: &Cursor, name: &[u8]) -> Option<usize> {
@@ -535,11 +561,14 @@ impl Inner {
 }
 
 /// A key in the byte-ordered walk: its name beside its index, so that a
-/// guess compares without first fetching the key.
+/// guess compares without first fetching the key, and what a verdict needs
+/// of the key for the usual member ([`Inner::settle_next_sorted`]).
 #[derive(Debug)]
 struct SortedKey {
     name: Arc<str>,
     index: usize,
+    verdict_scalars: Scalars,
+    required: bool,
 }
 
 /// Where [`Inner::lookup_from`] expects the next member: just after the

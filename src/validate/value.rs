@@ -166,6 +166,10 @@ fn payload_verdict(schema: &Inner, payload: &Map<String, Value>) -> bool {
     let mut cursor = Cursor::default();
     let mut required = 0usize;
     for (name, value) in payload {
+        if let Some(key_required) = schema.settle_next_sorted(&mut cursor, name.as_bytes(), value) {
+            required += usize::from(key_required);
+            continue;
+        }
         match schema
             .lookup_from(&mut cursor, name.as_bytes())
             .and_then(|i| schema.keys.get(i))
