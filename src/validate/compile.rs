@@ -9,7 +9,7 @@ use rustc_hash::FxBuildHasher;
 use serde_json::Value;
 
 use super::options::ValidateOptions;
-use super::shape::Scalars;
+use super::scalars::Scalars;
 use crate::digest::{DigestError, canonical_digest};
 use crate::issue::push_segment;
 use crate::key::{KeyDefinition, KeyType, OTHER_KEY, whole_number};
@@ -174,8 +174,8 @@ impl CompiledSchema {
     /// Compiles `template`, taking it: the schema keeps the template it was
     /// compiled from (for [`template`](Self::template), the digest and the
     /// exports), and [`new`](Self::new) must copy a borrowed one (on the
-    /// bench's 50-key template, a fifth of compiling's instructions). Use this one when the
-    /// template is not needed afterwards, as after
+    /// bench's 50-key template, about a third of compiling's instructions).
+    /// Use this one when the template is not needed afterwards, as after
     /// [`SchemaTemplate::from_value`]. On error the template is dropped; the
     /// error lists every problem.
     ///

@@ -31,6 +31,7 @@ mod options;
 mod pass;
 mod report;
 mod response;
+mod scalars;
 mod scan;
 mod shape;
 mod stream;

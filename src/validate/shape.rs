@@ -6,8 +6,7 @@
 
 use serde_json::Value;
 
-use super::compile::Check;
-use crate::key::{JsonKind, KeyType, float_as_integer};
+use crate::key::{JsonKind, float_as_integer};
 
 /// The JSON type of a value, how deep it nests (capped just past the limit),
 /// for arrays the index of the first element that is not a string, and
@@ -80,73 +79,6 @@ impl Shape {
             beyond_64_bits: false,
             whole_float: false,
         }
-    }
-}
-
-/// The scalar values a key takes with nothing more to check, one bit per
-/// kind: a verdict decides those from the value's tag and leaves the rest
-/// (containers, which have a depth; floats in an integer key, which may be
-/// whole or past 64 bits; anything refused) to [`Shape`] and the full
-/// decision. Same answers, less work on the usual flat payload.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Scalars(u8);
-
-impl Scalars {
-    const NULL: u8 = 1;
-    const BOOLEAN: u8 = 1 << 1;
-    const INTEGER: u8 = 1 << 2;
-    const FLOAT: u8 = 1 << 3;
-    const STRING: u8 = 1 << 4;
-
-    /// What a verdict on a key checked by `check` settles from the tag:
-    /// an optional key also takes `null` (as not given).
-    pub(crate) fn verdict(check: Check, required: bool) -> Self {
-        let of_type = Self::of_type(check);
-        Self(if required {
-            of_type.0
-        } else {
-            of_type.0 | Self::NULL
-        })
-    }
-
-    /// What the full pass keeps as it is, with no warning and nothing for
-    /// the normalized payload to do: the key's own type, but no `null` for
-    /// an optional key (it is dropped), and nothing for a deprecated or
-    /// withdrawn key (each warns).
-    pub(crate) fn kept(check: Check, required: bool, active: bool) -> Self {
-        match (active, required) {
-            (false, _) => Self(0),
-            (true, true) => Self::of_type(check),
-            (true, false) => Self(Self::of_type(check).0 & !Self::NULL),
-        }
-    }
-
-    fn of_type(check: Check) -> Self {
-        let by_type = match check {
-            Check::Other => Self::STRING,
-            Check::Type(KeyType::String) => Self::STRING,
-            Check::Type(KeyType::Integer) => Self::INTEGER,
-            Check::Type(KeyType::Number) => Self::INTEGER | Self::FLOAT,
-            Check::Type(KeyType::Boolean) => Self::BOOLEAN,
-            Check::Type(KeyType::Null) => Self::NULL,
-            Check::Type(KeyType::Array | KeyType::Object) => 0,
-        };
-        Self(by_type)
-    }
-
-    /// Whether `value` is one of these scalars; `false` means "ask the
-    /// full decision", not "refused".
-    #[inline(always)]
-    pub(crate) fn take(self, value: &Value) -> bool {
-        let kind = match value {
-            Value::Null => Self::NULL,
-            Value::Bool(_) => Self::BOOLEAN,
-            Value::Number(number) if number.is_i64() || number.is_u64() => Self::INTEGER,
-            Value::Number(_) => Self::FLOAT,
-            Value::String(_) => Self::STRING,
-            Value::Array(_) | Value::Object(_) => return false,
-        };
-        self.0 & kind != 0
     }
 }
 

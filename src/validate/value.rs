@@ -156,7 +156,7 @@ fn envelope_members(message: &Map<String, Value>) -> (Option<&Value>, Option<&Va
 /// [`too_deep`]) and counts required keys: `is_valid` runs on every
 /// message a server gets, and this loop does less work than the pass
 /// (`tests/properties.rs` holds the two equal). A scalar the key takes
-/// from its tag alone ([`Scalars`](super::shape::Scalars)) needs no
+/// from its tag alone ([`Scalars`](super::scalars::Scalars)) needs no
 /// [`Shape`].
 fn payload_verdict(schema: &Inner, payload: &Map<String, Value>) -> bool {
     if payload.len() > schema.options.limits.max_keys {
