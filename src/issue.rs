@@ -3,12 +3,14 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
 
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
 use crate::key::{JsonKind, KeyType};
+
+mod path;
+pub(crate) use path::IssuePath;
 
 /// The stable, machine-readable code of an [`Issue`].
 ///
@@ -299,7 +301,7 @@ enum Message {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Issue {
     code: IssueCode,
-    path: Arc<str>,
+    path: IssuePath,
     message: Message,
     limit: Option<u64>,
 }
@@ -316,21 +318,19 @@ impl Issue {
     pub fn prefixed(&self, prefix: &str) -> Self {
         let mut issue = self.clone();
         if !prefix.is_empty() {
-            issue.path = format!("{prefix}{}", self.path).into();
+            issue.path = format!("{prefix}{}", self.path()).into();
         }
         issue
     }
 
-    /// The same issue with `prefix` cut from the front of its path, when it is there.
-    pub(crate) fn strip_prefix(&self, prefix: &str) -> Self {
-        let mut issue = self.clone();
-        if let Some(rest) = self.path.strip_prefix(prefix) {
-            issue.path = rest.into();
+    /// Cuts `prefix` from the front of the path, when it is there.
+    pub(crate) fn strip_prefix(&mut self, prefix: &str) {
+        if let Some(rest) = self.path.as_str().strip_prefix(prefix) {
+            self.path = rest.into();
         }
-        issue
     }
 
-    pub(crate) fn fixed(code: IssueCode, path: impl Into<Arc<str>>, message: &'static str) -> Self {
+    pub(crate) fn fixed(code: IssueCode, path: impl Into<IssuePath>, message: &'static str) -> Self {
         Self {
             code,
             path: path.into(),
@@ -339,7 +339,7 @@ impl Issue {
         }
     }
 
-    pub(crate) fn owned(code: IssueCode, path: impl Into<Arc<str>>, message: String) -> Self {
+    pub(crate) fn owned(code: IssueCode, path: impl Into<IssuePath>, message: String) -> Self {
         Self {
             code,
             path: path.into(),
@@ -348,16 +348,16 @@ impl Issue {
         }
     }
 
-    pub(crate) fn type_mismatch(path: Arc<str>, expected: KeyType, found: JsonKind) -> Self {
+    pub(crate) fn type_mismatch(path: impl Into<IssuePath>, expected: KeyType, found: JsonKind) -> Self {
         Self {
             code: IssueCode::TypeMismatch,
-            path,
+            path: path.into(),
             message: Message::Type { expected, found },
             limit: None,
         }
     }
 
-    pub(crate) fn limit(path: impl Into<Arc<str>>, what: &'static str, limit: u64) -> Self {
+    pub(crate) fn limit(path: impl Into<IssuePath>, what: &'static str, limit: u64) -> Self {
         Self {
             code: IssueCode::LimitExceeded,
             path: path.into(),
@@ -373,7 +373,7 @@ impl Issue {
 
     /// The JSON Pointer (RFC 6901) to the offending value; `""` is the root.
     pub fn path(&self) -> &str {
-        &self.path
+        self.path.as_str()
     }
 
     /// A readable, lowercase message without a trailing period.
@@ -470,9 +470,14 @@ impl Problems {
 
     /// Orders both lists by path (stable: equal paths keep their order).
     pub(crate) fn sort_by_path(&mut self) {
-        self.errors.sort_by(|a, b| a.path().cmp(b.path()));
-        self.warnings.sort_by(|a, b| a.path().cmp(b.path()));
+        sort_by_path(&mut self.errors);
+        sort_by_path(&mut self.warnings);
     }
+}
+
+/// Orders `issues` by path, stably.
+pub(crate) fn sort_by_path(issues: &mut [Issue]) {
+    issues.sort_by(|a, b| a.path().cmp(b.path()));
 }
 
 /// The one `Display` of the crate's errors: `"{subject} (N problems); issue; issue"`.
@@ -495,10 +500,9 @@ pub(crate) fn write_problems(
 
 impl fmt::Display for Issue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = if self.path.is_empty() {
-            "/"
-        } else {
-            &self.path
+        let path = match self.path() {
+            "" => "/",
+            path => path,
         };
         write!(f, "{} at {}: {}", self.code, path, self.message())
     }
@@ -510,7 +514,7 @@ impl Serialize for Issue {
         let fields = 3 + usize::from(self.limit.is_some()) + 2 * usize::from(typed);
         let mut s = serializer.serialize_struct("Issue", fields)?;
         s.serialize_field("code", &self.code)?;
-        s.serialize_field("path", &*self.path)?;
+        s.serialize_field("path", self.path())?;
         s.serialize_field("message", &self.message())?;
         if let Some(limit) = self.limit {
             s.serialize_field("limit", &limit)?;
@@ -548,29 +552,6 @@ pub(crate) fn pointer(prefix: &str, segment: &str) -> String {
     out
 }
 
-/// [`pointer`] as the shared string an [`Issue`] holds, built with one
-/// allocation when it is short and needs no escapes (an unknown key's path,
-/// on the invalid-report path).
-pub(crate) fn pointer_arc(prefix: &str, segment: &str) -> Arc<str> {
-    let mut buffer = [0u8; 96];
-    let parts = [prefix.as_bytes(), b"/", segment.as_bytes()];
-    let len = prefix.len() + 1 + segment.len();
-    let plain = !segment.bytes().any(|b| b == b'~' || b == b'/');
-    if plain && len <= buffer.len() {
-        let mut at = 0;
-        for part in parts {
-            if let Some(slot) = buffer.get_mut(at..at + part.len()) {
-                slot.copy_from_slice(part);
-            }
-            at += part.len();
-        }
-        if let Some(Ok(text)) = buffer.get(..len).map(std::str::from_utf8) {
-            return Arc::from(text);
-        }
-    }
-    Arc::from(pointer(prefix, segment))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -590,17 +571,13 @@ mod tests {
     #[test]
     fn pointer_escaping() {
         assert_eq!(pointer("/payload", "a/b~c"), "/payload/a~1b~0c");
-        assert_eq!(&*pointer_arc("/payload", "a/b~c"), "/payload/a~1b~0c");
-        assert_eq!(&*pointer_arc("/payload", "seat"), "/payload/seat");
-        assert_eq!(&*pointer_arc("/payload", "é"), "/payload/é");
-        let long = "x".repeat(200);
-        assert_eq!(&*pointer_arc("/payload", &long), format!("/payload/{long}"));
+        assert_eq!(IssuePath::member("/payload", "é").as_str(), "/payload/é");
         assert_eq!(pointer("", "x"), "/x");
     }
 
     #[test]
     fn messages_render() {
-        let issue = Issue::type_mismatch("/payload/n".into(), KeyType::Integer, JsonKind::Number);
+        let issue = Issue::type_mismatch("/payload/n", KeyType::Integer, JsonKind::Number);
         assert_eq!(issue.message(), "expected integer, found number");
         assert_eq!(
             issue.to_string(),

@@ -13,7 +13,7 @@ use super::{
     Envelope, EnvelopeLimits, FIELDS, MAX_PAYLOAD_OBJECT_NESTING, MessageId, ProtocolVersion,
     Timestamp,
 };
-use crate::issue::{Issue, IssueCode, Problems, pointer, write_problems};
+use crate::issue::{Issue, IssueCode, Problems, pointer, sort_by_path, write_problems};
 use crate::key::is_snake_case;
 use crate::validate::CompiledSchema;
 
@@ -284,10 +284,6 @@ fn read_json(bytes: &[u8], limits: &EnvelopeLimits) -> Result<Value, Issue> {
 
 fn invalid_json(error: &serde_json::Error) -> Issue {
     Issue::owned(IssueCode::InvalidJson, "", error.to_string())
-}
-
-fn sort_by_path(issues: &mut [Issue]) {
-    issues.sort_by(|a, b| a.path().cmp(b.path()));
 }
 
 /// The JSON type of `value`, as named in messages.

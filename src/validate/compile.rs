@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::options::ValidateOptions;
 use super::scalars::Scalars;
 use crate::digest::{DigestError, canonical_digest};
-use crate::issue::push_segment;
+use crate::issue::{IssuePath, push_segment};
 use crate::key::{KeyDefinition, KeyType, OTHER_KEY, whole_number};
 use crate::template::{SchemaTemplate, TemplateError};
 
@@ -102,7 +102,7 @@ pub(crate) struct Inner {
     pub(crate) required_count: usize,
     /// Each key's `/payload/<name>`, by key index: built when the first issue
     /// needs one (a valid message needs none), then shared by every issue.
-    paths: OnceLock<Box<[Arc<str>]>>,
+    paths: OnceLock<Box<[IssuePath]>>,
     /// Indices of the keys with a default, in template order.
     pub(crate) defaulted: Vec<usize>,
     /// Whether serde_json's maps, as built into this program, keep members
@@ -424,7 +424,7 @@ impl Inner {
     // tight as when every key held its path (measured: inlined, `is_valid`
     // took ~1 % more instructions).
     #[cold]
-    pub(crate) fn path(&self, index: usize) -> Arc<str> {
+    pub(crate) fn path(&self, index: usize) -> IssuePath {
         let paths = self.paths.get_or_init(|| {
             self.keys
                 .iter()
@@ -433,13 +433,13 @@ impl Inner {
                         String::with_capacity(PAYLOAD_POINTER.len() + 1 + key.name.len());
                     path.push_str(PAYLOAD_POINTER);
                     push_segment(&mut path, &key.name);
-                    Arc::from(path)
+                    IssuePath::from(Arc::<str>::from(path))
                 })
                 .collect()
         });
         paths
             .get(index)
-            .map_or_else(|| Arc::from(PAYLOAD_POINTER), Arc::clone)
+            .map_or_else(|| PAYLOAD_POINTER.into(), IssuePath::clone)
     }
 
     /// The name and default of key number `index`, if it has a default.

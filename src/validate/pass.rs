@@ -11,7 +11,7 @@ use super::normalized::Plan;
 use super::options::{BigIntegers, UnknownKeys};
 use super::report::Outcome;
 use super::shape::Shape;
-use crate::issue::{Issue, IssueCode, pointer_arc};
+use crate::issue::{Issue, IssueCode, IssuePath};
 use crate::key::{JsonKind, KeyType};
 
 /// One validation pass over a payload's members, shared by both paths.
@@ -127,7 +127,7 @@ impl<'s> Pass<'s> {
                     Check::Other => match shape.first_non_string {
                         Some(i) => Issue::fixed(
                             IssueCode::InvalidOther,
-                            element_path(&self.schema.path(index), i),
+                            IssuePath::element(self.schema.path(index).as_str(), i),
                             "every element of \"other\" must be a string",
                         ),
                         None => Issue::fixed(
@@ -197,7 +197,7 @@ impl<'s> Pass<'s> {
                 if shape.is_some_and(|s| too_deep(self.schema, &s)) {
                     out.error(|| {
                         Issue::limit(
-                            pointer_arc("/payload", name),
+                            IssuePath::member("/payload", name),
                             "nesting depth",
                             self.schema.options.limits.max_depth as u64,
                         )
@@ -285,22 +285,10 @@ pub(crate) fn too_deep(schema: &Inner, shape: &Shape) -> bool {
     shape.depth > schema.options.limits.max_depth
 }
 
-/// `path/index`, without the formatting machinery (a fifth of an invalid
-/// report's time went to `format!` here).
-fn element_path(path: &str, index: usize) -> String {
-    let mut digits = itoa::Buffer::new();
-    let digits = digits.format(index);
-    let mut out = String::with_capacity(path.len() + 1 + digits.len());
-    out.push_str(path);
-    out.push('/');
-    out.push_str(digits);
-    out
-}
-
 fn unknown_key(name: &str) -> Issue {
     Issue::fixed(
         IssueCode::UnknownKey,
-        pointer_arc("/payload", name),
+        IssuePath::member("/payload", name),
         "key is not defined by the schema",
     )
 }
@@ -340,7 +328,7 @@ pub(crate) fn check_schema_id<O: Outcome>(
         }),
         Some(other) => out.error(|| {
             Issue::type_mismatch(
-                "/schema_id".into(),
+                "/schema_id",
                 crate::key::KeyType::String,
                 JsonKind::of(other),
             )

@@ -107,10 +107,10 @@ impl<'a> Report<'a> {
     /// payload's problems are found at `/payload/...` and reported from its root).
     pub(crate) fn strip_prefix(mut self, prefix: &str) -> Self {
         for issue in self.problems.errors_mut() {
-            *issue = issue.strip_prefix(prefix);
+            issue.strip_prefix(prefix);
         }
         for issue in self.problems.warnings_mut() {
-            *issue = issue.strip_prefix(prefix);
+            issue.strip_prefix(prefix);
         }
         self
     }
