@@ -330,7 +330,11 @@ impl Issue {
         }
     }
 
-    pub(crate) fn fixed(code: IssueCode, path: impl Into<IssuePath>, message: &'static str) -> Self {
+    pub(crate) fn fixed(
+        code: IssueCode,
+        path: impl Into<IssuePath>,
+        message: &'static str,
+    ) -> Self {
         Self {
             code,
             path: path.into(),
@@ -348,7 +352,11 @@ impl Issue {
         }
     }
 
-    pub(crate) fn type_mismatch(path: impl Into<IssuePath>, expected: KeyType, found: JsonKind) -> Self {
+    pub(crate) fn type_mismatch(
+        path: impl Into<IssuePath>,
+        expected: KeyType,
+        found: JsonKind,
+    ) -> Self {
         Self {
             code: IssueCode::TypeMismatch,
             path: path.into(),

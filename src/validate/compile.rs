@@ -535,6 +535,24 @@ impl Inner {
         Some(key.required)
     }
 
+    /// The index of the key `name` when it is the next key in byte order and
+    /// the previous member was found in that order (the usual member of
+    /// serde_json's default map); moves `cursor` past it without the
+    /// general guesses of [`Inner::lookup_from`].
+    #[inline(always)]
+    pub(crate) fn next_in_byte_order(&self, cursor: &mut Cursor, name: &[u8]) -> Option<usize> {
+        if !cursor.sorted_first {
+            return None;
+        }
+        let key = self.sorted.get(cursor.sorted)?;
+        if !same_bytes(key.name.as_bytes(), name) {
+            return None;
+        }
+        cursor.sorted += 1;
+        cursor.declared = key.index + 1;
+        Some(key.index)
+    }
+
     /// Whether `name` is the key after the previous one in template order.
     #[inline(always)]
     fn next_declared(&self, cursor: &Cursor, name: &[u8]) -> Option<usize> {

@@ -80,6 +80,9 @@ impl<'s> Pass<'s> {
     /// The index of the key `name`, if the schema has one.
     #[inline]
     pub(crate) fn find(&mut self, name: &[u8]) -> Option<usize> {
+        if let Some(index) = self.schema.next_in_byte_order(&mut self.cursor, name) {
+            return Some(index);
+        }
         self.schema.lookup_from(&mut self.cursor, name)
     }
 
