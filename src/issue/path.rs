@@ -3,10 +3,11 @@
 use std::fmt;
 use std::sync::Arc;
 
-use compact_str::CompactString;
+use arrayvec::ArrayString;
 
-/// The longest path a `CompactString` holds without allocating.
-const INLINE: usize = std::mem::size_of::<String>();
+/// The longest path held inline: `/payload/` and a 23-byte name (the enum
+/// is then 40 bytes, the size of its shared form with room to spare).
+const INLINE: usize = 32;
 
 /// An issue's JSON Pointer (RFC 6901).
 ///
@@ -18,7 +19,7 @@ const INLINE: usize = std::mem::size_of::<String>();
 #[derive(Clone)]
 pub(crate) enum IssuePath {
     Shared(Arc<str>),
-    Compact(CompactString),
+    Inline(ArrayString<INLINE>),
 }
 
 impl IssuePath {
@@ -27,7 +28,7 @@ impl IssuePath {
     pub(crate) fn as_str(&self) -> &str {
         match self {
             Self::Shared(path) => path,
-            Self::Compact(path) => path.as_str(),
+            Self::Inline(path) => path.as_str(),
         }
     }
 
@@ -44,28 +45,20 @@ impl IssuePath {
         Self::joined(prefix, itoa::Buffer::new().format(index))
     }
 
-    /// `prefix/segment`, copied once into the inline buffer when it fits.
-    // Measured: three `CompactString::push_str` calls cost ~3x this copy and check.
+    /// `prefix/segment`: inline when it fits, shared otherwise.
     fn joined(prefix: &str, segment: &str) -> Self {
-        let len = prefix.len() + 1 + segment.len();
-        let mut buffer = [0u8; INLINE];
-        if let Some(slot) = buffer.get_mut(..len) {
-            if let Some((head, tail)) = slot.split_at_mut_checked(prefix.len()) {
-                head.copy_from_slice(prefix.as_bytes());
-                if let Some((slash, rest)) = tail.split_first_mut() {
-                    *slash = b'/';
-                    rest.copy_from_slice(segment.as_bytes());
-                }
-            }
-            if let Ok(text) = std::str::from_utf8(slot) {
-                return Self::Compact(CompactString::new(text));
-            }
+        let mut path = ArrayString::new();
+        let fits = path.try_push_str(prefix).is_ok()
+            && path.try_push_str("/").is_ok()
+            && path.try_push_str(segment).is_ok();
+        if fits {
+            return Self::Inline(path);
         }
-        let mut path = String::with_capacity(len);
+        let mut path = String::with_capacity(prefix.len() + 1 + segment.len());
         path.push_str(prefix);
         path.push('/');
         path.push_str(segment);
-        path.into()
+        Self::Shared(path.into())
     }
 }
 
@@ -78,13 +71,16 @@ impl From<Arc<str>> for IssuePath {
 impl From<&str> for IssuePath {
     /// A copy of `path`: inline when short, like every fixed path the crate uses.
     fn from(path: &str) -> Self {
-        Self::Compact(CompactString::new(path))
+        ArrayString::from(path).map_or_else(|_| Self::Shared(path.into()), Self::Inline)
     }
 }
 
 impl From<String> for IssuePath {
     fn from(path: String) -> Self {
-        Self::Compact(path.into())
+        match ArrayString::from(&path) {
+            Ok(inline) => Self::Inline(inline),
+            Err(_) => Self::Shared(path.into()),
+        }
     }
 }
 
@@ -109,16 +105,31 @@ mod tests {
     fn members_are_escaped_and_short_ones_stay_inline() {
         let plain = IssuePath::member("/payload", "seat");
         assert_eq!(plain.as_str(), "/payload/seat");
-        assert!(matches!(&plain, IssuePath::Compact(p) if !p.is_heap_allocated()));
+        assert!(matches!(plain, IssuePath::Inline(_)));
         assert_eq!(
             IssuePath::member("/payload", "a/b~c").as_str(),
             "/payload/a~1b~0c"
         );
         let long = "k".repeat(100);
-        assert_eq!(
-            IssuePath::member("/payload", &long).as_str(),
-            format!("/payload/{long}")
-        );
+        let path = IssuePath::member("/payload", &long);
+        assert!(matches!(path, IssuePath::Shared(_)));
+        assert_eq!(path.as_str(), format!("/payload/{long}"));
+    }
+
+    #[test]
+    fn the_inline_limit_is_exact() {
+        let at_limit = "k".repeat(INLINE - "/p/".len());
+        assert!(matches!(
+            IssuePath::member("/p", &at_limit),
+            IssuePath::Inline(_)
+        ));
+        let over = format!("{at_limit}k");
+        let path = IssuePath::member("/p", &over);
+        assert!(matches!(path, IssuePath::Shared(_)));
+        assert_eq!(path.as_str(), format!("/p/{over}"));
+        let text = "x".repeat(INLINE + 1);
+        assert_eq!(IssuePath::from(text.as_str()).as_str(), text);
+        assert_eq!(IssuePath::from(text.clone()).as_str(), text);
     }
 
     #[test]

@@ -433,7 +433,7 @@ impl Inner {
                         String::with_capacity(PAYLOAD_POINTER.len() + 1 + key.name.len());
                     path.push_str(PAYLOAD_POINTER);
                     push_segment(&mut path, &key.name);
-                    IssuePath::from(Arc::<str>::from(path))
+                    IssuePath::from(path)
                 })
                 .collect()
         });
