@@ -101,7 +101,7 @@ pub(crate) struct Inner {
     rank: Vec<usize>,
     pub(crate) required_count: usize,
     /// Each key's `/payload/<name>`, by key index: built when the first issue
-    /// needs one (a valid message needs none), then shared by every issue.
+    /// needs one (a valid message needs none), then copied into every issue.
     paths: OnceLock<Box<[IssuePath]>>,
     /// Indices of the keys with a default, in template order.
     pub(crate) defaulted: Vec<usize>,
