@@ -17,7 +17,7 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use sdsi::negotiate::{ExecutionResult, SchemaRequest, SchemaUpdateSuggestion};
 use sdsi::validate::{Limits, UnknownKeys, ValidateOptions};
-use sdsi::{CompiledSchema, KeyDefinition, SchemaTemplate, StructuredPayload};
+use sdsi::{CompiledSchema, IssueCode, KeyDefinition, SchemaTemplate, StructuredPayload};
 use serde_json::{Value, json};
 
 /// Serializes `message` and, when asked, repeats one payload member (first
@@ -281,6 +281,56 @@ proptest! {
         let schema = CompiledSchema::new(&flight()).unwrap();
         let report = schema.validate_slice(&bytes);
         prop_assert_eq!(schema.is_valid_slice(&bytes), report.is_valid());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// Every issue points at what it is about: the path of an issue on a
+    /// value resolves in the message (`Value::pointer`), for member names
+    /// with `~`, `/` and non-ASCII text and of lengths either side of the
+    /// inline limit an issue path has (32 bytes); a missing member's path
+    /// is its place, where nothing is, under a parent that is there.
+    #[test]
+    fn every_issue_path_points_at_its_value(
+        (template, message) in template(Extras::All).prop_flat_map(|t| { let m = message_for(&t); (Just(t), m) }),
+        added in prop::collection::vec(
+            (prop_oneof!["[a-zé_]{0,40}", "[a-z~/é_]{0,40}"], json_value()),
+            0..4,
+        ),
+        opts in options_with_limits(),
+    ) {
+        let mut message = message;
+        if let Some(payload) = message.get_mut("payload").and_then(Value::as_object_mut) {
+            payload.extend(added);
+        }
+        let schema = CompiledSchema::with_options(&template, opts).unwrap();
+        let report = schema.validate(&message);
+        for issue in report.errors().iter().chain(report.warnings()) {
+            let missing = matches!(
+                issue.code(),
+                IssueCode::MissingRequiredKey | IssueCode::MissingPayload | IssueCode::MissingSchemaId
+            );
+            if missing {
+                // Where it belongs: nothing there, its parent there.
+                prop_assert!(message.pointer(issue.path()).is_none());
+                let (parent, name) = issue.path().rsplit_once('/').unwrap();
+                prop_assert!(message.pointer(parent).is_some());
+                if issue.code() == IssueCode::MissingRequiredKey {
+                    prop_assert_eq!(parent, "/payload");
+                    prop_assert!(
+                        template.keys.iter().any(|k| k.key_name.as_str() == name),
+                        "{} names no key", issue.path()
+                    );
+                }
+            } else {
+                prop_assert!(
+                    message.pointer(issue.path()).is_some(),
+                    "{} ({}) does not resolve in {}", issue.path(), issue.code(), message
+                );
+            }
+        }
     }
 }
 
