@@ -282,10 +282,6 @@ proptest! {
         let report = schema.validate_slice(&bytes);
         prop_assert_eq!(schema.is_valid_slice(&bytes), report.is_valid());
     }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
     /// Every issue points at what it is about: the path of an issue on a
     /// value resolves in the message (`Value::pointer`), for member names

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::options::ValidateOptions;
 use super::scalars::Scalars;
 use crate::digest::{DigestError, canonical_digest};
-use crate::issue::{IssuePath, push_segment};
+use crate::issue::IssuePath;
 use crate::key::{KeyDefinition, KeyType, OTHER_KEY, whole_number};
 use crate::template::{SchemaTemplate, TemplateError};
 
@@ -428,13 +428,7 @@ impl Inner {
         let paths = self.paths.get_or_init(|| {
             self.keys
                 .iter()
-                .map(|key| {
-                    let mut path =
-                        String::with_capacity(PAYLOAD_POINTER.len() + 1 + key.name.len());
-                    path.push_str(PAYLOAD_POINTER);
-                    push_segment(&mut path, &key.name);
-                    IssuePath::from(path)
-                })
+                .map(|key| IssuePath::member(PAYLOAD_POINTER, &key.name))
                 .collect()
         });
         paths
@@ -481,8 +475,15 @@ impl Inner {
     /// in no order) hashes.
     #[inline(always)]
     pub(crate) fn lookup_from(&self, cursor: &mut Cursor, name: &[u8]) -> Option<usize> {
+        // The usual member of serde_json's default map is the next key in
+        // byte order: settled without the walk or the rank fetch below.
+        if let Some(key) = self.next_in_byte_order(cursor, name) {
+            cursor.step_past(key);
+            return Some(key.index);
+        }
         let mut found = if cursor.sorted_first {
-            self.next_sorted(cursor, name)
+            // The key at `cursor.sorted` was compared just above.
+            self.next_sorted(cursor.sorted + 1, name)
         } else {
             self.next_declared(cursor, name)
         };
@@ -490,7 +491,7 @@ impl Inner {
             found = if cursor.sorted_first {
                 self.next_declared(cursor, name)
             } else {
-                self.next_sorted(cursor, name)
+                self.next_sorted(cursor.sorted, name)
             };
             if found.is_some() {
                 // The other guess found it: it goes first from now on.
@@ -523,34 +524,23 @@ impl Inner {
         name: &[u8],
         value: &Value,
     ) -> Option<bool> {
-        if !cursor.sorted_first {
+        let key = self.next_in_byte_order(cursor, name)?;
+        if !key.verdict_scalars.take(value) {
             return None;
         }
-        let key = self.sorted.get(cursor.sorted)?;
-        if !same_bytes(key.name.as_bytes(), name) || !key.verdict_scalars.take(value) {
-            return None;
-        }
-        cursor.sorted += 1;
-        cursor.declared = key.index + 1;
+        cursor.step_past(key);
         Some(key.required)
     }
 
-    /// The index of the key `name` when it is the next key in byte order and
-    /// the previous member was found in that order (the usual member of
-    /// serde_json's default map); moves `cursor` past it without the
-    /// general guesses of [`Inner::lookup_from`].
+    /// The next key in byte order, when the previous member was found in
+    /// that order and `name` is this key's.
     #[inline(always)]
-    pub(crate) fn next_in_byte_order(&self, cursor: &mut Cursor, name: &[u8]) -> Option<usize> {
+    fn next_in_byte_order(&self, cursor: &Cursor, name: &[u8]) -> Option<&SortedKey> {
         if !cursor.sorted_first {
             return None;
         }
         let key = self.sorted.get(cursor.sorted)?;
-        if !same_bytes(key.name.as_bytes(), name) {
-            return None;
-        }
-        cursor.sorted += 1;
-        cursor.declared = key.index + 1;
-        Some(key.index)
+        same_bytes(key.name.as_bytes(), name).then_some(key)
     }
 
     /// Whether `name` is the key after the previous one in template order.
@@ -560,15 +550,15 @@ impl Inner {
         same_bytes(key.name.as_bytes(), name).then_some(cursor.declared)
     }
 
-    /// Whether `name` is one of the next few keys in byte order.
+    /// Whether `name` is one of the few keys from place `from` in byte order.
     #[inline(always)]
     #[allow(
         clippy::manual_find,
         reason = "`Iterator::find` here compiled to a third more instructions for `is_valid` (callgrind)"
     )]
-    fn next_sorted(&self, cursor: &Cursor, name: &[u8]) -> Option<usize> {
+    fn next_sorted(&self, from: usize, name: &[u8]) -> Option<usize> {
         const STEPS: usize = 4;
-        let ahead = self.sorted.get(cursor.sorted..).unwrap_or_default();
+        let ahead = self.sorted.get(from..).unwrap_or_default();
         for key in ahead.iter().take(STEPS) {
             if same_bytes(key.name.as_bytes(), name) {
                 return Some(key.index);
@@ -597,6 +587,15 @@ pub(crate) struct Cursor {
     declared: usize,
     sorted: usize,
     sorted_first: bool,
+}
+
+impl Cursor {
+    /// Moves past `key`, the next key in byte order.
+    #[inline(always)]
+    fn step_past(&mut self, key: &SortedKey) {
+        self.sorted += 1;
+        self.declared = key.index + 1;
+    }
 }
 
 #[cfg(test)]
