@@ -351,7 +351,7 @@ struct Mute;
 impl sdsi::evolution::IntentInducer for Mute {
     fn induce(
         &self,
-        _: &sdsi::evolution::ClusterView<'_>,
+        _: &sdsi::evolution::NeedView<'_>,
         _: &SchemaTemplate,
     ) -> Option<sdsi::KeyDefinition> {
         None

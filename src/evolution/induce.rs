@@ -5,12 +5,12 @@ use sha2::{Digest, Sha256};
 use super::IntentInducer;
 use super::cluster::Exemplar;
 use super::embed::{is_stopword, words};
-use super::pool::ClusterView;
+use super::need_view::NeedView;
 use crate::key::{KeyDefinition, KeyName, KeyType};
 use crate::template::SchemaTemplate;
 
-/// Induces a key from a cluster's fragments by rules:
-/// - the name is the cluster's most frequent content word, followed or
+/// Induces a key from a need's fragments by rules:
+/// - the name is the need's most frequent content word, followed or
 ///   preceded (as the fragments mostly put them) by the word that most often
 ///   comes with it, if it comes with it in at least a third of the
 ///   fragments: "window seat please", "a seat by the window" → `window_seat`;
@@ -34,8 +34,8 @@ const MAX_NAME: usize = 40;
 const MAX_QUOTE: usize = 80;
 
 impl IntentInducer for RuleInducer {
-    fn induce(&self, cluster: &ClusterView<'_>, _schema: &SchemaTemplate) -> Option<KeyDefinition> {
-        let mut clean: Vec<&Exemplar> = cluster.exemplars().iter().filter(|e| !e.flagged).collect();
+    fn induce(&self, need: &NeedView<'_>, _schema: &SchemaTemplate) -> Option<KeyDefinition> {
+        let mut clean: Vec<&Exemplar> = need.exemplars().iter().filter(|e| !e.flagged).collect();
         clean.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.text.cmp(&b.text)));
         let terms = salient_terms(&clean);
         if terms.is_empty() {

@@ -20,14 +20,20 @@
 //!
 //! Feature `evolution` (on by default; needs `patch`).
 
+mod cap;
 mod cluster;
 mod embed;
+mod gate;
+mod grouping;
 mod heat;
 mod induce;
 mod injection;
 mod linkage;
+mod need_view;
+mod needs;
 mod pipeline;
 mod pool;
+mod quota;
 mod redact;
 mod sanitize;
 mod state;
@@ -37,8 +43,9 @@ pub use cluster::Exemplar;
 pub use embed::HashingEmbedder;
 pub use induce::RuleInducer;
 pub use linkage::Linkage;
+pub use need_view::NeedView;
 pub use pipeline::{Branching, Evolution, EvolutionConfig, EvolutionEvent, PoolKey};
-pub use pool::{ClusterView, Ingested, Pool, PoolConfig, PoolError};
+pub use pool::{ClusterView, Ingested, NEED_RATIO, Pool, PoolConfig, PoolError, SUPPORT_RATIO};
 pub use redact::{Redacted, Redaction, redact};
 pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize_fragment};
 pub use state::{EVOLUTION_FORMAT_VERSION, EvolutionState, EvolutionStateError};
@@ -75,8 +82,15 @@ use crate::template::SchemaTemplate;
 pub trait Embedder: Send + Sync {
     /// The vectors' dimension.
     fn dimension(&self) -> usize;
-    /// The cosine similarity at or above which two texts mean the same here.
+    /// The similarity at or above which a text joins a fine cluster (its
+    /// mean cosine to the cluster's members).
     fn recommended_threshold(&self) -> f32;
+    /// The looser similarity at or above which groups of fine clusters are
+    /// one need (the mean cosine between their members): one need is phrased
+    /// many ways. Default: [`NEED_RATIO`] × the fine threshold.
+    fn recommended_need_threshold(&self) -> f32 {
+        NEED_RATIO * self.recommended_threshold()
+    }
     /// Writes the unit vector of `text` into `out` (of length `dimension()`);
     /// all zeros when the text has nothing to embed.
     fn embed_into(&self, text: &str, out: &mut [f32]);
@@ -104,6 +118,9 @@ impl<E: Embedder + ?Sized> Embedder for Box<E> {
     fn recommended_threshold(&self) -> f32 {
         (**self).recommended_threshold()
     }
+    fn recommended_need_threshold(&self) -> f32 {
+        (**self).recommended_need_threshold()
+    }
     fn embed_into(&self, text: &str, out: &mut [f32]) {
         (**self).embed_into(text, out);
     }
@@ -115,27 +132,27 @@ impl<E: Embedder + ?Sized> Embedder for Box<E> {
     }
 }
 
-/// A mature cluster plus the schema it would extend → a candidate key.
+/// A mature need plus the schema it would extend → a candidate key.
 ///
 /// The candidate's `semantic_description` must quote real fragments from the
-/// cluster (§6.2.2); use only exemplars that are not `flagged`.
+/// need (§6.2.2); use only exemplars that are not `flagged`.
 ///
 /// ```
 /// use sdsi::{KeyDefinition, KeyName, KeyType, SchemaTemplate};
-/// use sdsi::evolution::{ClusterView, IntentInducer};
+/// use sdsi::evolution::{IntentInducer, NeedView};
 /// /// Always proposes the same key.
 /// struct Fixed;
 /// impl IntentInducer for Fixed {
-///     fn induce(&self, cluster: &ClusterView<'_>, _: &SchemaTemplate) -> Option<KeyDefinition> {
-///         let example = cluster.exemplars().iter().find(|e| !e.flagged)?;
+///     fn induce(&self, need: &NeedView<'_>, _: &SchemaTemplate) -> Option<KeyDefinition> {
+///         let example = need.exemplars().iter().find(|e| !e.flagged)?;
 ///         let name = KeyName::new("seat_preference").ok()?;
 ///         Some(KeyDefinition::new(name, KeyType::String, false, format!("Example: '{}'", example.text)))
 ///     }
 /// }
 /// ```
 pub trait IntentInducer: Send + Sync {
-    /// The key the cluster asks for, or `None` to propose nothing.
-    fn induce(&self, cluster: &ClusterView<'_>, schema: &SchemaTemplate) -> Option<KeyDefinition>;
+    /// The key the need asks for, or `None` to propose nothing.
+    fn induce(&self, need: &NeedView<'_>, schema: &SchemaTemplate) -> Option<KeyDefinition>;
 }
 
 /// The whole evolution pipeline, so a server can swap the engine.

@@ -51,11 +51,19 @@ pub struct PoolKey {
 #[non_exhaustive]
 #[must_use]
 pub struct EvolutionConfig {
-    /// The pools' settings; `dimension` and `threshold` are replaced by the
-    /// embedder's unless `threshold` below is set.
+    /// The pools' settings; `dimension`, `threshold`, `need_threshold` and
+    /// `support_threshold` are replaced by the embedder's (or the overrides
+    /// below).
     pub pool: PoolConfig,
     /// A similarity threshold overriding the embedder's recommendation.
     pub threshold: Option<f32>,
+    /// A need threshold overriding the embedder's recommendation
+    /// ([`super::Embedder::recommended_need_threshold`]); the support
+    /// threshold follows it ([`super::SUPPORT_RATIO`]).
+    pub need_threshold: Option<f32>,
+    /// Most `other` fragments taken from one message (the rest are counted
+    /// in a `skipped` event). Default 16.
+    pub max_fragments_per_message: usize,
     /// Which pools fragments feed.
     pub branching: Branching,
     /// How long a proposed patch applies. Default 30 days.
@@ -70,6 +78,8 @@ impl Default for EvolutionConfig {
         Self {
             pool: PoolConfig::new(1, 0.5),
             threshold: None,
+            need_threshold: None,
+            max_fragments_per_message: 16,
             branching: Branching::Global,
             patch_lifetime: Duration::days(30),
             max_client_pools: 10_000,
@@ -87,6 +97,18 @@ impl EvolutionConfig {
     /// Overrides the embedder's similarity threshold.
     pub fn threshold(mut self, threshold: f32) -> Self {
         self.threshold = Some(threshold);
+        self
+    }
+
+    /// Overrides the embedder's need threshold.
+    pub fn need_threshold(mut self, threshold: f32) -> Self {
+        self.need_threshold = Some(threshold);
+        self
+    }
+
+    /// Sets how many `other` fragments one message may bring.
+    pub fn max_fragments_per_message(mut self, max: usize) -> Self {
+        self.max_fragments_per_message = max;
         self
     }
 
@@ -114,14 +136,17 @@ impl EvolutionConfig {
 #[serde(tag = "event", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum EvolutionEvent {
-    /// A cluster's dual gate opened.
+    /// A need's dual gate opened.
     Triggered {
         /// The pool.
         pool: PoolKey,
-        /// The cluster.
+        /// The need.
+        #[serde(serialize_with = "hex_id")]
+        need: u64,
+        /// The fine cluster the message's fragment joined.
         #[serde(serialize_with = "hex_id")]
         cluster: u64,
-        /// Its heat.
+        /// The need's heat.
         heat: f64,
         /// Its requests so far (one message is one, however many fragments).
         occurrences: u64,
@@ -135,45 +160,49 @@ pub enum EvolutionEvent {
     Proposed {
         /// The pool.
         pool: PoolKey,
-        /// The cluster it came from.
+        /// The need it came from.
         #[serde(serialize_with = "hex_id")]
-        cluster: u64,
+        need: u64,
         /// The patch.
         patch: Box<SchemaPatch>,
         /// Applied, or queued behind the convergence guard.
         submission: Submission,
     },
     /// A proposal was put off: the inducer proposed nothing, or the store
-    /// could not build the schema to check it against. The cluster may
+    /// could not build the schema to check it against. The need may
     /// trigger again from `retry_at` (a backoff doubling per failure).
     Deferred {
         /// The pool.
         pool: PoolKey,
-        /// The cluster.
+        /// The need.
         #[serde(serialize_with = "hex_id")]
-        cluster: u64,
+        need: u64,
         /// Why.
         reason: String,
         /// When it may be tried again.
         #[serde(with = "time::serde::rfc3339")]
         retry_at: OffsetDateTime,
     },
-    /// A cluster will propose nothing: most of its fragments read as
+    /// A need will propose nothing: most of its fragments read as
     /// instructions to a model, which must never become schema.
     Withheld {
         /// The pool.
         pool: PoolKey,
-        /// The cluster.
+        /// The need.
         #[serde(serialize_with = "hex_id")]
-        cluster: u64,
+        need: u64,
         /// Why.
         reason: String,
     },
-    /// A fragment could not enter a pool (nothing left to embed, or an
-    /// embedder output the pool refuses); the fragment itself is not repeated.
+    /// Fragments did not enter a pool (nothing left to embed, an embedder
+    /// output the pool refuses, the client's quota of new clusters spent,
+    /// or more fragments in one message than the engine takes); the
+    /// fragments themselves are not repeated.
     Skipped {
         /// The pool.
         pool: PoolKey,
+        /// How many fragments.
+        fragments: usize,
         /// Why.
         reason: String,
     },
@@ -184,9 +213,9 @@ pub enum EvolutionEvent {
     Refused {
         /// The pool.
         pool: PoolKey,
-        /// The cluster it came from.
+        /// The need it came from.
         #[serde(serialize_with = "hex_id")]
-        cluster: u64,
+        need: u64,
         /// The refused patch, whole (its description quotes only redacted,
         /// unflagged fragments, as a proposed patch does).
         patch: Box<SchemaPatch>,
@@ -195,7 +224,7 @@ pub enum EvolutionEvent {
     },
 }
 
-/// Cluster ids go on the wire as 16 hex digits (as in patch ids): JSON
+/// Need and cluster ids go on the wire as 16 hex digits (as in patch ids): JSON
 /// numbers above 2^53 lose precision in many languages.
 fn hex_id<S: serde::Serializer>(id: &u64, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(&format!("{id:016x}"))
@@ -307,9 +336,16 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             .config
             .threshold
             .unwrap_or_else(|| self.embedder.recommended_threshold());
+        config = config.with_need_threshold(
+            self.config
+                .need_threshold
+                .unwrap_or_else(|| self.embedder.recommended_need_threshold()),
+        );
         if personal {
-            // One client cannot "force" its own pool: the cap guards the global one.
+            // One client cannot "force" its own pool: the cap and the quota
+            // guard the global one.
             config.client_heat_cap = f64::MAX;
+            config.max_new_clusters_per_client = usize::MAX;
         }
         config
     }
@@ -343,7 +379,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         &mut self,
         store: &mut SchemaStore,
         key: &PoolKey,
-        cluster: u64,
+        need: u64,
         now: OffsetDateTime,
         events: &mut Vec<EvolutionEvent>,
     ) {
@@ -351,10 +387,10 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             return;
         };
         let mut defer = |pool: &mut Pool, reason: String| {
-            if let Some(retry_at) = pool.defer(cluster, now) {
+            if let Some(retry_at) = pool.defer(need, now) {
                 events.push(EvolutionEvent::Deferred {
                     pool: key.clone(),
-                    cluster,
+                    need,
                     reason,
                     retry_at,
                 });
@@ -370,36 +406,36 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
                 return;
             }
         };
-        let flagged_majority = pool.cluster(cluster).is_some_and(|view| {
+        let flagged_majority = pool.need(need).is_some_and(|view| {
             let (flagged, total) = view.exemplars().iter().fold((0u64, 0u64), |(f, t), e| {
                 (f + if e.flagged { e.count } else { 0 }, t + e.count)
             });
             flagged * 2 >= total && total > 0
         });
         if flagged_majority {
-            pool.mark_proposed(cluster, "");
+            pool.mark_proposed(need, "");
             events.push(EvolutionEvent::Withheld {
                 pool: key.clone(),
-                cluster,
+                need,
                 reason: "most of its fragments read as instructions to a model".to_owned(),
             });
             return;
         }
         let candidate = pool
-            .cluster(cluster)
+            .need(need)
             .and_then(|view| self.inducer.induce(&view, &template));
         let Some(candidate) = candidate else {
             defer(pool, "the inducer proposed no key".to_owned());
             return;
         };
-        pool.mark_proposed(cluster, candidate.key_name.as_str());
+        pool.mark_proposed(need, candidate.key_name.as_str());
         if candidate.key_name.as_str() == OTHER_KEY {
             return;
         }
         // A need whose fragments carried payment, identity or credential
         // values (now placeholders), or whose key reads as one, is proposed
         // marked sensitive: the store then holds it for the authorizer.
-        let carried = pool.cluster(cluster).and_then(|view| {
+        let carried = pool.need(need).and_then(|view| {
             view.exemplars()
                 .iter()
                 .flat_map(|e| Redaction::found_in(&e.text))
@@ -413,7 +449,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             }
         }
         let mut patch = SchemaPatch::new(
-            patch_id(key, cluster, now),
+            patch_id(key, need, now),
             template.schema_id.clone(),
             now,
             // Near the end of the representable range the lifetime is cut
@@ -442,13 +478,13 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         match store.submit_by(patch.clone(), Some("sdsi:evolution"), now, &DenySensitive) {
             Ok(submission) => events.push(EvolutionEvent::Proposed {
                 pool: key.clone(),
-                cluster,
+                need,
                 patch: Box::new(patch),
                 submission,
             }),
             Err(error) => events.push(EvolutionEvent::Refused {
                 pool: key.clone(),
-                cluster,
+                need,
                 patch: Box::new(patch),
                 errors: error.errors().to_vec(),
             }),
@@ -457,13 +493,13 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
 }
 
 /// A patch id no other pool can produce: global and personal pools number
-/// their clusters independently, so the pool is part of it.
-fn patch_id(pool: &PoolKey, cluster: u64, now: OffsetDateTime) -> String {
+/// their needs independently, so the pool is part of it.
+fn patch_id(pool: &PoolKey, need: u64, now: OffsetDateTime) -> String {
     use std::hash::{Hash, Hasher};
     let mut hasher = rustc_hash::FxHasher::default();
     pool.hash(&mut hasher);
     format!(
-        "evo-{:016x}-{cluster:016x}-{}",
+        "evo-{:016x}-{need:016x}-{}",
         hasher.finish(),
         now.unix_timestamp()
     )
@@ -512,8 +548,20 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
         let mut events = Vec::new();
         // No raw personal value or secret goes any further: not into the
         // embedding, the pool, an exemplar, a snapshot, an event or a key.
-        let cleaned: Vec<_> = other_fragments(message)
+        let fragments = other_fragments(message);
+        let cap = self.config.max_fragments_per_message;
+        if fragments.len() > cap {
+            for key in &keys {
+                events.push(EvolutionEvent::Skipped {
+                    pool: key.clone(),
+                    fragments: fragments.len() - cap,
+                    reason: format!("the message carries more than {cap} fragments"),
+                });
+            }
+        }
+        let cleaned: Vec<_> = fragments
             .into_iter()
+            .take(cap)
             .filter_map(sanitize_fragment)
             .map(|mut clean| {
                 clean.text = redact(&clean.text).text;
@@ -531,6 +579,7 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
             for key in &keys {
                 events.push(EvolutionEvent::Skipped {
                     pool: key.clone(),
+                    fragments: texts.len(),
                     reason: format!(
                         "the embedder returned {} vectors for {} fragments",
                         vectors.len(),
@@ -555,6 +604,7 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
                         Err(error) => {
                             events.push(EvolutionEvent::Skipped {
                                 pool: key.clone(),
+                                fragments: 1,
                                 reason: error.to_string(),
                             });
                             continue;
@@ -571,6 +621,7 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
                         // A zero vector (nothing to embed) or a broken embedder output.
                         events.push(EvolutionEvent::Skipped {
                             pool: key.clone(),
+                            fragments: 1,
                             reason: error.to_string(),
                         });
                         continue;
@@ -579,9 +630,10 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
                 if !ingested.triggered {
                     continue;
                 }
-                if let Some(view) = pool.cluster(ingested.cluster) {
+                if let Some(view) = pool.need(ingested.need) {
                     events.push(EvolutionEvent::Triggered {
                         pool: key.clone(),
+                        need: ingested.need,
                         cluster: ingested.cluster,
                         heat: view.heat(now),
                         occurrences: view.occurrences(),
@@ -589,7 +641,7 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
                         at: now,
                     });
                 }
-                self.propose(store, key, ingested.cluster, now, &mut events);
+                self.propose(store, key, ingested.need, now, &mut events);
             }
         }
         events

@@ -1,8 +1,10 @@
 //! The Differential Semantic Pool (§6.2.1): online clustering of `other`
-//! fragments, decaying heat, and the dual-gate trigger.
+//! fragments into fine clusters, fine clusters into needs, decaying heat,
+//! and the dual-gate trigger (on needs).
 
 use std::fmt;
 
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
@@ -10,6 +12,8 @@ use time::OffsetDateTime;
 use super::cluster::{ClusterLimits, ClusterState, Exemplar};
 use super::heat::seconds;
 use super::linkage::Linkage;
+use super::needs::{NeedState, Needs};
+use super::quota::CreationQuota;
 
 /// How a pool clusters, heats and triggers. The defaults are the draft's
 /// examples, except the similarity threshold, which belongs to the embedder.
@@ -29,6 +33,23 @@ pub struct PoolConfig {
     /// [`Linkage::Centroid`], the only linkage when they were written.
     #[serde(default = "Linkage::legacy")]
     pub linkage: Linkage,
+    /// Mean similarity between two groups of fine clusters at or above which
+    /// they are one need (average linkage over the clusters' members); looser
+    /// than `threshold`, since one need is phrased many ways. Take it from
+    /// [`super::Embedder::recommended_need_threshold`]. Snapshots written
+    /// before needs restore with [`NEED_RATIO`] × `threshold`.
+    #[serde(default = "unset")]
+    pub need_threshold: f32,
+    /// Mean similarity at or above which a neighbouring need (not yet
+    /// proposed) lends its heat to the gate of a hotter need: the paraphrases
+    /// of one need that the grouping left apart. Default [`SUPPORT_RATIO`] ×
+    /// `need_threshold`.
+    #[serde(default = "unset")]
+    pub support_threshold: f32,
+    /// Share of `heat_threshold` a need must hold itself before neighbours
+    /// may lend it theirs. Default 0.3.
+    #[serde(default = "default_support_share")]
+    pub support_share: f64,
     /// Heat a fragment adds. Default 1.
     pub increment: f64,
     /// Half-life of heat, in seconds. Default 24 h.
@@ -49,8 +70,33 @@ pub struct PoolConfig {
     pub max_clusters: usize,
     /// Fragments kept per cluster as examples. Default 8.
     pub max_exemplars: usize,
-    /// Clients whose recent heat is tracked per cluster. Default 64.
+    /// Clients whose recent heat is tracked per need. Default 64.
     pub max_tracked_clients: usize,
+    /// Most clusters one client may found within any window (a calendar
+    /// window per client, starting at its first founding), so that a flood
+    /// of distinct fragments from one client cannot evict the needs others
+    /// are building. Default 1,000.
+    #[serde(default = "default_client_quota")]
+    pub max_new_clusters_per_client: usize,
+}
+
+/// The need threshold's default share of the fine threshold.
+pub const NEED_RATIO: f32 = 0.82;
+
+/// The support threshold's default share of the need threshold.
+pub const SUPPORT_RATIO: f32 = 0.65;
+
+/// Marks a threshold a snapshot did not carry (it is derived on restore).
+fn unset() -> f32 {
+    f32::NAN
+}
+
+fn default_support_share() -> f64 {
+    0.3
+}
+
+fn default_client_quota() -> usize {
+    1_000
 }
 
 impl PoolConfig {
@@ -60,6 +106,9 @@ impl PoolConfig {
             dimension,
             threshold,
             linkage: Linkage::Average,
+            need_threshold: threshold * NEED_RATIO,
+            support_threshold: threshold * NEED_RATIO * SUPPORT_RATIO,
+            support_share: default_support_share(),
             increment: 1.0,
             half_life_secs: 86_400.0,
             heat_threshold: 50.0,
@@ -70,15 +119,40 @@ impl PoolConfig {
             max_clusters: 10_000,
             max_exemplars: 8,
             max_tracked_clients: 64,
+            max_new_clusters_per_client: default_client_quota(),
         }
+    }
+
+    /// The same settings with another need threshold (and the support
+    /// threshold that goes with it, [`SUPPORT_RATIO`] of it).
+    pub fn with_need_threshold(mut self, need_threshold: f32) -> Self {
+        self.need_threshold = need_threshold;
+        self.support_threshold = need_threshold * SUPPORT_RATIO;
+        self
+    }
+
+    /// Fills in the thresholds a snapshot written before needs lacks.
+    fn complete(mut self) -> Self {
+        if self.need_threshold.is_nan() {
+            self.need_threshold = self.threshold * NEED_RATIO;
+        }
+        if self.support_threshold.is_nan() {
+            self.support_threshold = self.need_threshold * SUPPORT_RATIO;
+        }
+        self
     }
 
     fn check(&self) -> Result<(), PoolError> {
         let positive = |v: f64| v > 0.0 && v.is_finite();
         let problem = if self.dimension == 0 {
             Some("dimension must be at least 1")
-        } else if !(self.threshold.is_finite() && (-1.0..=1.0).contains(&self.threshold)) {
-            Some("threshold must be a cosine similarity in -1..=1")
+        } else if [self.threshold, self.need_threshold, self.support_threshold]
+            .iter()
+            .any(|t| !(t.is_finite() && (-1.0..=1.0).contains(t)))
+        {
+            Some("thresholds must be cosine similarities in -1..=1")
+        } else if !(self.support_share.is_finite() && self.support_share >= 0.0) {
+            Some("support share must be a finite number, not negative")
         } else if !positive(self.half_life_secs) || self.half_life_secs < MIN_HALF_LIFE_SECS {
             // Heat is kept against the Unix epoch as t / half-life: a shorter
             // half-life would overflow it for ordinary timestamps.
@@ -97,6 +171,7 @@ impl PoolConfig {
             || self.max_exemplars == 0
             || self.min_clients == 0
             || self.min_occurrences == 0
+            || self.max_new_clusters_per_client == 0
         {
             Some("counts (max clusters, exemplars, gate minimums) must be at least 1")
         } else {
@@ -105,7 +180,7 @@ impl PoolConfig {
         problem.map_or(Ok(()), |p| Err(PoolError::Config(p)))
     }
 
-    fn limits(&self) -> ClusterLimits {
+    pub(crate) fn limits(&self) -> ClusterLimits {
         ClusterLimits {
             increment: self.increment,
             half_life: self.half_life_secs,
@@ -143,6 +218,14 @@ pub enum PoolError {
     /// Two pools with different configurations cannot merge.
     #[error("pools with different configurations cannot merge")]
     ConfigMismatch,
+    /// The client founded as many clusters as it may within the window
+    /// ([`PoolConfig::max_new_clusters_per_client`]); the fragment was not
+    /// taken.
+    #[error("this client founded {limit} clusters within the window, the most it may")]
+    ClientQuota {
+        /// The quota.
+        limit: usize,
+    },
 }
 
 /// What one ingest did.
@@ -151,13 +234,16 @@ pub enum PoolError {
 pub struct Ingested {
     /// The cluster the fragment is in now.
     pub cluster: u64,
+    /// The need that cluster belongs to now.
+    pub need: u64,
     /// Whether the fragment founded it.
     pub created: bool,
     /// A cluster that drifted within the threshold and was merged into it.
     pub merged: Option<u64>,
     /// A cluster evicted (the coldest) to make room.
     pub evicted: Option<u64>,
-    /// Whether the dual gate is open and no key was proposed from it yet.
+    /// Whether the dual gate of the cluster's need is open and no key was
+    /// proposed from it yet.
     pub triggered: bool,
 }
 
@@ -173,6 +259,15 @@ impl<'p> ClusterView<'p> {
     /// The cluster's stable id.
     pub fn id(&self) -> u64 {
         self.state.id
+    }
+    /// The need the cluster belongs to.
+    pub fn need(&self) -> u64 {
+        self.state.need
+    }
+    /// Fragments summed into the cluster (every fragment, not only the
+    /// first of a request).
+    pub fn members(&self) -> u64 {
+        self.state.members
     }
     /// Requests it has received: a request is one client at one instant, so
     /// the fragments of one message count once.
@@ -215,18 +310,22 @@ impl<'p> ClusterView<'p> {
     pub fn centroid(&self) -> &'p [f32] {
         self.centroid
     }
-    /// The key proposed from this cluster, if any.
+    /// The key proposed from this cluster's need, if any (`""` when the
+    /// need was withheld).
     pub fn proposed(&self) -> Option<&'p str> {
         self.state.proposed.as_deref()
     }
 }
 
-/// The pool: clusters of fragment vectors, their heat, and the trigger.
+/// The pool: fine clusters of fragment vectors grouped into needs, their
+/// heat, and the trigger.
 ///
-/// Each cluster keeps the running sum of its members' unit vectors and
+/// Each fine cluster keeps the running sum of its members' unit vectors and
 /// their count; the vector a fragment is scored against (see [`Linkage`])
 /// sits in one contiguous buffer, so finding the nearest cluster is one
-/// linear scan. All state is plain data: `serde` snapshots restore it exactly.
+/// linear scan. Fine clusters are grouped into needs (see
+/// [`PoolConfig::need_threshold`]), and the dual gate opens on needs. All
+/// state is plain data: `serde` snapshots restore it exactly.
 ///
 /// ```
 /// use sdsi::evolution::{Pool, PoolConfig};
@@ -238,27 +337,38 @@ impl<'p> ClusterView<'p> {
 /// let b = pool.ingest(&[0.99, 0.05], "a seat by the window", false, "agent-2", now)?;
 /// let c = pool.ingest(&[0.0, 1.0], "vegetarian meal", false, "agent-1", now)?;
 /// assert_eq!(a.cluster, b.cluster);
-/// assert_ne!(a.cluster, c.cluster);
+/// assert_ne!(a.need, c.need);
 /// # Ok::<(), sdsi::evolution::PoolError>(())
 /// ```
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "PoolSnapshot", into = "PoolSnapshot")]
 pub struct Pool {
-    config: PoolConfig,
+    pub(super) config: PoolConfig,
     /// Running sums, `dimension` floats per cluster.
-    sums: Vec<f32>,
+    pub(super) sums: Vec<f32>,
     /// What fragments are scored against (means or unit centroids, as the
     /// linkage says), `dimension` floats per cluster, same order.
-    centroids: Vec<f32>,
-    clusters: Vec<ClusterState>,
+    pub(super) centroids: Vec<f32>,
+    pub(super) clusters: Vec<ClusterState>,
+    /// Cluster id → position.
+    pub(super) positions: FxHashMap<u64, usize>,
+    pub(super) needs: Needs,
+    pub(super) quota: CreationQuota,
 }
 
-/// The serialized form of a pool: its configuration and each cluster with its sum.
+/// The serialized form of a pool: its configuration, each cluster with its
+/// sum, each need with its own state and sum.
 #[derive(Serialize, Deserialize)]
 struct PoolSnapshot {
     config: PoolConfig,
     /// Each cluster's state with its running sum moved into `sum`.
     clusters: Vec<ClusterState>,
+    /// Absent in snapshots written before needs: each cluster then becomes
+    /// a need of its own.
+    #[serde(default)]
+    needs: Vec<NeedState>,
+    #[serde(default)]
+    quota: CreationQuota,
 }
 
 impl From<Pool> for PoolSnapshot {
@@ -273,9 +383,21 @@ impl From<Pool> for PoolSnapshot {
                 state
             })
             .collect();
+        let needs = pool
+            .needs
+            .states
+            .into_iter()
+            .zip(pool.needs.sums.chunks_exact(dim))
+            .map(|(mut state, sum)| {
+                state.sum = sum.to_vec();
+                state
+            })
+            .collect();
         PoolSnapshot {
             config: pool.config,
             clusters,
+            needs,
+            quota: pool.quota,
         }
     }
 }
@@ -283,11 +405,13 @@ impl From<Pool> for PoolSnapshot {
 impl TryFrom<PoolSnapshot> for Pool {
     type Error = PoolError;
     fn try_from(snapshot: PoolSnapshot) -> Result<Self, PoolError> {
-        let mut pool = Pool::new(snapshot.config)?;
+        let mut pool = Pool::new(snapshot.config.complete())?;
         for mut state in snapshot.clusters {
             let sum = std::mem::take(&mut state.sum);
             pool.push(state, &sum)?;
         }
+        pool.restore_needs(snapshot.needs)?;
+        pool.quota = snapshot.quota;
         Ok(pool)
     }
 }
@@ -297,6 +421,7 @@ impl fmt::Debug for Pool {
         f.debug_struct("Pool")
             .field("config", &self.config)
             .field("clusters", &self.clusters.len())
+            .field("needs", &self.needs.len())
             .finish()
     }
 }
@@ -395,6 +520,9 @@ impl Pool {
             sums: Vec::new(),
             centroids: Vec::new(),
             clusters: Vec::new(),
+            positions: FxHashMap::default(),
+            needs: Needs::new(config.dimension),
+            quota: CreationQuota::default(),
         })
     }
 
@@ -413,7 +541,7 @@ impl Pool {
         self.clusters.is_empty()
     }
 
-    fn view(&self, index: usize) -> Option<ClusterView<'_>> {
+    pub(super) fn view(&self, index: usize) -> Option<ClusterView<'_>> {
         let dim = self.config.dimension;
         Some(ClusterView {
             state: self.clusters.get(index)?,
@@ -424,42 +552,17 @@ impl Pool {
 
     /// The cluster with id `id`.
     pub fn cluster(&self, id: u64) -> Option<ClusterView<'_>> {
-        self.view(self.clusters.iter().position(|c| c.id == id)?)
+        self.view(self.position(id)?)
+    }
+
+    /// Where cluster `id` is stored.
+    pub(super) fn position(&self, id: u64) -> Option<usize> {
+        self.positions.get(&id).copied()
     }
 
     /// Every cluster, in storage order.
     pub fn clusters(&self) -> impl Iterator<Item = ClusterView<'_>> {
         (0..self.clusters.len()).filter_map(|i| self.view(i))
-    }
-
-    /// Puts off proposing from cluster `id` after a failure (the inducer
-    /// proposed nothing, the store could not answer): it may trigger again
-    /// after a backoff of one hour, doubling with each failure up to a week.
-    /// Returns when, or `None` for an unknown cluster.
-    pub fn defer(&mut self, id: u64, now: OffsetDateTime) -> Option<OffsetDateTime> {
-        const HOUR: f64 = 3600.0;
-        const WEEK: f64 = 7.0 * 24.0 * HOUR;
-        let cluster = self.clusters.iter_mut().find(|c| c.id == id)?;
-        cluster.failures = cluster.failures.saturating_add(1);
-        let backoff =
-            (HOUR * 2f64.powi(cluster.failures.saturating_sub(1).min(16) as i32)).min(WEEK);
-        let at = seconds(now) + backoff;
-        cluster.retry_at = Some(at);
-        Some(
-            now.checked_add(time::Duration::seconds_f64(backoff))
-                .unwrap_or(now),
-        )
-    }
-
-    /// Records that a key was proposed from cluster `id`, so it triggers no more.
-    pub fn mark_proposed(&mut self, id: u64, key_name: &str) -> bool {
-        match self.clusters.iter_mut().find(|c| c.id == id) {
-            Some(c) => {
-                c.proposed = Some(key_name.to_owned());
-                true
-            }
-            None => false,
-        }
     }
 
     /// Whether cluster `i`'s sum plus `other`'s cluster `j`'s sum still points
@@ -488,7 +591,10 @@ impl Pool {
         let dim = self.config.dimension;
         let mut seen = std::collections::HashSet::new();
         if self.clusters.iter().all(|c| seen.insert(c.id)) {
-            return; // the usual case: nothing to settle
+            // The usual case: nothing to settle, but paired clusters may
+            // have taken their partner's (smaller) id.
+            self.reindex();
+            return;
         }
         let sum_bits = |i: usize| {
             self.sums
@@ -533,19 +639,31 @@ impl Pool {
                 cluster.id = cluster.id.wrapping_add(0x9e37_79b9_7f4a_7c15);
             }
         }
+        self.reindex();
+    }
+
+    /// Rebuilds the id → position map (after ids changed).
+    fn reindex(&mut self) {
+        self.positions = self
+            .clusters
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.id, i))
+            .collect();
     }
 
     /// `id`, or the next id after it that no cluster of the pool has: two
     /// clusters founded by the same text at the same instant stay apart.
     fn unused_id(&self, mut id: u64) -> u64 {
-        while self.clusters.iter().any(|c| c.id == id) {
+        while self.positions.contains_key(&id) {
             id = id.wrapping_add(0x9e37_79b9_7f4a_7c15);
         }
         id
     }
 
-    /// Adds a cluster with running sum `sum` (used by restore and merge).
-    fn push(&mut self, state: ClusterState, sum: &[f32]) -> Result<(), PoolError> {
+    /// Adds a cluster with running sum `sum` (used by restore and merge);
+    /// the caller puts it in a need.
+    pub(super) fn push(&mut self, state: ClusterState, sum: &[f32]) -> Result<(), PoolError> {
         if sum.len() != self.config.dimension {
             return Err(PoolError::Dimension {
                 expected: self.config.dimension,
@@ -558,16 +676,34 @@ impl Pool {
             .direction(sum, state.members, &mut centroid);
         self.sums.extend_from_slice(sum);
         self.centroids.extend_from_slice(&centroid);
+        self.positions.insert(state.id, self.clusters.len());
         self.clusters.push(state);
         Ok(())
     }
 
+    /// Removes cluster `index` from the pool and from its need.
     fn remove(&mut self, index: usize) -> Option<(ClusterState, Vec<f32>)> {
+        self.remove_merged(index, false)
+    }
+
+    /// Removes cluster `index` from the pool; its need keeps the cluster's
+    /// vectors when `keeps_vectors` (they were merged into another of its
+    /// clusters), else gives them up.
+    fn remove_merged(
+        &mut self,
+        index: usize,
+        keeps_vectors: bool,
+    ) -> Option<(ClusterState, Vec<f32>)> {
         let dim = self.config.dimension;
         if index >= self.clusters.len() {
             return None;
         }
+        self.leave_need(index, keeps_vectors);
         let state = self.clusters.swap_remove(index);
+        self.positions.remove(&state.id);
+        if let Some(moved) = self.clusters.get(index) {
+            self.positions.insert(moved.id, index);
+        }
         let last = self.clusters.len();
         let sum = self.sums.get(index * dim..(index + 1) * dim)?.to_vec();
         if index != last {
@@ -583,7 +719,7 @@ impl Pool {
 
     /// Adds `v` into cluster `index`'s running sum and updates what it is
     /// scored against in place (its member count must already include `v`).
-    fn add_to(&mut self, index: usize, v: &[f32]) {
+    pub(super) fn add_to(&mut self, index: usize, v: &[f32]) {
         let dim = self.config.dimension;
         let range = index * dim..(index + 1) * dim;
         let members = self.clusters.get(index).map_or(0, |c| c.members);
@@ -655,8 +791,14 @@ impl Pool {
         let at = seconds(now);
         let limits = self.config.limits();
         let (best, runners) = self.scan(&v);
+        // Ids, not positions: removals below move clusters around.
+        let nearby: Vec<u64> = runners
+            .iter()
+            .filter_map(|(i, _)| self.clusters.get(*i).map(|c| c.id))
+            .collect();
         let mut outcome = Ingested {
             cluster: 0,
+            need: 0,
             created: false,
             merged: None,
             evicted: None,
@@ -672,54 +814,78 @@ impl Pool {
                         .get(i * dim..(i + 1) * dim)
                         .is_some_and(|sum| sum_has_direction(sum, &v)))
         };
-        let index = match best.filter(joinable) {
+        let mut index = match best.filter(joinable) {
             Some((index, _)) => {
                 if let Some(cluster) = self.clusters.get_mut(index) {
                     cluster.members = cluster.members.saturating_add(1);
                 }
                 self.add_to(index, &v);
+                self.grow_need(index, &v);
                 index
             }
             None => {
+                let quota = self.config.max_new_clusters_per_client;
+                if !self
+                    .quota
+                    .allows(client, at, self.config.window_secs, quota)
+                {
+                    return Err(PoolError::ClientQuota { limit: quota });
+                }
                 if self.clusters.len() >= self.config.max_clusters {
                     outcome.evicted = self.evict_coldest(at);
                 }
                 let id = self.unused_id(cluster_id(text, at));
-                let mut state = ClusterState::new(id, at);
+                let mut state = ClusterState::new(id, 0, at);
                 state.members = 1;
                 self.push(state, &v)?;
+                self.quota.record(
+                    client,
+                    at,
+                    self.config.window_secs,
+                    self.config.max_clusters,
+                );
                 outcome.created = true;
-                self.clusters.len() - 1
+                let index = self.clusters.len() - 1;
+                self.place_new(index, &v, &nearby);
+                index
             }
         };
-        let mut index = index;
         if !outcome.created {
-            if let Some((merged, kept)) = self.merge_drifted(index, &runners) {
+            if let Some((merged, kept)) = self.merge_drifted(index, &nearby) {
                 outcome.merged = Some(merged);
                 index = kept;
             }
+            self.settle_need(index, &nearby);
         }
-        let threshold = self.config.heat_threshold;
+        let Some(need) = self
+            .clusters
+            .get(index)
+            .and_then(|c| self.needs.position(c.need))
+        else {
+            return Ok(outcome);
+        };
+        let request = self.begin_request(need, client, at);
         let Some(cluster) = self.clusters.get_mut(index) else {
             return Ok(outcome);
         };
-        cluster.observe(text, flagged, client, at, &limits);
+        cluster.observe(text, flagged, client, at, request, &limits);
         outcome.cluster = cluster.id;
-        outcome.triggered = cluster.proposed.is_none()
-            && cluster.retry_at.is_none_or(|retry| at >= retry)
-            && cluster.gate_open(at, threshold, &limits);
+        outcome.need = cluster.need;
+        outcome.triggered = self.gate_opens(need, at);
         Ok(outcome)
     }
 
-    /// Merges into cluster `index` the first runner-up whose centroid is now
-    /// within the threshold of it; returns (the merged id, `index` after removal).
-    fn merge_drifted(&mut self, index: usize, runners: &[Scored]) -> Option<(u64, usize)> {
+    /// Merges into cluster `index` the first nearby cluster whose centroid is
+    /// now within the threshold of it; returns (the merged id, `index` after
+    /// removal). The merged cluster's vectors move to `index`'s need.
+    fn merge_drifted(&mut self, index: usize, nearby: &[u64]) -> Option<(u64, usize)> {
         let dim = self.config.dimension;
         let centroid = self.centroids.get(index * dim..(index + 1) * dim)?;
-        let other = runners
+        let own = self.clusters.get(index)?.id;
+        let other = nearby
             .iter()
-            .filter(|(i, _)| *i != index && *i < self.clusters.len())
-            .map(|(i, _)| *i)
+            .filter(|&&id| id != own)
+            .filter_map(|&id| self.position(id))
             .find(|&i| {
                 self.centroids
                     .get(i * dim..(i + 1) * dim)
@@ -727,33 +893,31 @@ impl Pool {
                     && self.combines(index, self, i)
             })?;
         let limits = self.config.limits();
-        let last = self.clusters.len() - 1;
-        let (state, sum) = self.remove(other)?;
+        let same_need =
+            self.clusters.get(other).map(|c| c.need) == Some(self.clusters.get(index)?.need);
+        let (state, sum) = self.remove_merged(other, same_need)?;
         let merged_id = state.id;
-        // swap_remove moved the last cluster into `other`'s slot.
-        let index = if index == last { other } else { index };
+        let members = state.members;
+        let index = self.position(own)?;
         let survivor = self.clusters.get_mut(index)?;
-        // The cluster the fragment joined keeps its id, so ids stay stable for callers.
-        let id = survivor.id;
+        // The cluster the fragment joined keeps its id (and need), so ids
+        // stay stable for callers.
+        let need = survivor.need;
         survivor.absorb(state, &limits);
-        survivor.id = id;
+        survivor.id = own;
+        survivor.need = need;
         self.add_to(index, &sum);
+        if !same_need {
+            self.grow_need_by(index, &sum, members);
+        }
         Some((merged_id, index))
     }
 
+    /// Evicts the coldest cluster of the coldest need: a need that builds
+    /// slowly is warm as a whole even when each of its clusters is cold, so
+    /// a flood of one-off fragments evicts its own kind first.
     fn evict_coldest(&mut self, at: f64) -> Option<u64> {
-        let half_life = self.config.half_life_secs;
-        let coldest = self
-            .clusters
-            .iter()
-            .enumerate()
-            .min_by(|(_, a), (_, b)| {
-                a.heat
-                    .value(at, half_life)
-                    .total_cmp(&b.heat.value(at, half_life))
-                    .then(a.id.cmp(&b.id))
-            })
-            .map(|(i, _)| i)?;
+        let coldest = self.coldest_cluster(at)?;
         self.remove(coldest).map(|(state, _)| state.id)
     }
 
@@ -765,6 +929,17 @@ impl Pool {
     pub fn merge(&mut self, other: &Pool) -> Result<(), PoolError> {
         if self.config != other.config {
             return Err(PoolError::ConfigMismatch);
+        }
+        if other.clusters.is_empty() || self.clusters.is_empty() {
+            // Nothing pairs: the non-empty side's clusters and needs as they are.
+            if self.clusters.is_empty() {
+                let quota = std::mem::take(&mut self.quota);
+                *self = other.clone();
+                self.quota.absorb(&quota, self.config.max_clusters);
+            } else {
+                self.quota.absorb(&other.quota, self.config.max_clusters);
+            }
+            return Ok(());
         }
         let dim = self.config.dimension;
         let best_in = |from: &Pool, to: &Pool, i: usize| -> Option<usize> {
@@ -791,6 +966,11 @@ impl Pool {
                 }
             }
         }
+        // Needs joined through a pair of clusters become one need.
+        let joined: Vec<(u64, u64)> = pairs
+            .iter()
+            .filter_map(|&(i, j)| Some((self.clusters.get(i)?.need, other.clusters.get(j)?.need)))
+            .collect();
         let mut matched = vec![false; other.clusters.len()];
         for &(i, j) in &pairs {
             let (Some(state), Some(sum)) = (
@@ -820,6 +1000,10 @@ impl Pool {
             .map(|c| c.heat.latest())
             .fold(f64::NEG_INFINITY, f64::max);
         self.settle_ids();
+        let mut states = std::mem::replace(&mut self.needs, Needs::new(dim)).states;
+        states.extend(other.needs.states.iter().cloned());
+        self.regroup(states, &joined);
+        self.quota.absorb(&other.quota, self.config.max_clusters);
         while self.clusters.len() > self.config.max_clusters {
             self.evict_coldest(at);
         }
@@ -830,7 +1014,11 @@ impl Pool {
     /// and what fragments are scored against, bit for bit) in any storage
     /// order: `a.canonical() == b.canonical()` without copying either pool.
     pub fn same_clusters(&self, other: &Pool) -> bool {
-        if self.config != other.config || self.clusters.len() != other.clusters.len() {
+        if self.config != other.config
+            || self.clusters.len() != other.clusters.len()
+            || self.quota != other.quota
+            || !self.needs.same(&other.needs)
+        {
             return false;
         }
         let dim = self.config.dimension;
@@ -857,6 +1045,9 @@ impl Pool {
             sums: Vec::new(),
             centroids: Vec::new(),
             clusters: Vec::new(),
+            positions: FxHashMap::default(),
+            needs: self.needs.canonical(),
+            quota: self.quota.clone(),
         };
         for i in order {
             if let (Some(state), Some(sum), Some(c)) = (
@@ -869,6 +1060,7 @@ impl Pool {
                 out.centroids.extend_from_slice(c);
             }
         }
+        out.reindex();
         out
     }
 }

@@ -105,20 +105,20 @@ impl Run {
             .filter_map(|event| match event {
                 EvolutionEvent::Proposed {
                     pool,
-                    cluster,
+                    need,
                     patch,
                     submission: Submission::Applied,
-                } => Some((pool, *cluster, patch)),
+                } => Some((pool, *need, patch)),
                 EvolutionEvent::Refused {
                     pool,
-                    cluster,
+                    need,
                     patch,
                     errors,
                 } if errors
                     .iter()
                     .all(|e| e.code().as_str() == "unauthorized_sensitive_change") =>
                 {
-                    Some((pool, *cluster, patch))
+                    Some((pool, *need, patch))
                 }
                 _ => None,
             })
@@ -159,14 +159,14 @@ fn replay<E: Embedder>(engine: &mut Evolution<E, RuleInducer>, stream: &[Sent]) 
         let at = T0 + Duration::minutes(i as i64);
         let happened = engine.observe(&mut store, &message(&sent.text), &sent.client, at);
         for event in &happened {
-            if let EvolutionEvent::Proposed { pool, cluster, .. }
-            | EvolutionEvent::Refused { pool, cluster, .. } = event
+            if let EvolutionEvent::Proposed { pool, need, .. }
+            | EvolutionEvent::Refused { pool, need, .. } = event
             {
-                let view = engine.pool(pool).and_then(|p| p.cluster(*cluster));
+                let view = engine.pool(pool).and_then(|p| p.need(*need));
                 let texts = view
                     .map(|c| c.exemplars().iter().map(|e| e.text.clone()).collect())
                     .unwrap_or_default();
-                clusters.insert((pool.clone(), *cluster), texts);
+                clusters.insert((pool.clone(), *need), texts);
             }
         }
         events.extend(happened);

@@ -1,4 +1,4 @@
-//! `sdsi cluster FRAGMENTS.txt`: which cluster each fragment joins.
+//! `sdsi cluster FRAGMENTS.txt`: which cluster and need each fragment joins.
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
@@ -22,6 +22,11 @@ pub struct Args {
     #[arg(long)]
     pub threshold: Option<f32>,
 
+    /// Similarity at which clusters are one need: the mean cosine between
+    /// their members (default: the embedder's recommendation).
+    #[arg(long)]
+    pub need_threshold: Option<f32>,
+
     /// A sentence-transformer directory (`config.json`, `tokenizer.json`,
     /// `model.safetensors`; see scripts/fetch-model.sh) to embed with,
     /// instead of the hashing embedder.
@@ -33,8 +38,11 @@ pub struct Args {
 const CHUNK: usize = 64;
 
 /// Prints one JSON object per input line, `{"line", "fragment", "cluster",
-/// "new"}` (plus `"merged"` when a drifting cluster was folded in), then a
-/// summary; cluster ids count up from 0 in order of creation.
+/// "need", "new"}` (plus `"merged"` when a drifting cluster was folded in),
+/// then a summary, then `{"final": {"clusters": [...], "needs": [...]}}`:
+/// for every input line in order, the cluster and need it belongs to once
+/// the whole file is read. Cluster ids count up from 0 in order of
+/// creation, need ids in order of first appearance.
 pub fn run(args: &Args, format: Format) -> Outcome {
     let unusable = |code: &str, message: String| {
         let entry = json!({"code": code, "path": "", "message": message});
@@ -51,12 +59,22 @@ pub fn run(args: &Args, format: Format) -> Outcome {
     let threshold = args
         .threshold
         .unwrap_or_else(|| embedder.recommended_threshold());
-    let mut config = PoolConfig::new(embedder.dimension(), threshold);
+    let need_threshold = args
+        .need_threshold
+        .unwrap_or_else(|| embedder.recommended_need_threshold());
+    let mut config =
+        PoolConfig::new(embedder.dimension(), threshold).with_need_threshold(need_threshold);
+    // Every line is kept and scored: nothing is evicted, and the one
+    // client the lines come from has no quota.
     config.max_clusters = usize::MAX;
+    config.max_new_clusters_per_client = usize::MAX;
     let mut clustering = match Pool::new(config) {
         Ok(pool) => Clustering {
             pool,
             ids: HashMap::new(),
+            need_ids: HashMap::new(),
+            absorbed: HashMap::new(),
+            joined: Vec::new(),
         },
         Err(error) => return unusable("invalid_option", error.to_string()),
     };
@@ -87,18 +105,26 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         }
     }
     let summary = json!({"summary": {
-        "lines": lines, "clusters": clustering.pool.len(), "threshold": threshold
+        "lines": lines, "clusters": clustering.pool.len(), "needs": clustering.pool.need_count(),
+        "threshold": threshold, "need_threshold": need_threshold
     }});
-    if writeln!(out, "{summary}").is_err() {
+    let last = json!({"final": clustering.finish()});
+    if writeln!(out, "{summary}").is_err() || writeln!(out, "{last}").is_err() {
         return Outcome::streamed(Status::Unusable);
     }
     Outcome::streamed(Status::Valid)
 }
 
-/// The pool and the small ids the output gives its clusters.
+/// The pool, the small ids the output gives its clusters and needs, and
+/// what each line joined.
 struct Clustering {
     pool: Pool,
     ids: HashMap<u64, usize>,
+    need_ids: HashMap<u64, usize>,
+    /// A merged cluster's id → the id of the cluster that absorbed it.
+    absorbed: HashMap<u64, u64>,
+    /// Each line's cluster when it was read (`None`: it joined nothing).
+    joined: Vec<Option<u64>>,
 }
 
 impl Clustering {
@@ -124,19 +150,58 @@ impl Clustering {
                 record.insert("fragment".into(), json!(line));
                 record.insert("cluster".into(), Value::Null);
                 let vector = clean.as_ref().and_then(|_| vectors.next());
+                let mut joined = None;
                 if let (Some((text, flagged)), Some(vector)) = (clean, vector) {
                     if let Ok(ingested) = self.pool.ingest(&vector, text, *flagged, "cli", now) {
                         let next = self.ids.len();
                         let id = *self.ids.entry(ingested.cluster).or_insert(next);
                         record.insert("cluster".into(), json!(id));
+                        record.insert("need".into(), json!(self.need_id(ingested.need)));
                         record.insert("new".into(), json!(ingested.created));
-                        if let Some(merged) = ingested.merged.and_then(|m| self.ids.get(&m)) {
-                            record.insert("merged".into(), json!(merged));
+                        if let Some(merged) = ingested.merged {
+                            self.absorbed.insert(merged, ingested.cluster);
+                            if let Some(small) = self.ids.get(&merged) {
+                                record.insert("merged".into(), json!(small));
+                            }
                         }
+                        joined = Some(ingested.cluster);
                     }
                 }
+                self.joined.push(joined);
                 Value::Object(record)
             })
             .collect()
+    }
+
+    /// The small id of need `need`, given in order of first appearance.
+    fn need_id(&mut self, need: u64) -> usize {
+        let next = self.need_ids.len();
+        *self.need_ids.entry(need).or_insert(next)
+    }
+
+    /// Each line's cluster and need once every line is read: a cluster
+    /// merged into another counts as the one that absorbed it.
+    fn finish(&mut self) -> Value {
+        let mut clusters = Vec::with_capacity(self.joined.len());
+        let mut needs = Vec::with_capacity(self.joined.len());
+        for joined in std::mem::take(&mut self.joined) {
+            let Some(mut id) = joined else {
+                clusters.push(Value::Null);
+                needs.push(Value::Null);
+                continue;
+            };
+            // Merges form chains (an absorbed id is gone for good); the bound
+            // only guards against a reused id closing a cycle.
+            for _ in 0..=self.absorbed.len() {
+                match self.absorbed.get(&id) {
+                    Some(&next) => id = next,
+                    None => break,
+                }
+            }
+            clusters.push(self.ids.get(&id).map_or(Value::Null, |small| json!(small)));
+            let need = self.pool.cluster(id).map(|c| c.need());
+            needs.push(need.map_or(Value::Null, |n| json!(self.need_id(n))));
+        }
+        json!({"clusters": clusters, "needs": needs})
     }
 }

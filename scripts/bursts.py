@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""The burst measure: does `sdsi evolve` give each real need exactly one key?
+
+Held-out intents of a labelled corpus become realistic traffic: eight needs,
+each 100 requests over 36 hours from 8 clients (drawn from a shared set of
+24, so clients overlap between needs), every request one utterance of the
+need drawn with repeats from the corpus's real paraphrases; and 180 one-off
+requests of other intents, each from its own client. The stream goes
+through `sdsi evolve` with its defaults; each proposed key (applied, queued
+or held for authorization) is credited to the intent most of its quoted
+fragments come from.
+
+    scripts/bursts.py generate --corpus banking77 --data DIR --seed 1 --out run/
+    scripts/bursts.py score run/truth.json evolve-output.jsonl
+    scripts/bursts.py run --banking77 DIR --hwu64 DIR [--model MODEL_DIR] [--seeds 1-5]
+
+`run` does both for every corpus and seed and prints a table: needs with
+exactly one key, extra keys on a need, keys from the one-off noise. Standard
+library only.
+"""
+
+import argparse
+import csv
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from datetime import datetime, timedelta, timezone
+
+START = datetime(2026, 6, 1, 8, 0, tzinfo=timezone.utc)
+TEMPLATE = {
+    "schema_id": "support_v1",
+    "scenario": "support",
+    "keys": [
+        {"key_name": "customer_id", "key_type": "string", "required": False,
+         "semantic_description": "The customer's reference"},
+        {"key_name": "other", "key_type": "string", "required": False,
+         "semantic_description": "Anything the customer needs that no other key covers"},
+    ],
+}
+
+
+def held_out(corpus, data):
+    """The held-out split's texts by intent: intents at odd positions in name
+    order (Banking77's test.csv; HWU64's folds 6-10), as cluster_quality."""
+    if corpus == "banking77":
+        rows = [(r["text"], r["category"]) for r in csv.DictReader(open(os.path.join(data, "test.csv"), newline=""))]
+    else:
+        rows = [(r["text"], r["intent"]) for r in csv.DictReader(open(os.path.join(data, "utterances.csv"), newline=""))
+                if int(r["fold"]) > 5]
+    names = sorted({intent for _, intent in rows})
+    odd = {n for i, n in enumerate(names) if i % 2 == 1}
+    by_intent = defaultdict(list)
+    for text, intent in rows:
+        if intent in odd:
+            by_intent[intent].append(text)
+    return by_intent
+
+
+def stamp(seconds):
+    return (START + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def generate(corpus, data, seed, out, needs=8, per_need=100, clients=8, hours=36, noise=180):
+    rng = random.Random(seed)
+    by_intent = held_out(corpus, data)
+    intents = sorted(by_intent)
+    chosen = rng.sample(intents, needs)
+    others = [(t, i) for i in intents if i not in chosen for t in by_intent[i]]
+    shared = [f"agent-{k:02d}" for k in range(3 * clients)]
+    events = []
+    for intent in chosen:
+        senders = rng.sample(shared, clients)
+        for _ in range(per_need):
+            events.append((rng.uniform(0, hours * 3600), rng.choice(senders), rng.choice(by_intent[intent])))
+    for k, (text, _) in enumerate(rng.sample(others, noise)):
+        events.append((rng.uniform(0, hours * 3600), f"one-off-{k:03d}", text))
+    events.sort(key=lambda e: e[0])
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "events.jsonl"), "w") as f:
+        for at, client, text in events:
+            message = {"schema_id": TEMPLATE["schema_id"], "payload": {"other": text}}
+            f.write(json.dumps({"at": stamp(int(at)), "client": client, "message": message}) + "\n")
+    with open(os.path.join(out, "template.json"), "w") as f:
+        json.dump(TEMPLATE, f)
+    intent_of = {}
+    for text, intent in ((t, i) for i in intents for t in by_intent[i]):
+        intent_of.setdefault(normal(text), intent)
+    with open(os.path.join(out, "truth.json"), "w") as f:
+        json.dump({"corpus": corpus, "seed": seed, "needs": chosen, "intent_of": intent_of}, f)
+    return out
+
+
+def normal(text):
+    """A fragment as a key's description quotes it: whitespace collapsed,
+    double quotes as single ones, at most 80 characters."""
+    return " ".join(text.split()).replace('"', "'")[:80].strip()
+
+
+def keys(lines):
+    """(key name, description) of every key proposed or held."""
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        kind = event.get("event")
+        refused = kind == "refused" and all(
+            e.get("code") == "unauthorized_sensitive_change" for e in event.get("errors", []))
+        if kind == "proposed" or refused:
+            for key in event.get("patch", {}).get("new_keys", []):
+                yield key["key_name"], key.get("semantic_description", "")
+
+
+def score(truth, lines):
+    needs = truth["needs"]
+    intent_of = truth["intent_of"]
+    credited = Counter()
+    noise = []
+    for name, description in keys(lines):
+        quoted = re.findall(r'"([^"]*)"', description.split("for example", 1)[-1])
+        votes = Counter(intent_of.get(normal(q)) for q in quoted)
+        votes.pop(None, None)
+        intent = votes.most_common(1)[0][0] if votes else None
+        if intent in needs:
+            credited[intent] += 1
+        else:
+            noise.append(name)
+    return {
+        "needs": len(needs),
+        "exactly_one_key": sum(1 for n in needs if credited[n] == 1),
+        "with_a_key": sum(1 for n in needs if credited[n] >= 1),
+        "extra_keys": sum(max(0, credited[n] - 1) for n in needs),
+        "noise_keys": len(noise),
+        "missed": [n for n in needs if credited[n] == 0],
+    }
+
+
+def evolve(sdsi, run_dir, model):
+    command = [sdsi, "evolve", "--schema", os.path.join(run_dir, "template.json"),
+               os.path.join(run_dir, "events.jsonl")]
+    if model:
+        command += ["--model", model]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode not in (0, 1):
+        sys.exit(f"sdsi evolve failed ({done.returncode}): {done.stderr or done.stdout[-2000:]}")
+    return done.stdout.splitlines()
+
+
+def seeds(text):
+    low, _, high = text.partition("-")
+    return list(range(int(low), int(high or low) + 1))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    g = sub.add_parser("generate")
+    g.add_argument("--corpus", choices=["banking77", "hwu64"], required=True)
+    g.add_argument("--data", required=True)
+    g.add_argument("--seed", type=int, default=1)
+    g.add_argument("--out", required=True)
+    s = sub.add_parser("score")
+    s.add_argument("truth")
+    s.add_argument("output", help="what `sdsi evolve` printed")
+    r = sub.add_parser("run")
+    r.add_argument("--banking77")
+    r.add_argument("--hwu64")
+    r.add_argument("--model")
+    r.add_argument("--seeds", default="1-5")
+    r.add_argument("--sdsi", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "sdsi"))
+    args = parser.parse_args()
+    if args.command == "generate":
+        generate(args.corpus, args.data, args.seed, args.out)
+    elif args.command == "score":
+        result = score(json.load(open(args.truth)), open(args.output))
+        print(json.dumps(result))
+    else:
+        rows = []
+        for corpus, data in (("banking77", args.banking77), ("hwu64", args.hwu64)):
+            if not data:
+                continue
+            for seed in seeds(args.seeds):
+                with tempfile.TemporaryDirectory() as tmp:
+                    generate(corpus, data, seed, tmp)
+                    result = score(json.load(open(os.path.join(tmp, "truth.json"))), evolve(args.sdsi, tmp, args.model))
+                rows.append((corpus, seed, result))
+                print(json.dumps({"corpus": corpus, "seed": seed, **result}), flush=True)
+        print("\n| corpus | seed | needs with exactly one key | extra keys | keys from noise |")
+        print("|---|---|---|---|---|")
+        for corpus, seed, r in rows:
+            print(f"| {corpus} | {seed} | {r['exactly_one_key']} of {r['needs']} | {r['extra_keys']} | {r['noise_keys']} |")
+        for corpus in sorted({c for c, _, _ in rows}):
+            mine = [r for c, _, r in rows if c == corpus]
+            total = sum(r["exactly_one_key"] for r in mine)
+            print(f"| {corpus} | all | {total} of {sum(r['needs'] for r in mine)} "
+                  f"| {sum(r['extra_keys'] for r in mine)} | {sum(r['noise_keys'] for r in mine)} |")
+
+
+if __name__ == "__main__":
+    main()
