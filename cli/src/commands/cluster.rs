@@ -72,8 +72,9 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         Ok(pool) => Clustering {
             pool,
             ids: HashMap::new(),
+            founded: 0,
             need_ids: HashMap::new(),
-            absorbed: HashMap::new(),
+            lines_of: HashMap::new(),
             joined: Vec::new(),
         },
         Err(error) => return unusable("invalid_option", error.to_string()),
@@ -119,11 +120,15 @@ pub fn run(args: &Args, format: Format) -> Outcome {
 /// what each line joined.
 struct Clustering {
     pool: Pool,
+    /// Live clusters' small ids (the order they were founded in).
     ids: HashMap<u64, usize>,
+    founded: usize,
     need_ids: HashMap<u64, usize>,
-    /// A merged cluster's id → the id of the cluster that absorbed it.
-    absorbed: HashMap<u64, u64>,
-    /// Each line's cluster when it was read (`None`: it joined nothing).
+    /// The lines in each live cluster (by pool id), moved to the survivor
+    /// when a cluster is merged: a merged cluster's id may later be given
+    /// to a new cluster (same text, same instant), so ids are not followed.
+    lines_of: HashMap<u64, Vec<usize>>,
+    /// Each line's cluster once every line is read (`None`: it joined nothing).
     joined: Vec<Option<u64>>,
 }
 
@@ -150,24 +155,31 @@ impl Clustering {
                 record.insert("fragment".into(), json!(line));
                 record.insert("cluster".into(), Value::Null);
                 let vector = clean.as_ref().and_then(|_| vectors.next());
-                let mut joined = None;
+                let line = self.joined.len();
+                self.joined.push(None);
                 if let (Some((text, flagged)), Some(vector)) = (clean, vector) {
                     if let Ok(ingested) = self.pool.ingest(&vector, text, *flagged, "cli", now) {
-                        let next = self.ids.len();
-                        let id = *self.ids.entry(ingested.cluster).or_insert(next);
+                        if ingested.created {
+                            self.ids.insert(ingested.cluster, self.founded);
+                            self.founded += 1;
+                        }
+                        let id = self.ids.get(&ingested.cluster).copied();
                         record.insert("cluster".into(), json!(id));
                         record.insert("need".into(), json!(self.need_id(ingested.need)));
                         record.insert("new".into(), json!(ingested.created));
                         if let Some(merged) = ingested.merged {
-                            self.absorbed.insert(merged, ingested.cluster);
-                            if let Some(small) = self.ids.get(&merged) {
+                            if let Some(small) = self.ids.remove(&merged) {
                                 record.insert("merged".into(), json!(small));
                             }
+                            let moved = self.lines_of.remove(&merged).unwrap_or_default();
+                            self.lines_of.entry(ingested.cluster).or_default().extend(moved);
                         }
-                        joined = Some(ingested.cluster);
+                        if let Some(evicted) = ingested.evicted {
+                            self.lines_of.remove(&evicted);
+                        }
+                        self.lines_of.entry(ingested.cluster).or_default().push(line);
                     }
                 }
-                self.joined.push(joined);
                 Value::Object(record)
             })
             .collect()
@@ -182,22 +194,21 @@ impl Clustering {
     /// Each line's cluster and need once every line is read: a cluster
     /// merged into another counts as the one that absorbed it.
     fn finish(&mut self) -> Value {
+        for (id, lines) in &self.lines_of {
+            for &line in lines {
+                if let Some(slot) = self.joined.get_mut(line) {
+                    *slot = Some(*id);
+                }
+            }
+        }
         let mut clusters = Vec::with_capacity(self.joined.len());
         let mut needs = Vec::with_capacity(self.joined.len());
         for joined in std::mem::take(&mut self.joined) {
-            let Some(mut id) = joined else {
+            let Some(id) = joined else {
                 clusters.push(Value::Null);
                 needs.push(Value::Null);
                 continue;
             };
-            // Merges form chains (an absorbed id is gone for good); the bound
-            // only guards against a reused id closing a cycle.
-            for _ in 0..=self.absorbed.len() {
-                match self.absorbed.get(&id) {
-                    Some(&next) => id = next,
-                    None => break,
-                }
-            }
             clusters.push(self.ids.get(&id).map_or(Value::Null, |small| json!(small)));
             let need = self.pool.cluster(id).map(|c| c.need());
             needs.push(need.map_or(Value::Null, |n| json!(self.need_id(n))));

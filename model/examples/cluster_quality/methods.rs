@@ -78,8 +78,9 @@ pub fn pool(
     config.max_new_clusters_per_client = usize::MAX;
     let mut pool = Pool::new(config).map_err(|e| e.to_string())?;
     let start = datetime!(2026-11-22 0:00 UTC);
-    let mut joined = vec![None; vectors.len()];
-    let mut absorbed: HashMap<u64, u64> = HashMap::new();
+    // The texts in each live cluster, moved to the survivor on a merge (a
+    // merged cluster's id may later be reused by a new cluster).
+    let mut members: HashMap<u64, Vec<usize>> = HashMap::new();
     for (step, &i) in order.iter().enumerate() {
         let (Some(vector), Some(text)) = (vectors.get(i), texts.get(i)) else {
             continue;
@@ -91,22 +92,19 @@ pub fn pool(
             Err(e) => return Err(e.to_string()),
         };
         if let Some(gone) = outcome.merged {
-            absorbed.insert(gone, outcome.cluster);
+            let moved = members.remove(&gone).unwrap_or_default();
+            members.entry(outcome.cluster).or_default().extend(moved);
         }
-        if let Some(slot) = joined.get_mut(i) {
-            *slot = Some(outcome.cluster);
-        }
+        members.entry(outcome.cluster).or_default().push(i);
     }
-    let root = |mut id: u64| {
-        for _ in 0..=absorbed.len() {
-            match absorbed.get(&id) {
-                Some(&next) => id = next,
-                None => break,
+    let mut clusters: Grouping = vec![None; vectors.len()];
+    for (id, texts) in &members {
+        for &i in texts {
+            if let Some(slot) = clusters.get_mut(i) {
+                *slot = Some(*id);
             }
         }
-        id
-    };
-    let clusters: Grouping = joined.into_iter().map(|c| c.map(root)).collect();
+    }
     let needs = clusters
         .iter()
         .map(|c| c.and_then(|id| pool.cluster(id)).map(|c| c.need()))
