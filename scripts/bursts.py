@@ -13,6 +13,7 @@ fragments come from.
     scripts/bursts.py generate --corpus banking77 --data DIR --seed 1 --out run/
     scripts/bursts.py score run/truth.json evolve-output.jsonl
     scripts/bursts.py run --banking77 DIR --hwu64 DIR [--model MODEL_DIR] [--seeds 1-5]
+        [--split held-out|calibration]
 
 `run` does both for every corpus and seed and prints a table: needs with
 exactly one key, extra keys on a need, keys from the one-off noise. Standard
@@ -44,19 +45,22 @@ TEMPLATE = {
 }
 
 
-def held_out(corpus, data):
-    """The held-out split's texts by intent: intents at odd positions in name
-    order (Banking77's test.csv; HWU64's folds 6-10), as cluster_quality."""
+def split_texts(corpus, data, split):
+    """A split's texts by intent, as cluster_quality splits them: held-out
+    is the intents at odd positions in name order (Banking77's test.csv,
+    HWU64's folds 6-10), calibration the even ones (train.csv, folds 1-5)."""
+    held = split == "held-out"
     if corpus == "banking77":
-        rows = [(r["text"], r["category"]) for r in csv.DictReader(open(os.path.join(data, "test.csv"), newline=""))]
+        name = "test.csv" if held else "train.csv"
+        rows = [(r["text"], r["category"]) for r in csv.DictReader(open(os.path.join(data, name), newline=""))]
     else:
         rows = [(r["text"], r["intent"]) for r in csv.DictReader(open(os.path.join(data, "utterances.csv"), newline=""))
-                if int(r["fold"]) > 5]
+                if (int(r["fold"]) > 5) == held]
     names = sorted({intent for _, intent in rows})
-    odd = {n for i, n in enumerate(names) if i % 2 == 1}
+    wanted = {n for i, n in enumerate(names) if i % 2 == int(held)}
     by_intent = defaultdict(list)
     for text, intent in rows:
-        if intent in odd:
+        if intent in wanted:
             by_intent[intent].append(text)
     return by_intent
 
@@ -65,9 +69,9 @@ def stamp(seconds):
     return (START + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def generate(corpus, data, seed, out, needs=8, per_need=100, clients=8, hours=36, noise=180):
+def generate(corpus, data, seed, out, split="held-out", needs=8, per_need=100, clients=8, hours=36, noise=180):
     rng = random.Random(seed)
-    by_intent = held_out(corpus, data)
+    by_intent = split_texts(corpus, data, split)
     intents = sorted(by_intent)
     chosen = rng.sample(intents, needs)
     others = [(t, i) for i in intents if i not in chosen for t in by_intent[i]]
@@ -163,6 +167,7 @@ def main():
     g.add_argument("--corpus", choices=["banking77", "hwu64"], required=True)
     g.add_argument("--data", required=True)
     g.add_argument("--seed", type=int, default=1)
+    g.add_argument("--split", choices=["held-out", "calibration"], default="held-out")
     g.add_argument("--out", required=True)
     s = sub.add_parser("score")
     s.add_argument("truth")
@@ -172,10 +177,11 @@ def main():
     r.add_argument("--hwu64")
     r.add_argument("--model")
     r.add_argument("--seeds", default="1-5")
+    r.add_argument("--split", choices=["held-out", "calibration"], default="held-out")
     r.add_argument("--sdsi", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "sdsi"))
     args = parser.parse_args()
     if args.command == "generate":
-        generate(args.corpus, args.data, args.seed, args.out)
+        generate(args.corpus, args.data, args.seed, args.out, args.split)
     elif args.command == "score":
         result = score(json.load(open(args.truth)), open(args.output))
         print(json.dumps(result))
@@ -186,7 +192,7 @@ def main():
                 continue
             for seed in seeds(args.seeds):
                 with tempfile.TemporaryDirectory() as tmp:
-                    generate(corpus, data, seed, tmp)
+                    generate(corpus, data, seed, tmp, args.split)
                     result = score(json.load(open(os.path.join(tmp, "truth.json"))), evolve(args.sdsi, tmp, args.model))
                 rows.append((corpus, seed, result))
                 print(json.dumps({"corpus": corpus, "seed": seed, **result}), flush=True)

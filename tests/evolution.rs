@@ -573,6 +573,9 @@ impl sdsi::evolution::Embedder for Counting {
     fn dimension(&self) -> usize {
         self.inner.dimension()
     }
+    fn recommended_need_threshold(&self) -> f32 {
+        self.inner.recommended_need_threshold()
+    }
     fn recommended_threshold(&self) -> f32 {
         self.inner.recommended_threshold()
     }

@@ -516,11 +516,27 @@ fn check_merge(a: &Pool, b: &Pool) {
     assert!(mismatched == *a);
 }
 
-/// Cluster ids are unique within a pool.
+/// Cluster ids are unique within a pool, and so are need ids; every
+/// cluster is in exactly the need it names, each need holds the vectors of
+/// its clusters and shares its proposal with them.
 fn check_ids(pool: &Pool) {
     let ids: Vec<u64> = pool.clusters().map(|c| c.id()).collect();
     let distinct: HashSet<&u64> = ids.iter().collect();
     assert_eq!(distinct.len(), ids.len(), "duplicate cluster ids: {ids:?}");
+    let needs: Vec<u64> = pool.needs().map(|n| n.id()).collect();
+    let distinct: HashSet<&u64> = needs.iter().collect();
+    assert_eq!(distinct.len(), needs.len(), "duplicate need ids: {needs:?}");
+    let mut seen = 0;
+    for need in pool.needs() {
+        let members: Vec<_> = need.clusters().collect();
+        assert!(!members.is_empty(), "an empty need");
+        seen += members.len();
+        assert!(members.iter().all(|c| c.need() == need.id()));
+        let vectors: u64 = members.iter().map(|c| c.members()).sum();
+        assert_eq!(vectors, need.vectors());
+        assert!(members.iter().all(|c| c.proposed() == need.proposed()));
+    }
+    assert_eq!(seen, pool.len(), "a cluster in no need, or in two");
 }
 
 fn summary(p: &Pool) -> Vec<(u64, u64, Vec<String>)> {

@@ -11,7 +11,7 @@
 mod common;
 
 use common::{fixture, run_with_stdin};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// Runs `sdsi ARGS`; returns the exit code and the JSON lines it printed.
 fn sdsi(args: &[&str]) -> (i32, Vec<Value>) {
@@ -102,10 +102,22 @@ fn cluster_groups_paraphrases_with_stable_ids() {
     assert_eq!(cluster(4), 1);
     assert_eq!(cluster(5), 0);
     assert_eq!(lines[6]["summary"]["clusters"], 2);
+    // Each line names its need; the last object gives every line's cluster
+    // and need once the whole file is read.
+    let need = |i: usize| lines[i]["need"].clone();
+    assert_eq!(need(0), need(1));
+    assert_ne!(need(0), need(2));
+    assert_eq!(need(3), Value::Null);
+    let last = &lines[7]["final"];
+    assert_eq!(last["clusters"], json!([0, 0, 1, null, 1, 0]));
+    assert_eq!(
+        last["needs"],
+        json!([need(0), need(0), need(2), null, need(2), need(0)])
+    );
     // At a threshold of 1 only identical embeddings share a cluster: never
     // fewer clusters than at the recommended threshold.
     let (_, strict) = sdsi(&["cluster", "--threshold", "1", &fixture("fragments.txt")]);
-    let clusters = strict.last().unwrap()["summary"]["clusters"]
+    let clusters = strict[strict.len() - 2]["summary"]["clusters"]
         .as_u64()
         .unwrap();
     assert!(clusters >= 2, "{strict:?}");
@@ -287,11 +299,11 @@ fn evolve_keeps_a_hostile_stream_out_of_the_schema() {
     for t in injected {
         let withheld = events(&lines, "withheld")
             .iter()
-            .any(|w| w["cluster"] == t["cluster"]);
+            .any(|w| w["need"] == t["need"]);
         assert!(
             withheld,
-            "cluster {} triggered but was not withheld",
-            t["cluster"]
+            "need {} triggered but was not withheld",
+            t["need"]
         );
     }
     for name in &proposed {

@@ -25,6 +25,11 @@ const MAX_INPUT_BYTES: usize = 16 * 1024;
 /// cluster, calibrated like the hashing embedders (docs/evolution.md).
 const RECOMMENDED_THRESHOLD: f32 = 0.56;
 
+/// Mean cosine at which all-MiniLM-L6-v2's fine clusters are one need,
+/// chosen on the calibration split of Banking77 and HWU64 together
+/// (docs/evolution.md).
+const RECOMMENDED_NEED_THRESHOLD: f32 = 0.46;
+
 /// A BERT sentence-transformer (all-MiniLM-L6-v2 or another model with the
 /// same layout) as an [`Embedder`]: mean pooling over the tokens, then L2
 /// normalisation, as the sentence-transformers library does. Runs on the
@@ -35,6 +40,7 @@ pub struct SentenceModel {
     dimension: usize,
     max_tokens: usize,
     threshold: f32,
+    need_threshold: f32,
 }
 
 impl std::fmt::Debug for SentenceModel {
@@ -43,6 +49,7 @@ impl std::fmt::Debug for SentenceModel {
             .field("dimension", &self.dimension)
             .field("max_tokens", &self.max_tokens)
             .field("threshold", &self.threshold)
+            .field("need_threshold", &self.need_threshold)
             .finish_non_exhaustive()
     }
 }
@@ -102,6 +109,7 @@ impl SentenceModel {
             dimension: bert.hidden_size,
             max_tokens,
             threshold: RECOMMENDED_THRESHOLD,
+            need_threshold: RECOMMENDED_NEED_THRESHOLD,
         })
     }
 
@@ -110,6 +118,14 @@ impl SentenceModel {
     #[must_use]
     pub fn with_threshold(mut self, threshold: f32) -> Self {
         self.threshold = threshold;
+        self
+    }
+
+    /// The same model with another need threshold (see
+    /// [`Embedder::recommended_need_threshold`]).
+    #[must_use]
+    pub fn with_need_threshold(mut self, threshold: f32) -> Self {
+        self.need_threshold = threshold;
         self
     }
 
@@ -242,6 +258,10 @@ impl Embedder for SentenceModel {
 
     fn recommended_threshold(&self) -> f32 {
         self.threshold
+    }
+
+    fn recommended_need_threshold(&self) -> f32 {
+        self.need_threshold
     }
 
     /// Writes the text's vector, or zeros if the model failed on it (the

@@ -108,17 +108,19 @@ impl Embedder for PyEmbedder {
 
 /// The self-evolution engine (draft §6): feed it every received message;
 /// it records the lifecycle's metrics in the store, clusters the ``other``
-/// fragments (redacted first), and when a cluster's dual gate opens
-/// proposes a patch to the store.
+/// fragments (redacted first) into fine clusters and needs, and when a
+/// need's dual gate opens proposes a patch to the store.
 ///
 /// ``Evolution(embedder=None, *, dimension=None, threshold=None,
-/// branching="global", patch_lifetime=timedelta(days=30),
-/// max_client_pools=10000, pool=None)``. ``embedder`` is a callable taking a
-/// list of texts and returning one vector per text (``dimension`` numbers
-/// each; ``threshold`` is the cosine similarity at which two texts mean the
-/// same for it), e.g. ``lambda texts: model.encode(texts)`` for a
-/// sentence-transformers model; without one the crate's hashing embedder
-/// is used. ``pool`` overrides the Differential Semantic Pool's gate
+/// need_threshold=None, branching="global",
+/// patch_lifetime=timedelta(days=30), max_client_pools=10000, pool=None)``.
+/// ``embedder`` is a callable taking a list of texts and returning one
+/// vector per text (``dimension`` numbers each; ``threshold`` is the mean
+/// cosine similarity at which a text joins a fine cluster for it), e.g.
+/// ``lambda texts: model.encode(texts)`` for a sentence-transformers model;
+/// without one the crate's hashing embedder is used. ``need_threshold`` is
+/// the looser similarity at which fine clusters are one need (default: the
+/// embedder's, or 0.82 × ``threshold`` for a callable). ``pool`` overrides the Differential Semantic Pool's gate
 /// settings (``heat_threshold``, ``min_clients``, ``min_occurrences``,
 /// ``half_life_secs``, ``window_secs``, ...).
 #[pyclass(module = "sdsi", name = "Evolution")]
@@ -131,12 +133,13 @@ pub struct PyEvolution {
 #[pymethods]
 impl PyEvolution {
     #[new]
-    #[pyo3(signature = (embedder = None, *, dimension = None, threshold = None, branching = "global", patch_lifetime = None, max_client_pools = None, pool = None))]
+    #[pyo3(signature = (embedder = None, *, dimension = None, threshold = None, need_threshold = None, branching = "global", patch_lifetime = None, max_client_pools = None, pool = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         embedder: Option<Py<PyAny>>,
         dimension: Option<usize>,
         threshold: Option<f32>,
+        need_threshold: Option<f32>,
         branching: &str,
         patch_lifetime: Option<time::Duration>,
         max_client_pools: Option<usize>,
@@ -196,6 +199,12 @@ impl PyEvolution {
         if let Some(threshold) = threshold.filter(|_| hashing) {
             config = config.threshold(threshold);
         }
+        if let Some(threshold) = need_threshold {
+            if !(-1.0..=1.0).contains(&threshold) {
+                return Err(input_error("need_threshold must be in -1..=1"));
+            }
+            config = config.need_threshold(threshold);
+        }
         Ok(PyEvolution {
             engine: Evolution::new(chosen, RuleInducer, config),
             embedder_error,
@@ -251,13 +260,14 @@ impl PyEvolution {
             .map_err(|e| raise(Kind::State, e.to_string(), &[], &[]))
     }
 
-    /// The pools: ``[{"pool": {"scenario", "client"?}, "clusters": n}]``.
+    /// The pools: ``[{"pool": {"scenario", "client"?}, "clusters": n, "needs": n}]``.
     fn pools<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
         for (key, pool) in self.engine.pools() {
             let item = pyo3::types::PyDict::new(py);
             item.set_item("pool", serialize_to_py(py, key)?)?;
             item.set_item("clusters", pool.len())?;
+            item.set_item("needs", pool.need_count())?;
             list.append(item)?;
         }
         Ok(list)

@@ -67,6 +67,7 @@ pub struct HashingEmbedder {
     ngram_weight: f32,
     ngrams: std::ops::RangeInclusive<usize>,
     threshold: f32,
+    need_threshold: f32,
     /// Stopwords, negation, suffix stripping and prefixes; off for the
     /// baseline, which hashes the raw text.
     normalize: bool,
@@ -75,13 +76,16 @@ pub struct HashingEmbedder {
 impl Default for HashingEmbedder {
     /// Dimension 1024; threshold 0.38 for the pool's average linkage,
     /// calibrated on half of Banking77's training categories (the middle of
-    /// the plateau of best adjusted Rand index, 0.36 to 0.40).
+    /// the plateau of best adjusted Rand index, 0.36 to 0.40); need
+    /// threshold 0.29, chosen on the calibration split of Banking77 and
+    /// HWU64 together (docs/evolution.md).
     fn default() -> Self {
         Self {
             dimension: 1024,
             ngram_weight: 0.2,
             ngrams: 2..=4,
             threshold: 0.38,
+            need_threshold: 0.29,
             normalize: true,
         }
     }
@@ -97,6 +101,7 @@ impl HashingEmbedder {
             ngram_weight: 1.0,
             ngrams: 3..=3,
             threshold: 0.32,
+            need_threshold: 0.32 * super::NEED_RATIO,
             normalize: false,
         }
     }
@@ -110,6 +115,12 @@ impl HashingEmbedder {
     /// The same embedder with another recommended threshold.
     pub fn with_threshold(mut self, threshold: f32) -> Self {
         self.threshold = threshold;
+        self
+    }
+
+    /// The same embedder with another recommended need threshold.
+    pub fn with_need_threshold(mut self, threshold: f32) -> Self {
+        self.need_threshold = threshold;
         self
     }
 
@@ -234,6 +245,10 @@ impl Embedder for HashingEmbedder {
 
     fn recommended_threshold(&self) -> f32 {
         self.threshold
+    }
+
+    fn recommended_need_threshold(&self) -> f32 {
+        self.need_threshold
     }
 
     fn embed_into(&self, text: &str, out: &mut [f32]) {

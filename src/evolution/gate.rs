@@ -10,8 +10,10 @@
 //! [`super::PoolConfig::support_threshold`] of it, is gated on the sum of
 //! that neighbourhood: its heat, clients and requests, each client's share
 //! held to the per-client cap across the whole neighbourhood. The key comes
-//! from the need itself; the neighbours stay free to trigger on their own
-//! heat, so two needs that are close but distinct each get their key.
+//! from the need itself. The neighbours that lent their heat lend it no more
+//! and trigger on their own heat alone from then on: two needs that are
+//! close but distinct each get their key, while the pieces of one need do
+//! not propose it again.
 
 use std::collections::BTreeMap;
 
@@ -19,6 +21,16 @@ use super::cap::allowance;
 use super::heat::Heat;
 use super::needs::count_distinct;
 use super::pool::Pool;
+
+/// How a need's gate stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Gate {
+    Closed,
+    /// Open on the need's own heat and traffic.
+    Own,
+    /// Open only with its neighbours' heat and traffic.
+    Supported,
+}
 
 impl Pool {
     /// Need `need`'s heat at `at`: its clusters' heats added (in id order).
@@ -97,26 +109,26 @@ impl Pool {
 
     /// Whether need `need` triggers at `at`: not proposed, not waiting for a
     /// retry, and its gate (or its neighbourhood's, see the module) open.
-    pub(super) fn gate_opens(&self, need: usize, at: f64) -> bool {
+    pub(super) fn gate_opens(&self, need: usize, at: f64) -> Gate {
         let Some(state) = self.needs.states.get(need) else {
-            return false;
+            return Gate::Closed;
         };
         if state.proposed.is_some() || state.retry_at.is_some_and(|retry| at < retry) {
-            return false;
+            return Gate::Closed;
         }
         let threshold = self.config.heat_threshold;
         let own = self.need_heat(need, at);
         if own >= threshold && self.enough_traffic(&[need], at) {
-            return true;
+            return Gate::Own;
         }
-        if own < self.config.support_share * threshold {
-            return false;
+        if state.lent || own < self.config.support_share * threshold {
+            return Gate::Closed;
         }
         let Some(region) = self.neighbourhood(need, own, at) else {
-            return false; // a hotter need leads this neighbourhood
+            return Gate::Closed; // a hotter need leads this neighbourhood
         };
         if region.len() < 2 {
-            return false;
+            return Gate::Closed;
         }
         let heat: f64 = region
             .iter()
@@ -128,29 +140,37 @@ impl Pool {
                 }
             })
             .sum();
-        heat - self.excess_over_cap(&region, at) >= threshold && self.enough_traffic(&region, at)
+        if heat - self.excess_over_cap(&region, at) >= threshold && self.enough_traffic(&region, at)
+        {
+            Gate::Supported
+        } else {
+            Gate::Closed
+        }
     }
 
-    /// Need `need` and the needs not yet proposed within the support
-    /// threshold of it, or `None` when one of them is hotter (ties: the
-    /// smaller id leads).
+    /// The needs that may lend need `need` their heat: not proposed, not
+    /// already lent, within the support threshold.
+    pub(super) fn lenders(&self, need: usize) -> impl Iterator<Item = usize> + '_ {
+        (0..self.needs.len()).filter(move |&other| {
+            other != need
+                && self
+                    .needs
+                    .states
+                    .get(other)
+                    .is_some_and(|s| s.proposed.is_none() && !s.lent)
+                && self.needs.link(need, other) >= self.config.support_threshold
+        })
+    }
+
+    /// Need `need` and the needs that may lend it their heat, or `None`
+    /// when one of them is hotter (ties: the smaller id leads).
     fn neighbourhood(&self, need: usize, own: f64, at: f64) -> Option<Vec<usize>> {
         let id = self.needs.states.get(need)?.id;
         let mut region = vec![need];
-        for other in 0..self.needs.len() {
-            if other == need {
-                continue;
-            }
-            let Some(state) = self.needs.states.get(other) else {
-                continue;
-            };
-            if state.proposed.is_some()
-                || self.needs.link(need, other) < self.config.support_threshold
-            {
-                continue;
-            }
+        for other in self.lenders(need) {
             let heat = self.need_heat(other, at);
-            if heat > own || (heat == own && state.id < id) {
+            let other_id = self.needs.states.get(other).map_or(u64::MAX, |s| s.id);
+            if heat > own || (heat == own && other_id < id) {
                 return None;
             }
             region.push(other);

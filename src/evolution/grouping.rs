@@ -481,7 +481,22 @@ impl Pool {
             return false;
         };
         state.proposed = Some(key_name.to_owned());
+        let supported = std::mem::take(&mut state.supported);
         self.mark_clusters(id, Some(key_name));
+        if supported {
+            if let Some(need) = self.needs.position(id) {
+                let claim = self.config.claim_threshold;
+                let lenders: Vec<usize> = self
+                    .lenders(need)
+                    .filter(|&l| self.needs.link(need, l) >= claim)
+                    .collect();
+                for lender in lenders {
+                    if let Some(state) = self.needs.states.get_mut(lender) {
+                        state.lent = true;
+                    }
+                }
+            }
+        }
         true
     }
 

@@ -45,7 +45,9 @@ pub use induce::RuleInducer;
 pub use linkage::Linkage;
 pub use need_view::NeedView;
 pub use pipeline::{Branching, Evolution, EvolutionConfig, EvolutionEvent, PoolKey};
-pub use pool::{ClusterView, Ingested, NEED_RATIO, Pool, PoolConfig, PoolError, SUPPORT_RATIO};
+pub use pool::{
+    CLAIM_RATIO, ClusterView, Ingested, NEED_RATIO, Pool, PoolConfig, PoolError, SUPPORT_RATIO,
+};
 pub use redact::{Redacted, Redaction, redact};
 pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize_fragment};
 pub use state::{EVOLUTION_FORMAT_VERSION, EvolutionState, EvolutionStateError};

@@ -52,6 +52,14 @@ pub(crate) struct NeedState {
     /// How many proposals were deferred, for the backoff.
     #[serde(default)]
     pub(crate) failures: u32,
+    /// Whether the need's gate last opened only with its neighbours' heat.
+    #[serde(default)]
+    pub(crate) supported: bool,
+    /// Whether the need lent its heat to a neighbour that was proposed: it
+    /// lends no more and triggers on its own heat alone, so the paraphrases
+    /// of a need the grouping split cannot propose its key twice.
+    #[serde(default)]
+    pub(crate) lent: bool,
 }
 
 impl NeedState {
@@ -65,6 +73,8 @@ impl NeedState {
             proposed: None,
             retry_at: None,
             failures: 0,
+            supported: false,
+            lent: false,
         }
     }
 
@@ -75,6 +85,7 @@ impl NeedState {
             proposed: self.proposed.clone(),
             retry_at: self.retry_at,
             failures: self.failures,
+            lent: self.lent,
             ..Self::new(id)
         }
     }
@@ -95,6 +106,8 @@ impl NeedState {
             (a, b) => a.or(b),
         };
         self.failures = self.failures.max(other.failures);
+        self.supported |= other.supported;
+        self.lent |= other.lent;
     }
 
     /// Starts counting a request from `client` at `at`: `false` if the need

@@ -150,6 +150,9 @@ pub enum EvolutionEvent {
         heat: f64,
         /// Its requests so far (one message is one, however many fragments).
         occurrences: u64,
+        /// Whether the gate opened only with the heat of neighbouring needs
+        /// (the need's paraphrases the grouping kept apart).
+        supported: bool,
         /// Distinct clients within the gate window (counted up to the gate's minimum).
         recent_clients: usize,
         /// When.
@@ -637,6 +640,7 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
                         cluster: ingested.cluster,
                         heat: view.heat(now),
                         occurrences: view.occurrences(),
+                        supported: ingested.supported,
                         recent_clients: view.recent_clients(now),
                         at: now,
                     });

@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
 use super::cluster::{ClusterLimits, ClusterState, Exemplar};
+use super::gate::Gate;
 use super::heat::seconds;
 use super::linkage::Linkage;
 use super::needs::{NeedState, Needs};
@@ -46,6 +47,12 @@ pub struct PoolConfig {
     /// `need_threshold`.
     #[serde(default = "unset")]
     pub support_threshold: f32,
+    /// Mean similarity at or above which a need that lent its heat to a
+    /// proposed neighbour counts as part of it: it lends no more and
+    /// triggers on its own heat alone. Default [`CLAIM_RATIO`] ×
+    /// `need_threshold`.
+    #[serde(default = "unset")]
+    pub claim_threshold: f32,
     /// Share of `heat_threshold` a need must hold itself before neighbours
     /// may lend it theirs. Default 0.3.
     #[serde(default = "default_support_share")]
@@ -84,7 +91,10 @@ pub struct PoolConfig {
 pub const NEED_RATIO: f32 = 0.82;
 
 /// The support threshold's default share of the need threshold.
-pub const SUPPORT_RATIO: f32 = 0.65;
+pub const SUPPORT_RATIO: f32 = 0.45;
+
+/// The claim threshold's default share of the need threshold.
+pub const CLAIM_RATIO: f32 = 0.7;
 
 /// Marks a threshold a snapshot did not carry (it is derived on restore).
 fn unset() -> f32 {
@@ -108,6 +118,7 @@ impl PoolConfig {
             linkage: Linkage::Average,
             need_threshold: threshold * NEED_RATIO,
             support_threshold: threshold * NEED_RATIO * SUPPORT_RATIO,
+            claim_threshold: threshold * NEED_RATIO * CLAIM_RATIO,
             support_share: default_support_share(),
             increment: 1.0,
             half_life_secs: 86_400.0,
@@ -123,11 +134,13 @@ impl PoolConfig {
         }
     }
 
-    /// The same settings with another need threshold (and the support
-    /// threshold that goes with it, [`SUPPORT_RATIO`] of it).
+    /// The same settings with another need threshold, and the support and
+    /// claim thresholds that go with it ([`SUPPORT_RATIO`] and
+    /// [`CLAIM_RATIO`] of it).
     pub fn with_need_threshold(mut self, need_threshold: f32) -> Self {
         self.need_threshold = need_threshold;
         self.support_threshold = need_threshold * SUPPORT_RATIO;
+        self.claim_threshold = need_threshold * CLAIM_RATIO;
         self
     }
 
@@ -139,6 +152,9 @@ impl PoolConfig {
         if self.support_threshold.is_nan() {
             self.support_threshold = self.need_threshold * SUPPORT_RATIO;
         }
+        if self.claim_threshold.is_nan() {
+            self.claim_threshold = self.need_threshold * CLAIM_RATIO;
+        }
         self
     }
 
@@ -146,9 +162,14 @@ impl PoolConfig {
         let positive = |v: f64| v > 0.0 && v.is_finite();
         let problem = if self.dimension == 0 {
             Some("dimension must be at least 1")
-        } else if [self.threshold, self.need_threshold, self.support_threshold]
-            .iter()
-            .any(|t| !(t.is_finite() && (-1.0..=1.0).contains(t)))
+        } else if [
+            self.threshold,
+            self.need_threshold,
+            self.support_threshold,
+            self.claim_threshold,
+        ]
+        .iter()
+        .any(|t| !(t.is_finite() && (-1.0..=1.0).contains(t)))
         {
             Some("thresholds must be cosine similarities in -1..=1")
         } else if !(self.support_share.is_finite() && self.support_share >= 0.0) {
@@ -245,6 +266,9 @@ pub struct Ingested {
     /// Whether the dual gate of the cluster's need is open and no key was
     /// proposed from it yet.
     pub triggered: bool,
+    /// Whether it opened only with the heat of neighbouring needs (see
+    /// [`PoolConfig::support_threshold`]).
+    pub supported: bool,
 }
 
 /// A read-only view of one cluster.
@@ -803,6 +827,7 @@ impl Pool {
             merged: None,
             evicted: None,
             triggered: false,
+            supported: false,
         };
         // Above a threshold of 0 a joining vector points along the sum, so the
         // sum cannot cancel; only lower thresholds need the check.
@@ -871,7 +896,12 @@ impl Pool {
         cluster.observe(text, flagged, client, at, request, &limits);
         outcome.cluster = cluster.id;
         outcome.need = cluster.need;
-        outcome.triggered = self.gate_opens(need, at);
+        let gate = self.gate_opens(need, at);
+        if let Some(state) = self.needs.states.get_mut(need) {
+            state.supported = gate == Gate::Supported;
+        }
+        outcome.triggered = gate != Gate::Closed;
+        outcome.supported = gate == Gate::Supported;
         Ok(outcome)
     }
 

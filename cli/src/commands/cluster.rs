@@ -172,12 +172,18 @@ impl Clustering {
                                 record.insert("merged".into(), json!(small));
                             }
                             let moved = self.lines_of.remove(&merged).unwrap_or_default();
-                            self.lines_of.entry(ingested.cluster).or_default().extend(moved);
+                            self.lines_of
+                                .entry(ingested.cluster)
+                                .or_default()
+                                .extend(moved);
                         }
                         if let Some(evicted) = ingested.evicted {
                             self.lines_of.remove(&evicted);
                         }
-                        self.lines_of.entry(ingested.cluster).or_default().push(line);
+                        self.lines_of
+                            .entry(ingested.cluster)
+                            .or_default()
+                            .push(line);
                     }
                 }
                 Value::Object(record)

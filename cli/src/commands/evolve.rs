@@ -37,6 +37,11 @@ pub struct Args {
     #[arg(long)]
     pub threshold: Option<f32>,
 
+    /// Similarity at which clusters are one need: the mean cosine between
+    /// their members (default: the embedder's recommendation).
+    #[arg(long)]
+    pub need_threshold: Option<f32>,
+
     /// A sentence-transformer directory (`config.json`, `tokenizer.json`,
     /// `model.safetensors`; see scripts/fetch-model.sh) to embed with,
     /// instead of the hashing embedder. A `--state` file remembers which:
@@ -182,6 +187,9 @@ pub fn run(args: &Args, format: Format) -> Outcome {
     let mut config = EvolutionConfig::default().pool(pool);
     if let Some(threshold) = args.threshold {
         config = config.threshold(threshold);
+    }
+    if let Some(threshold) = args.need_threshold {
+        config = config.need_threshold(threshold);
     }
     if args.per_client {
         config = config.branching(Branching::GlobalAndPerClient);

@@ -1,0 +1,443 @@
+//! The need level of the pool: fine clusters grouped into needs, and the
+//! dual gate on needs (with the support of neighbouring needs), tested with
+//! hand-made vectors whose similarities are known.
+#![cfg(feature = "evolution")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "tests: a panic is a failed test"
+)]
+
+use sdsi::evolution::{
+    Evolution, EvolutionConfig, EvolutionEngine, EvolutionEvent, Ingested, Pool, PoolConfig,
+    PoolError, RuleInducer,
+};
+use sdsi::patch::LifecyclePolicy;
+use sdsi::{SchemaStore, SchemaTemplate};
+use serde_json::{Value, json};
+use time::macros::datetime;
+use time::{Duration, OffsetDateTime};
+
+const T0: OffsetDateTime = datetime!(2026-05-01 8:00 UTC);
+
+/// A unit vector in the plane of axes `a` and `b` at angle `degrees` from
+/// `a`, in 8 dimensions: two such vectors have cosine `cos(Δ angle)`.
+fn at(degrees: f64, a: usize, b: usize) -> Vec<f32> {
+    let mut v = vec![0.0f32; 8];
+    let r = degrees.to_radians();
+    v[a] = r.cos() as f32;
+    v[b] = r.sin() as f32;
+    v
+}
+
+/// Fine threshold 0.95 (about 18°), needs at 0.7 (about 45°), support at
+/// 0.4, claim at 0.55; a small gate so tests stay short: heat 10, 3
+/// clients, heat cap 4 per client.
+fn config() -> PoolConfig {
+    let mut config = PoolConfig::new(8, 0.95).with_need_threshold(0.7);
+    config.support_threshold = 0.4;
+    config.claim_threshold = 0.55;
+    config.heat_threshold = 10.0;
+    config.min_clients = 3;
+    config.min_occurrences = 1_000;
+    config.client_heat_cap = 4.0;
+    config
+}
+
+/// `n` requests of vector `v`, each from the next of `clients` clients,
+/// a minute apart from `start`; returns the last outcome.
+fn send(
+    pool: &mut Pool,
+    v: &[f32],
+    n: usize,
+    clients: usize,
+    start: OffsetDateTime,
+    tag: &str,
+) -> Ingested {
+    let mut last = None;
+    for i in 0..n {
+        let now = start + Duration::minutes(i as i64);
+        let text = format!("{tag} {i}");
+        let client = format!("agent-{}", i % clients);
+        last = Some(pool.ingest(v, &text, false, &client, now).unwrap());
+    }
+    last.unwrap()
+}
+
+#[test]
+fn clusters_within_the_need_threshold_are_one_need() {
+    let mut pool = Pool::new(config()).unwrap();
+    // 0° and 30°: cosine 0.87, one need but two clusters (below 0.95).
+    let a = send(&mut pool, &at(0.0, 0, 1), 3, 3, T0, "a");
+    let b = send(
+        &mut pool,
+        &at(30.0, 0, 1),
+        3,
+        3,
+        T0 + Duration::hours(1),
+        "b",
+    );
+    assert_ne!(a.cluster, b.cluster);
+    assert_eq!(a.need, b.need);
+    // 90° away: another need.
+    let c = send(
+        &mut pool,
+        &at(90.0, 0, 1),
+        1,
+        1,
+        T0 + Duration::hours(2),
+        "c",
+    );
+    assert_ne!(c.need, a.need);
+    let need = pool.need(a.need).unwrap();
+    assert_eq!(need.clusters().count(), 2);
+    assert_eq!(need.vectors(), 6);
+    assert_eq!(need.occurrences(), 6);
+    assert_eq!(pool.need_count(), 2);
+}
+
+#[test]
+fn the_gate_counts_the_whole_need() {
+    let mut pool = Pool::new(config()).unwrap();
+    // Two phrasings of one need, six requests each from three clients: no
+    // cluster reaches heat 10 alone, the need does (12, minus a little decay).
+    let first = send(&mut pool, &at(0.0, 0, 1), 6, 3, T0, "a");
+    assert!(!first.triggered);
+    let second = send(
+        &mut pool,
+        &at(30.0, 0, 1),
+        6,
+        3,
+        T0 + Duration::minutes(10),
+        "b",
+    );
+    assert_eq!(first.need, second.need);
+    assert!(second.triggered, "{second:?}");
+    for c in pool.need(second.need).unwrap().clusters() {
+        assert!(c.heat(T0 + Duration::minutes(20)) < 10.0);
+    }
+}
+
+#[test]
+fn the_per_client_cap_holds_across_a_need() {
+    let mut pool = Pool::new(config()).unwrap();
+    // One client, two phrasings of one need: at most 4 heat in all.
+    send(&mut pool, &at(0.0, 0, 1), 5, 1, T0, "a");
+    let out = send(
+        &mut pool,
+        &at(30.0, 0, 1),
+        5,
+        1,
+        T0 + Duration::minutes(10),
+        "b",
+    );
+    let heat = pool
+        .need(out.need)
+        .unwrap()
+        .heat(T0 + Duration::minutes(20));
+    assert!(heat <= 4.0 + 1e-9, "{heat}");
+}
+
+/// Two needs 60° apart (cosine 0.5: below the need threshold, above the
+/// support threshold), seven requests each from three clients: neither
+/// reaches the gate alone, the hotter one does with its neighbour's heat,
+/// and once it is proposed the neighbour lent its heat and does not propose
+/// the same need again on support. On its own heat it still may.
+#[test]
+fn a_need_split_in_two_is_proposed_once() {
+    let mut pool = Pool::new(config()).unwrap();
+    let a = send(&mut pool, &at(0.0, 0, 1), 7, 3, T0, "a");
+    let b = send(
+        &mut pool,
+        &at(60.0, 0, 1),
+        6,
+        3,
+        T0 + Duration::minutes(10),
+        "b",
+    );
+    assert_ne!(a.need, b.need);
+    assert!(!b.triggered, "the cooler need does not lead: {b:?}");
+    let a = send(
+        &mut pool,
+        &at(0.0, 0, 1),
+        1,
+        1,
+        T0 + Duration::minutes(20),
+        "a+",
+    );
+    assert!(
+        a.triggered,
+        "the hotter need leads its neighbourhood: {a:?}"
+    );
+    assert!(pool.mark_proposed(a.need, "seat_preference"));
+    let b = send(
+        &mut pool,
+        &at(60.0, 0, 1),
+        3,
+        3,
+        T0 + Duration::minutes(30),
+        "b+",
+    );
+    assert!(
+        !b.triggered,
+        "lent: no support any more, 9 heat alone: {b:?}"
+    );
+    let b = send(
+        &mut pool,
+        &at(60.0, 0, 1),
+        2,
+        3,
+        T0 + Duration::minutes(40),
+        "b++",
+    );
+    assert!(b.triggered, "its own heat reaches the gate: {b:?}");
+}
+
+/// A need below the support share (30 % of the gate) never leads, however
+/// hot its neighbourhood.
+#[test]
+fn a_need_must_hold_a_share_of_the_gate_itself() {
+    let mut pool = Pool::new(config()).unwrap();
+    send(&mut pool, &at(0.0, 0, 1), 8, 4, T0, "a");
+    let b = send(
+        &mut pool,
+        &at(60.0, 0, 1),
+        2,
+        2,
+        T0 + Duration::minutes(10),
+        "b",
+    );
+    assert!(!b.triggered, "{b:?}");
+}
+
+/// One client spreading its requests over three neighbouring needs, each
+/// under its cap: the neighbourhood's heat counts the client's cap once.
+#[test]
+fn one_client_cannot_open_a_neighbourhood() {
+    let mut pool = Pool::new(config()).unwrap();
+    let mut outs = Vec::new();
+    for (k, angle) in [0.0, 60.0, 120.0].into_iter().enumerate() {
+        // Needs at 0°, 60° and 120° in the plane of axes 0 and 1; 0° and
+        // 120° are -0.5 apart, so 60° lies within support of both.
+        outs.push(send(
+            &mut pool,
+            &at(angle, 0, 1),
+            4,
+            1,
+            T0 + Duration::minutes(10 * k as i64),
+            &format!("n{k}"),
+        ));
+    }
+    // Two more clients add a little so the need holds enough clients.
+    let last = send(
+        &mut pool,
+        &at(60.0, 0, 1),
+        2,
+        2,
+        T0 + Duration::minutes(40),
+        "others",
+    );
+    assert!(!last.triggered, "{outs:?} {last:?}");
+}
+
+#[test]
+fn a_client_founds_no_more_clusters_than_its_quota() {
+    let mut config = config();
+    config.max_new_clusters_per_client = 3;
+    let mut pool = Pool::new(config).unwrap();
+    for k in 0..3 {
+        pool.ingest(
+            &at(20.0 * k as f64, 2, 3),
+            &format!("x{k}"),
+            false,
+            "flood",
+            T0,
+        )
+        .unwrap();
+    }
+    let refused = pool.ingest(&at(80.0, 2, 3), "x3", false, "flood", T0);
+    assert_eq!(refused, Err(PoolError::ClientQuota { limit: 3 }));
+    // Joining an existing cluster is not founding one; another client may found.
+    pool.ingest(&at(0.0, 2, 3), "x0 again", false, "flood", T0)
+        .unwrap();
+    pool.ingest(&at(80.0, 2, 3), "x3", false, "other", T0)
+        .unwrap();
+    // A window later the client may found again.
+    pool.ingest(
+        &at(85.0, 2, 3),
+        "x4",
+        false,
+        "flood",
+        T0 + Duration::days(8),
+    )
+    .unwrap();
+}
+
+/// The pool is full; many one-off fragments arrive. The coldest cluster of
+/// the coldest need goes first, so a need built slowly by several clients
+/// over several phrasings stays though each of its clusters is as cold as
+/// a one-off.
+#[test]
+fn one_offs_do_not_evict_a_need_that_builds_slowly() {
+    const DIM: usize = 256;
+    let mut config = config();
+    config.dimension = DIM;
+    config.max_clusters = 12;
+    config.max_new_clusters_per_client = usize::MAX;
+    let mut pool = Pool::new(config).unwrap();
+    let widen = |v: Vec<f32>| {
+        let mut w = vec![0.0f32; DIM];
+        w[..v.len()].copy_from_slice(&v);
+        w
+    };
+    // Four phrasings 20° apart: four clusters (below 0.95), one need.
+    for k in 0..4 {
+        let v = widen(at(20.0 * k as f64, 0, 1));
+        send(
+            &mut pool,
+            &v,
+            1,
+            1,
+            T0 + Duration::hours(k),
+            &format!("slow {k}"),
+        );
+    }
+    let slow = |pool: &Pool| {
+        pool.needs()
+            .find(|n| n.exemplars().iter().any(|e| e.text.starts_with("slow")))
+            .map(|n| n.clusters().count())
+    };
+    assert_eq!(slow(&pool), Some(4));
+    // Each one-off along an axis of its own: a cluster and a need each.
+    for k in 8..DIM {
+        let mut v = vec![0.0f32; DIM];
+        v[k] = 1.0;
+        let now = T0 + Duration::hours(5);
+        pool.ingest(&v, &format!("one-off {k}"), false, &format!("c{k}"), now)
+            .unwrap();
+    }
+    assert_eq!(pool.len(), 12);
+    assert_eq!(slow(&pool), Some(4));
+}
+
+/// Snapshots carry the need level; a snapshot written before needs
+/// existed restores each cluster as a need of its own.
+#[test]
+fn needs_survive_a_snapshot_and_old_snapshots_restore() {
+    let mut pool = Pool::new(config()).unwrap();
+    let a = send(&mut pool, &at(0.0, 0, 1), 3, 3, T0, "a");
+    send(&mut pool, &at(30.0, 0, 1), 3, 3, T0, "b");
+    send(&mut pool, &at(90.0, 0, 1), 2, 2, T0, "c");
+    assert!(pool.mark_proposed(a.need, "seat_preference"));
+    let restored: Pool = serde_json::from_slice(&serde_json::to_vec(&pool).unwrap()).unwrap();
+    assert!(restored == pool);
+    let mut old: Value = serde_json::to_value(&pool).unwrap();
+    old.as_object_mut().unwrap().remove("needs");
+    for cluster in old["clusters"].as_array_mut().unwrap() {
+        cluster.as_object_mut().unwrap().remove("need");
+    }
+    let legacy: Pool = serde_json::from_value(old).unwrap();
+    assert_eq!(legacy.need_count(), legacy.len());
+    for c in legacy.clusters() {
+        let need = legacy.need(c.need()).unwrap();
+        assert_eq!(need.proposed(), c.proposed());
+        assert_eq!(
+            need.clusters().map(|m| m.id()).collect::<Vec<_>>(),
+            [c.id()]
+        );
+    }
+}
+
+/// A need that merges with a proposed need is proposed; the key is not
+/// proposed again for it.
+#[test]
+fn a_merge_keeps_the_proposal_history() {
+    let mut config = config();
+    config.heat_threshold = 1.0;
+    config.min_clients = 1;
+    let mut pool = Pool::new(config).unwrap();
+    let a = send(&mut pool, &at(0.0, 0, 1), 1, 1, T0, "a");
+    assert!(a.triggered);
+    assert!(pool.mark_proposed(a.need, "seat_preference"));
+    // A phrasing 50° away founds its own need (cosine 0.64 < 0.7)...
+    let b = send(
+        &mut pool,
+        &at(50.0, 0, 1),
+        1,
+        1,
+        T0 + Duration::minutes(1),
+        "b",
+    );
+    assert_ne!(b.need, a.need);
+    assert!(b.triggered, "a need of its own: {b:?}");
+    // ... then one in between joins the first need and pulls them together.
+    let c = send(
+        &mut pool,
+        &at(25.0, 0, 1),
+        3,
+        3,
+        T0 + Duration::minutes(2),
+        "c",
+    );
+    assert!(!c.triggered, "{c:?}");
+    let merged = pool.need(c.need).unwrap();
+    assert_eq!(merged.proposed(), Some("seat_preference"));
+}
+
+fn engine_store() -> SchemaStore {
+    let template: SchemaTemplate = serde_json::from_value(json!({
+        "schema_id": "flight_v1",
+        "scenario": "flight",
+        "keys": [
+            {"key_name": "other", "key_type": "string", "required": false,
+             "semantic_description": "Anything else"}
+        ]
+    }))
+    .unwrap();
+    SchemaStore::new(template, LifecyclePolicy::default()).unwrap()
+}
+
+/// A message whose `other` holds a 4 MiB array: the engine takes the first
+/// sixteen fragments, says how many it skipped, and the need others are
+/// building keeps its clusters.
+#[test]
+fn a_huge_other_array_is_cut_and_counted() {
+    let mut store = engine_store();
+    let mut engine = Evolution::new(
+        sdsi::evolution::HashingEmbedder::default(),
+        RuleInducer,
+        EvolutionConfig::default(),
+    );
+    for k in 0..4 {
+        let message =
+            json!({"schema_id": "flight_v1", "payload": {"other": "a window seat please"}});
+        engine.observe(
+            &mut store,
+            &message,
+            &format!("agent-{k}"),
+            T0 + Duration::hours(k),
+        );
+    }
+    let flood: Vec<String> = (0..120_000).map(|k| format!("item {k} zq{k}x")).collect();
+    let message = json!({"schema_id": "flight_v1", "payload": {"other": flood}});
+    let bytes = serde_json::to_vec(&message).unwrap().len();
+    assert!(bytes > 2 << 20, "{bytes}");
+    let events = engine.observe(&mut store, &message, "flooder", T0 + Duration::hours(5));
+    let skipped: usize = events
+        .iter()
+        .map(|e| match e {
+            EvolutionEvent::Skipped { fragments, .. } => *fragments,
+            _ => 0,
+        })
+        .sum();
+    assert_eq!(skipped, 120_000 - 16, "{events:?}");
+    let (_, pool) = engine.pools().next().unwrap();
+    assert!(pool.len() <= 1 + 16);
+    assert!(pool.clusters().any(|c| {
+        c.exemplars()
+            .iter()
+            .any(|e| e.text == "a window seat please")
+    }));
+}
