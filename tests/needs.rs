@@ -372,18 +372,30 @@ fn a_merge_keeps_the_proposal_history() {
     );
     assert_ne!(b.need, a.need);
     assert!(b.triggered, "a need of its own: {b:?}");
-    // ... then one in between joins the first need and pulls them together.
+    // ... then one in between (nearer the first) joins the first need and
+    // pulls the second into it.
     let c = send(
         &mut pool,
-        &at(25.0, 0, 1),
+        &at(20.0, 0, 1),
         3,
         3,
         T0 + Duration::minutes(2),
         "c",
     );
     assert!(!c.triggered, "{c:?}");
+    assert_eq!(c.need, a.need);
     let merged = pool.need(c.need).unwrap();
     assert_eq!(merged.proposed(), Some("seat_preference"));
+    // Every cluster carries the merged need's mark, the absorbed need's too.
+    assert_eq!(merged.clusters().count(), 3);
+    for cluster in merged.clusters() {
+        assert_eq!(
+            cluster.proposed(),
+            Some("seat_preference"),
+            "{}",
+            cluster.id()
+        );
+    }
 }
 
 fn engine_store() -> SchemaStore {

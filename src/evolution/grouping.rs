@@ -235,15 +235,17 @@ impl Pool {
             return;
         };
         self.needs.add(keep, &gone_sum, gone_state.vectors);
+        // Either side's clusters may carry a mark the merged need no longer
+        // has (the absorbed need was unproposed, or proposed under another
+        // name), so every cluster takes the merged need's mark.
         let proposed = match self.needs.states.get_mut(keep) {
             Some(state) => {
-                let was = state.proposed.clone();
                 let vectors = state.vectors;
                 state.absorb(&gone_state);
                 state.vectors = vectors;
                 state.clusters.extend(gone_state.clusters.iter().copied());
                 state.clusters.sort_unstable();
-                (was != state.proposed).then(|| state.proposed.clone())
+                state.proposed.clone()
             }
             None => return,
         };
@@ -253,9 +255,7 @@ impl Pool {
                 cluster.need = keep_id;
             }
         }
-        if let Some(proposed) = proposed {
-            self.mark_clusters(keep_id, proposed.as_deref());
-        }
+        self.mark_clusters(keep_id, proposed.as_deref());
     }
 
     /// Sets the proposal mark of every cluster of need `id`.

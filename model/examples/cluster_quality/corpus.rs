@@ -5,6 +5,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+/// The rows of a CSV file, each a list of fields.
+type Rows = Vec<Vec<String>>;
+
 /// A labelled set: texts and the index of each one's intent.
 pub struct Labelled {
     pub texts: Vec<String>,
@@ -50,7 +53,7 @@ impl Corpus {
 
     /// The texts of `split`.
     pub fn load(&self, split: Split) -> Result<Labelled, String> {
-        let (rows, keep_fold): (Vec<Vec<String>>, fn(&str) -> bool) = match (self, split) {
+        let (rows, keep_fold): (Rows, fn(&str) -> bool) = match (self, split) {
             (Corpus::Banking77(dir), Split::Calibration) => {
                 (read_csv(&dir.join("train.csv"))?, |_| true)
             }
