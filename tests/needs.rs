@@ -453,3 +453,50 @@ fn a_huge_other_array_is_cut_and_counted() {
             .any(|e| e.text == "a window seat please")
     }));
 }
+
+/// A replica's cluster near a proposed one stays in a need of its own after
+/// the merge; when later requests pull the two clusters together, the need
+/// that goes with the absorbed cluster passes its proposal on, and every
+/// cluster carries the surviving need's mark.
+#[test]
+fn a_cluster_merged_from_a_proposed_need_passes_the_proposal_on() {
+    let mut config = config();
+    config.heat_threshold = 1.0;
+    config.min_clients = 1;
+    let mut pool = Pool::new(config).unwrap();
+    let a = send(&mut pool, &at(0.0, 0, 1), 1, 1, T0, "a");
+    assert!(pool.mark_proposed(a.need, "seat_preference"));
+    let mut replica = Pool::new(config).unwrap();
+    // 19° from the first: below the fine threshold (cosine 0.946), so the
+    // clusters do not pair in the merge.
+    let b = send(
+        &mut replica,
+        &at(19.0, 0, 1),
+        1,
+        1,
+        T0 + Duration::minutes(1),
+        "b",
+    );
+    pool.merge(&replica).unwrap();
+    assert_ne!(pool.cluster(b.cluster).unwrap().need(), a.need);
+    // A request at 10° joins the replica's cluster (9° away, the proposed
+    // one is 10°) and drags its centroid to 14.5°, within the fine threshold
+    // of the proposed cluster: the two become one, under the replica's id.
+    let merged = send(
+        &mut pool,
+        &at(10.0, 0, 1),
+        1,
+        1,
+        T0 + Duration::minutes(2),
+        "c",
+    );
+    assert_eq!(merged.cluster, b.cluster);
+    assert_eq!(merged.merged, Some(a.cluster));
+    let need = pool.need(merged.need).unwrap();
+    assert_eq!(need.proposed(), Some("seat_preference"));
+    for cluster in pool.clusters() {
+        let need = pool.need(cluster.need()).unwrap();
+        assert_eq!(cluster.proposed(), need.proposed(), "{}", cluster.id());
+    }
+    assert!(!merged.triggered, "already proposed: {merged:?}");
+}

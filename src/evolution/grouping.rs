@@ -34,6 +34,32 @@ impl Pool {
         }
     }
 
+    /// The state of cluster `index`'s need when the cluster is its only one
+    /// (the need goes with it when the cluster is merged away).
+    pub(super) fn sole_need(&self, index: usize) -> Option<NeedState> {
+        let state = self.needs.states.get(self.need_of(index)?)?;
+        (state.clusters.len() == 1).then(|| state.clone())
+    }
+
+    /// After another need's cluster was merged into cluster `index`: the
+    /// need that went with it (`gone`, if it did) passes its history
+    /// (proposal, backoff, lending) to `index`'s need, and every cluster of
+    /// that need takes the need's proposal mark (the merged cluster brought
+    /// its old need's mark, which a need that still exists keeps for itself).
+    pub(super) fn inherit_need(&mut self, index: usize, gone: Option<NeedState>) {
+        let Some(need) = self.need_of(index) else {
+            return;
+        };
+        let Some(state) = self.needs.states.get_mut(need) else {
+            return;
+        };
+        if let Some(gone) = gone {
+            state.absorb(&gone);
+        }
+        let (id, proposed) = (state.id, state.proposed.clone());
+        self.mark_clusters(id, proposed.as_deref());
+    }
+
     /// Takes cluster `index` out of its need (which goes when it was the
     /// last). The need keeps the cluster's vectors when `keeps_vectors`.
     pub(super) fn leave_need(&mut self, index: usize, keeps_vectors: bool) {

@@ -925,6 +925,11 @@ impl Pool {
         let limits = self.config.limits();
         let same_need =
             self.clusters.get(other).map(|c| c.need) == Some(self.clusters.get(index)?.need);
+        let gone_need = if same_need {
+            None
+        } else {
+            self.sole_need(other)
+        };
         let (state, sum) = self.remove_merged(other, same_need)?;
         let merged_id = state.id;
         let members = state.members;
@@ -939,6 +944,7 @@ impl Pool {
         self.add_to(index, &sum);
         if !same_need {
             self.grow_need_by(index, &sum, members);
+            self.inherit_need(index, gone_need);
         }
         Some((merged_id, index))
     }
