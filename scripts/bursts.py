@@ -91,9 +91,13 @@ def generate(corpus, data, seed, out, split="held-out", needs=8, per_need=100, c
             f.write(json.dumps({"at": stamp(int(at)), "client": client, "message": message}) + "\n")
     with open(os.path.join(out, "template.json"), "w") as f:
         json.dump(TEMPLATE, f)
+    # Only the texts sent (a key quotes nothing else), so a stream and its
+    # truth are small enough to commit as a test fixture.
+    sent = {normal(text) for _, _, text in events}
     intent_of = {}
     for text, intent in ((t, i) for i in intents for t in by_intent[i]):
-        intent_of.setdefault(normal(text), intent)
+        if normal(text) in sent:
+            intent_of.setdefault(normal(text), intent)
     with open(os.path.join(out, "truth.json"), "w") as f:
         json.dump({"corpus": corpus, "seed": seed, "needs": chosen, "intent_of": intent_of}, f)
     return out

@@ -1,0 +1,161 @@
+//! The burst measure, pinned: two committed streams of realistic
+//! multi-client traffic (held-out intents of Banking77 and HWU64, made by
+//! `scripts/bursts.py generate`; see `fixtures/bursts/README.md`) go through
+//! `sdsi evolve` with its defaults, and each proposed key is credited to the
+//! intent most of its quoted examples come from, as the script scores it.
+//! The floors are the counts measured when the fixtures were made, less a
+//! margin of one need (docs/evolution.md, "The burst measure").
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test helpers: a panic is a failed test"
+)]
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{fixture, run_with_stdin};
+use serde_json::Value;
+
+/// What one stream scored.
+#[derive(Debug)]
+struct Score {
+    exactly_one_key: usize,
+    extra_keys: usize,
+    noise_keys: usize,
+    missed: Vec<String>,
+}
+
+/// A fragment as a key's description quotes it (`normal` in the script).
+fn normal(text: &str) -> String {
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let quoted = collapsed.replace('"', "'");
+    quoted
+        .chars()
+        .take(80)
+        .collect::<String>()
+        .trim()
+        .to_owned()
+}
+
+/// The quoted examples of a key's description (after "for example").
+fn quoted(description: &str) -> Vec<&str> {
+    let tail = description
+        .split_once("for example")
+        .map_or(description, |(_, tail)| tail);
+    tail.split('"').skip(1).step_by(2).collect()
+}
+
+/// Runs `sdsi evolve` on stream `name` (with `extra` arguments) and scores
+/// the keys it proposed, or held for authorization, against the truth.
+fn measure(name: &str, extra: &[&str]) -> Score {
+    let dir = fixture(&format!("bursts/{name}"));
+    let template = format!("{dir}/template.json");
+    let events = format!("{dir}/events.jsonl");
+    let mut args = vec!["evolve", "--schema", &template, &events];
+    args.extend_from_slice(extra);
+    let run = run_with_stdin(&args, b"");
+    assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{dir}/truth.json")).unwrap())
+            .unwrap();
+    let needs: Vec<String> = truth["needs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_owned())
+        .collect();
+    let intent_of = truth["intent_of"].as_object().unwrap();
+    let mut credited: HashMap<String, usize> = HashMap::new();
+    let mut noise_keys = 0;
+    for line in run.stdout.lines() {
+        let event: Value = serde_json::from_str(line).unwrap();
+        let held = event["event"] == "refused"
+            && event["errors"].as_array().is_some_and(|errors| {
+                errors
+                    .iter()
+                    .all(|e| e["code"] == "unauthorized_sensitive_change")
+            });
+        if event["event"] != "proposed" && !held {
+            continue;
+        }
+        for key in event["patch"]["new_keys"].as_array().unwrap() {
+            let description = key["semantic_description"].as_str().unwrap_or("");
+            let mut votes: HashMap<&str, usize> = HashMap::new();
+            for q in quoted(description) {
+                if let Some(intent) = intent_of.get(&normal(q)).and_then(Value::as_str) {
+                    *votes.entry(intent).or_default() += 1;
+                }
+            }
+            // The most votes; ties to the lesser name, so the score is stable.
+            let winner = votes
+                .into_iter()
+                .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
+                .map(|(intent, _)| intent.to_owned());
+            match winner.filter(|w| needs.contains(w)) {
+                Some(intent) => *credited.entry(intent).or_default() += 1,
+                None => noise_keys += 1,
+            }
+        }
+    }
+    let count = |n: &String| credited.get(n).copied().unwrap_or(0);
+    Score {
+        exactly_one_key: needs.iter().filter(|n| count(n) == 1).count(),
+        extra_keys: needs.iter().map(|n| count(n).saturating_sub(1)).sum(),
+        noise_keys,
+        missed: needs.iter().filter(|n| count(n) == 0).cloned().collect(),
+    }
+}
+
+/// The floors for one stream: needs with exactly one key, at most this many
+/// extra keys; never a key from noise.
+fn assert_floor(score: &Score, exactly_one_key: usize, max_extra: usize) {
+    eprintln!("{score:?}; missed: {:?}", score.missed);
+    assert!(
+        score.exactly_one_key >= exactly_one_key && score.extra_keys <= max_extra,
+        "{score:?}: expected at least {exactly_one_key} needs with exactly one key, \
+         at most {max_extra} extra keys"
+    );
+    assert_eq!(score.noise_keys, 0, "{score:?}");
+}
+
+#[test]
+fn banking77_bursts_get_keys_with_the_default_embedder() {
+    assert_floor(&measure("banking77", &[]), BANKING77_HASHING, 1);
+}
+
+#[test]
+fn hwu64_bursts_get_keys_with_the_default_embedder() {
+    assert_floor(&measure("hwu64", &[]), HWU64_HASHING, 1);
+}
+
+/// Measured when the fixtures were made (seed 7 of the held-out split):
+/// hashing 4 and 3 of 8, the model 6 and 6 of 8; each floor is one less.
+const BANKING77_HASHING: usize = 3;
+const HWU64_HASHING: usize = 2;
+const BANKING77_MODEL: usize = 5;
+const HWU64_MODEL: usize = 5;
+
+/// With the sentence-transformer (`SDSI_MODEL_DIR`, set by scripts/test.sh).
+#[test]
+fn bursts_get_keys_with_the_model() {
+    let Some(model) = std::env::var_os("SDSI_MODEL_DIR") else {
+        assert!(
+            std::env::var_os("SDSI_REQUIRE_MODEL").is_none(),
+            "SDSI_REQUIRE_MODEL is set but SDSI_MODEL_DIR is not"
+        );
+        eprintln!("skipped: SDSI_MODEL_DIR is not set (scripts/fetch-model.sh)");
+        return;
+    };
+    let model = model.to_str().expect("a UTF-8 model path");
+    assert_floor(
+        &measure("banking77", &["--model", model]),
+        BANKING77_MODEL,
+        1,
+    );
+    assert_floor(&measure("hwu64", &["--model", model]), HWU64_MODEL, 1);
+}
