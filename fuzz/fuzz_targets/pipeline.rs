@@ -11,6 +11,9 @@
 //! | `pipeline-guard` | the scenario never holds more experimental keys than the guard allows |
 //!
 //! Input layout: `[flags] ([client] [time step: i32 seconds] [kind] [text…\0])*`.
+//! Flags: bit 0 per-client pools too, bits 1-2 the start instant, bit 3 a
+//! low gate (heat 1.5, bit 4 picks one or two clients) so proposals flow
+//! through the store.
 #![no_main]
 
 use std::sync::LazyLock;
@@ -24,6 +27,9 @@ use sdsi::{SchemaStore, SchemaTemplate};
 use sdsi_fuzz::check;
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
+
+/// `SDSI_FUZZ_TRACE=1` prints each event's outcome (to see what a seed reaches).
+static TRACE: LazyLock<bool> = LazyLock::new(|| std::env::var_os("SDSI_FUZZ_TRACE").is_some());
 
 const FIGURE_2: &str = include_str!("../templates/flight_booking_v1.json");
 static BASE: LazyLock<SchemaTemplate> =
@@ -95,11 +101,19 @@ fuzz_target!(|data: &[u8]| {
     let Some((&flags, mut rest)) = data.split_first() else {
         return;
     };
-    let config = EvolutionConfig::default().branching(if flags & 1 == 1 {
+    let mut config = EvolutionConfig::default().branching(if flags & 1 == 1 {
         Branching::GlobalAndPerClient
     } else {
         Branching::Global
     });
+    // Bit 3: a low gate, so the 48 events of an input reach proposals and
+    // the store's patch, lifecycle and guard paths (the default gate needs
+    // a heat of 10 from three clients, rare in so few events).
+    if flags & 8 != 0 {
+        config.pool.heat_threshold = 1.5;
+        config.pool.min_clients = 1 + usize::from((flags >> 4) & 1);
+        config.pool.min_occurrences = 1;
+    }
     let mut engine = Evolution::new(HashingEmbedder::default(), RuleInducer, config);
     let Ok(mut store) = SchemaStore::new(BASE.clone(), LifecyclePolicy::default()) else {
         return;
@@ -141,6 +155,9 @@ fuzz_target!(|data: &[u8]| {
             let _ = store.evaluate(now, &DenySensitive);
         }
         let printed = serde_json::to_value(&happened).unwrap_or_default();
+        if *TRACE {
+            eprintln!("{client} at {now}: {printed}");
+        }
         check!(
             "pipeline-no-raw-card",
             !free_text_has_card(&printed),

@@ -2,7 +2,7 @@
 //! vectors (zero, NaN, infinite, wrong length, badly scaled) or text (through
 //! `sanitize` and the hashing embedder), move the clock forward or back,
 //! snapshot → restore, merge with a replica built from more operations, mark
-//! clusters proposed; under arbitrary configurations (half-life 0, 1e-300 or
+//! needs proposed or defer them; under arbitrary configurations (half-life 0, 1e-300 or
 //! 1e300, NaN thresholds, ...).
 //!
 //! Input layout (decoded by hand, so seeds can be written; missing bytes read
@@ -18,7 +18,9 @@
 //!   exemplars, sane half-lives: the heat is checked against a naive sum).
 //! - then operations, one tag byte each (`tag % 8`): 0-1 ingest a vector,
 //!   2 ingest text, 3 clock step, 4 snapshot → restore, 5 merge a replica,
-//!   6 mark a cluster proposed, 7 clock jump of up to ±68 years.
+//!   6 mark a need proposed or defer it (named by a need's id or by a
+//!   cluster's, which is a need's id only when that cluster founded it),
+//!   7 clock jump of up to ±68 years.
 //!
 //! Classes (see `sdsi_fuzz`'s docs for `SDSI_FUZZ_TOLERATE`):
 //!
@@ -40,11 +42,19 @@
 //! | `pool-ids-unique` | cluster ids are unique within a pool, also after merges (a paired cluster could take an id the pool already used; fixed in 4dbaebc) |
 //! | `pool-clients-distinct` | a cluster lists each recent client once (fixed in de29964) |
 //! | `pool-proposed` | a cluster marked proposed does not trigger again |
+//! | `pool-deferred` | a deferred need does not trigger before the instant `defer` returned |
+//! | `pool-need-api` | `mark_proposed` and `defer` succeed exactly on an existing need; `defer` answers an instant not before now |
+//! | `pool-need-ids` | need ids are unique and `need_count` counts them |
+//! | `pool-need-membership` | every cluster is in exactly the need it names |
+//! | `pool-need-vectors` | a need's vector count is its clusters' members; no need is empty |
+//! | `pool-need-proposed` | a cluster's proposal is its need's (an absorbed need's clusters stayed unmarked; fixed in a409d40) |
+//! | `pool-client-quota` | `ClientQuota` refuses a client only after it founded its quota of clusters, and changes nothing |
 //! | `sanitize-clean` | sanitized text is non-empty, ≤ `MAX_FRAGMENT_CHARS`, without control characters |
 //! | `embed-unit` | the embedding is finite and unit-norm or all zero |
 #![no_main]
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 
 use libfuzzer_sys::fuzz_target;
 use sdsi::evolution::{
@@ -144,8 +154,11 @@ fn secs(t: OffsetDateTime) -> f64 {
     t.unix_timestamp() as f64 + f64::from(t.nanosecond()) / 1e9
 }
 
-fn client(b: u8) -> String {
-    format!("agent-{}", b % 6)
+fn client(b: u8) -> &'static str {
+    const CLIENTS: [&str; 6] = [
+        "agent-0", "agent-1", "agent-2", "agent-3", "agent-4", "agent-5",
+    ];
+    CLIENTS[usize::from(b % 6)]
 }
 
 /// A vector: a prototype plus noise, raw bits, special values, or a wrong length.
@@ -204,6 +217,15 @@ struct Record {
     when: OffsetDateTime,
 }
 
+/// An instant with its Unix nanoseconds (what probes are ordered by:
+/// comparing `OffsetDateTime`s and converting nanoseconds back to them
+/// were a tenth of the checks).
+type Instant = (i128, OffsetDateTime);
+
+fn instant(t: OffsetDateTime) -> Instant {
+    (t.unix_timestamp_nanos(), t)
+}
+
 struct Run {
     config: PoolConfig,
     pool: Pool,
@@ -215,17 +237,61 @@ struct Run {
     texts: HashSet<String>,
     serial: u64,
     records: HashMap<String, Record>,
-    /// Every instant seen, as Unix nanoseconds (kept sorted: sorting
-    /// `OffsetDateTime`s after each operation was a twentieth of the run).
-    times: BTreeSet<i128>,
+    /// Every instant seen, sorted by nanoseconds, each once.
+    times: Vec<Instant>,
+    /// Clusters of needs marked proposed (ids of the run's pool).
     proposed: HashSet<u64>,
+    /// Needs deferred, with the instant `defer` said they may trigger again.
+    deferred: HashMap<u64, OffsetDateTime>,
+    /// Clusters each client founded, in the run's pool and in replicas (an
+    /// upper bound on what the creation quota can count).
+    founded: HashMap<String, u64>,
     /// Whether this input already checked merging with an empty pool and a
     /// foreign configuration (three pool copies; once per input is enough,
     /// the commutativity check runs at every merge).
     identity_checked: bool,
+    /// Whether the pool may have changed since the last `check`: an
+    /// operation that only reads the pool (a clock step, a text the
+    /// sanitizer drops) leaves every invariant of the pool alone as it was
+    /// checked, so `check` only re-reads the heat at the new probe times.
+    dirty: bool,
+    /// The bytes the pool was restored from by the last snapshot operation,
+    /// while nothing has touched it since; and whether it was seen to
+    /// serialize back to them (see `snapshot`).
+    restored_from: Option<Vec<u8>>,
+    fixed_point: bool,
+    /// Buffers reused across operations (an allocation under ASan costs
+    /// about as much as a few hundred instructions).
+    scratch: Scratch,
+}
+
+#[derive(Default)]
+struct Scratch {
+    ids: Vec<u64>,
+    pairs: Vec<(u64, u64)>,
+    named: Vec<(u64, u64)>,
+    probes: Vec<Instant>,
+    records: Vec<Record>,
+    snapshot: Vec<u8>,
 }
 
 impl Run {
+    /// Something may have changed the pool.
+    fn touched(&mut self) {
+        self.dirty = true;
+        self.fixed_point = false;
+        if let Some(bytes) = self.restored_from.take() {
+            self.scratch.snapshot = bytes;
+        }
+    }
+
+    fn see(&mut self, t: OffsetDateTime) {
+        let at = instant(t);
+        if let Err(i) = self.times.binary_search_by_key(&at.0, |p| p.0) {
+            self.times.insert(i, at);
+        }
+    }
+
     fn text(&mut self, b: &mut Bytes<'_>, prefix: &str, at: OffsetDateTime) -> String {
         if self.repeat_texts {
             return b.pick(&TEXTS).to_owned();
@@ -254,14 +320,17 @@ impl Run {
         at: OffsetDateTime,
     ) {
         let config = self.config;
-        let proposed = &self.proposed;
-        // (`proposed` holds ids of the run's pool; a replica proposes nothing.)
+        // (`proposed` and `deferred` hold ids of the run's pool; a replica
+        // proposes and defers nothing.)
         let replica_trace = replica.is_some();
         let pool = match replica {
             Some(p) => p,
-            None => &mut self.pool,
+            None => {
+                self.touched();
+                &mut self.pool
+            }
         };
-        let before = pool.len();
+        let (before, needs_before) = (pool.len(), pool.need_count());
         let out = pool.ingest(v, text, false, who, at);
         if trace() {
             eprintln!(
@@ -275,6 +344,21 @@ impl Run {
                 got.as_ref().err() == Some(&e),
                 "{v:?}: {got:?}, expected {e:?}"
             ),
+            (None, Err(PoolError::ClientQuota { limit })) => {
+                let founded = self.founded.get(who).copied().unwrap_or(0);
+                check!(
+                    "pool-client-quota",
+                    limit == config.max_new_clusters_per_client
+                        && founded >= limit as u64
+                        && pool.len() == before
+                        && pool.need_count() == needs_before,
+                    "{who} refused at quota {limit} (configured {}) after founding {founded}; \
+                     {before} -> {} clusters, {needs_before} -> {} needs",
+                    config.max_new_clusters_per_client,
+                    pool.len(),
+                    pool.need_count()
+                );
+            }
             (None, Err(got)) => {
                 if well_scaled(v) {
                     check!("pool-ingest-error", false, "{v:?} refused: {got:?}");
@@ -286,19 +370,50 @@ impl Run {
                 let shrank = usize::from(got.merged.is_some()) + usize::from(got.evicted.is_some());
                 check!(
                     "pool-ingest-outcome",
-                    pool.cluster(got.cluster).is_some()
+                    pool.cluster(got.cluster)
+                        .is_some_and(|c| c.need() == got.need)
                         && pool.len() + shrank == before + usize::from(got.created)
                         && pool.len() <= config.max_clusters
-                        && !(got.created && got.merged.is_some()),
+                        && !(got.created && got.merged.is_some())
+                        && (got.triggered || !got.supported),
                     "{got:?}: {before} -> {} clusters",
                     pool.len()
                 );
-                check!(
-                    "pool-proposed",
-                    replica_trace || !(got.triggered && proposed.contains(&got.cluster)),
-                    "cluster {} was proposed and triggered again",
-                    got.cluster
-                );
+                if got.created {
+                    *self.founded.entry(who.to_owned()).or_insert(0) += 1;
+                }
+                if !replica_trace {
+                    // An evicted cluster's id may be founded again (the same
+                    // text at the same instant): that cluster is a new one.
+                    if let Some(evicted) = got.evicted {
+                        self.proposed.remove(&evicted);
+                    }
+                    let tracked = self.proposed.contains(&got.cluster)
+                        && got.evicted != Some(got.cluster);
+                    check!(
+                        "pool-proposed",
+                        !(got.triggered
+                            && (tracked
+                                || pool
+                                    .need(got.need)
+                                    .is_some_and(|n| n.proposed().is_some()))),
+                        "cluster {} (need {}) was proposed and triggered again",
+                        got.cluster,
+                        got.need
+                    );
+                    // Within a second of the retry instant the pool's f64
+                    // seconds and `OffsetDateTime` may round apart.
+                    let waiting = self.deferred.get(&got.need).is_some_and(|&retry| {
+                        at.checked_add(Duration::SECOND).is_some_and(|t| t < retry)
+                    });
+                    check!(
+                        "pool-deferred",
+                        !(got.triggered && waiting),
+                        "need {} triggered at {at}, deferred until {:?}",
+                        got.need,
+                        self.deferred.get(&got.need)
+                    );
+                }
                 if self.reference
                     && pool
                         .clusters()
@@ -324,7 +439,7 @@ impl Run {
         }
         match tag {
             0 | 1 => {
-                let mut who = client(b.u8());
+                let mut who = client(b.u8()).to_owned();
                 self.now = self.now.checked_add(b.step()).unwrap_or(self.now);
                 let v = vector(b, dim);
                 let text = self.text(b, "f", self.now);
@@ -340,42 +455,27 @@ impl Run {
                 self.now = self.now.checked_add(b.step()).unwrap_or(self.now);
                 let len = usize::from(b.u8());
                 let raw: Vec<u8> = (0..len).map(|_| b.u8()).collect();
-                let raw = String::from_utf8_lossy(&raw);
-                let Some(clean) = sanitize_fragment(&raw) else {
+                let Some(text) = sanitized(&raw) else {
                     return;
                 };
-                check!(
-                    "sanitize-clean",
-                    !clean.text.is_empty()
-                        && clean.text.chars().count() <= MAX_FRAGMENT_CHARS
-                        && !clean.text.chars().any(char::is_control),
-                    "{raw:?} -> {clean:?}"
-                );
                 if !self.repeat_texts
                     && !self
                         .used
-                        .insert((clean.text.clone(), self.now.unix_timestamp_nanos()))
+                        .insert((text.clone(), self.now.unix_timestamp_nanos()))
                 {
                     return;
                 }
                 // The reference identifies fragments by text: each may occur once.
-                if self.reference && !self.texts.insert(clean.text.clone()) {
+                if self.reference && !self.texts.insert(text.clone()) {
                     return;
                 }
-                let v = self.embedder.embed(&clean.text);
-                let norm = v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
-                check!(
-                    "embed-unit",
-                    v.iter().all(|x| x.is_finite()) && (norm == 0.0 || (norm - 1.0).abs() < 1e-4),
-                    "{:?} -> {v:?}",
-                    clean.text
-                );
+                let v = embedded(&self.embedder, dim, &text);
                 let who = if self.reference {
-                    format!("{who}-{}", clean.text)
+                    format!("{who}-{text}")
                 } else {
-                    who
+                    who.to_owned()
                 };
-                self.ingest(None, &v, &clean.text, &who, self.now);
+                self.ingest(None, &v, &text, &who, self.now);
             }
             3 | 7 => {
                 let step = if tag == 7 {
@@ -400,41 +500,15 @@ impl Run {
                 }
                 self.now = later;
             }
-            4 => {
-                let bytes = serde_json::to_vec(&self.pool);
-                check!("pool-roundtrip", bytes.is_ok(), "{bytes:?}");
-                let Ok(bytes) = bytes else { return };
-                if null_heat(&bytes) {
-                    // Reported by `check` after every operation.
-                    return;
-                }
-                match serde_json::from_slice::<Pool>(&bytes) {
-                    Ok(restored) => {
-                        check!(
-                            "pool-roundtrip",
-                            restored == self.pool,
-                            "restored pool differs: {:?}",
-                            String::from_utf8_lossy(&bytes)
-                        );
-                        self.pool = restored;
-                    }
-                    Err(e) if zero_sum(&e) => check!("pool-zero-sum", false, "restore: {e}"),
-                    Err(e) => check!(
-                        "pool-roundtrip",
-                        false,
-                        "restore: {e}: {:?}",
-                        String::from_utf8_lossy(&bytes)
-                    ),
-                }
-            }
+            4 => self.snapshot(),
             5 => {
                 let n = b.u8() % 9;
                 let mut other = Pool::new(self.config).unwrap_or_else(|_| self.pool.clone());
                 let mut at = self.now;
                 for _ in 0..n {
-                    let mut who = client(b.u8());
+                    let mut who = client(b.u8()).to_owned();
                     at = at.checked_add(b.step()).unwrap_or(at);
-                    self.times.insert(at.unix_timestamp_nanos());
+                    self.see(at);
                     let v = vector(b, dim);
                     let text = self.text(b, "g", at);
                     if self.reference {
@@ -444,43 +518,155 @@ impl Run {
                 }
                 self.merge(&other);
             }
-            _ => {
-                let k = usize::from(b.u8());
-                let len = self.pool.len();
-                if len > 0 {
-                    let id = self.pool.clusters().nth(k % len).map(|c| c.id());
-                    if let Some(id) = id {
-                        if self.pool.mark_proposed(id, "seat_preference") {
-                            self.proposed.insert(id);
-                        }
-                    }
-                }
+            _ => self.propose_or_defer(b.u8()),
+        }
+        let now = self.now;
+        self.see(now);
+    }
+
+    /// Op 6: `k` bit 7 clear marks a need proposed, set defers one; bit 6
+    /// names it by a cluster's id (which is a need's id only when that
+    /// cluster founded the need), else by a need id the clusters name.
+    fn propose_or_defer(&mut self, k: u8) {
+        let index = usize::from(k & 0x3f);
+        let id = if k & 0x40 != 0 {
+            let len = self.pool.len();
+            match (len > 0).then(|| self.pool.clusters().nth(index % len)) {
+                Some(Some(c)) => c.id(),
+                _ => return,
+            }
+        } else {
+            let ids = &mut self.scratch.ids;
+            ids.clear();
+            ids.extend(self.pool.clusters().map(|c| c.need()));
+            ids.sort_unstable();
+            ids.dedup();
+            match ids.get(index % ids.len().max(1)) {
+                Some(&id) => id,
+                None => return,
+            }
+        };
+        let exists = self.pool.need(id).is_some();
+        self.touched();
+        if k & 0x80 == 0 {
+            let marked = self.pool.mark_proposed(id, "seat_preference");
+            let now_proposed = self.pool.need(id).and_then(|n| n.proposed().map(str::to_owned));
+            check!(
+                "pool-need-api",
+                marked == exists
+                    && (!marked || now_proposed.as_deref() == Some("seat_preference")),
+                "mark_proposed({id}) = {marked}, need exists: {exists}, now {now_proposed:?}"
+            );
+            if marked {
+                let members = self.pool.clusters().filter(|c| c.need() == id).map(|c| c.id());
+                self.proposed.extend(members);
+            }
+        } else {
+            let retry = self.pool.defer(id, self.now);
+            check!(
+                "pool-need-api",
+                retry.is_some() == exists && retry.is_none_or(|t| t >= self.now),
+                "defer({id}) at {} = {retry:?}, need exists: {exists}",
+                self.now
+            );
+            if let Some(retry) = retry {
+                let latest = self.deferred.entry(id).or_insert(retry);
+                *latest = (*latest).max(retry);
             }
         }
-        self.times.insert(self.now.unix_timestamp_nanos());
+    }
+
+    /// Op 4: snapshot → restore through `serde_json`, continuing with the
+    /// restored pool.
+    ///
+    /// Inputs often repeat this operation with nothing in between that
+    /// touches the pool (libFuzzer rewarded the repeats: each one ran the
+    /// parser's loops more times). Then the pool is `R = restore(B)` for the
+    /// bytes `B` of the previous round trip, which passed `R == P` against
+    /// the pool `P` it came from (so `R` holds no NaN). When `R` serializes
+    /// to `B` again (compared as bytes), restoring would parse the same
+    /// bytes into the same pool, bit for bit (the parse is deterministic),
+    /// and `restore(B) == R` is `R == R`, true without NaN: the check fails
+    /// exactly when the plain one would (never, or under a tolerated
+    /// `pool-roundtrip` failure, silently both ways), so the parse is
+    /// skipped. Once `R` is seen to serialize to `B`, the same holds for
+    /// every further repeat, and serializing is skipped too (serializing is
+    /// deterministic: a pool's members are vectors, written in order).
+    fn snapshot(&mut self) {
+        if self.fixed_point {
+            return;
+        }
+        let mut bytes = std::mem::take(&mut self.scratch.snapshot);
+        bytes.clear();
+        let written = serde_json::to_writer(&mut bytes, &self.pool);
+        check!("pool-roundtrip", written.is_ok(), "{written:?}");
+        if written.is_ok() && self.restored_from.as_ref() == Some(&bytes) {
+            self.fixed_point = true;
+            self.scratch.snapshot = bytes;
+            return;
+        }
+        // A non-finite heat is reported by `check` after every operation.
+        if written.is_ok() && !null_heat(&bytes) {
+            match serde_json::from_slice::<Pool>(&bytes) {
+                Ok(restored) => {
+                    // `Pool: PartialEq` is derived over every field: the
+                    // clusters, their sums and what fragments are scored
+                    // against, the needs with their own state and sums, the
+                    // creation quota, and the id → position maps.
+                    check!(
+                        "pool-roundtrip",
+                        restored == self.pool,
+                        "restored pool differs: {:?}",
+                        String::from_utf8_lossy(&bytes)
+                    );
+                    self.pool = restored;
+                    self.touched();
+                    self.restored_from = Some(bytes);
+                    return;
+                }
+                Err(e) if zero_sum(&e) => check!("pool-zero-sum", false, "restore: {e}"),
+                Err(e) => check!(
+                    "pool-roundtrip",
+                    false,
+                    "restore: {e}: {:?}",
+                    String::from_utf8_lossy(&bytes)
+                ),
+            }
+        }
+        self.scratch.snapshot = bytes;
     }
 
     fn merge(&mut self, other: &Pool) {
+        self.touched();
+        // Ids clashing across the two pools are the merge's to settle: a
+        // tracked proposed cluster may hand its id to the other pool's.
+        for c in other.clusters() {
+            self.proposed.remove(&c.id());
+        }
         let a = &self.pool;
         // Ids clashing across the two pools are the merge's to settle; ids
         // duplicated within one pool (`pool-ids-unique`) make `canonical()`
         // ambiguous.
-        let unique = ids_unique(a) && ids_unique(other);
+        let unique = ids_unique(a, &mut self.scratch.ids) && ids_unique(other, &mut self.scratch.ids);
         // (and so do duplicates a merge creates, reported below).
         let (mut ab, mut ba) = (a.clone(), other.clone());
         let (r1, r2) = (ab.merge(other), ba.merge(a));
         match (&r1, &r2) {
             (Ok(()), Ok(())) => {
-                // A NaN heat is unequal to itself (`pool-heat-nonfinite`).
+                let both_unique =
+                    ids_unique(&ab, &mut self.scratch.ids) && ids_unique(&ba, &mut self.scratch.ids);
                 check!(
                     "pool-ids-unique",
-                    ids_unique(&ab) && ids_unique(&ba),
+                    both_unique,
                     "a.merge(b): {:?}, b.merge(a): {:?}",
                     ids(&ab),
                     ids(&ba)
                 );
-                let unique = unique && ids_unique(&ab) && ids_unique(&ba);
-                if unique && !heat_nonfinite(&ab) && !heat_nonfinite(&ba) {
+                // A NaN heat is unequal to itself (`pool-heat-nonfinite`).
+                if unique && both_unique && !heat_nonfinite(&ab) && !heat_nonfinite(&ba) {
+                    // `same_clusters` is `a.canonical() == b.canonical()`
+                    // (clusters in id order, needs in id order, the quota)
+                    // without copying either pool.
                     check!(
                         "pool-merge-commutative",
                         ab.same_clusters(&ba),
@@ -499,24 +685,28 @@ impl Run {
         // Pushing a pool with duplicate ids into an empty one settles them.
         let check_identity = !std::mem::replace(&mut self.identity_checked, true);
         let a = &self.pool;
-        if let (true, true, Ok(empty)) = (check_identity, ids_unique(a), Pool::new(self.config)) {
-            let mut a_empty = a.clone();
-            let r = a_empty.merge(&empty);
-            check!(
-                "pool-merge-empty",
-                r.is_ok() && a_empty.same_clusters(a),
-                "a.merge(empty): {r:?}"
-            );
-            let mut empty_a = empty.clone();
-            match empty_a.merge(a) {
-                Ok(()) => check!(
+        if check_identity && ids_unique(a, &mut self.scratch.ids) {
+            if let Ok(empty) = Pool::new(self.config) {
+                let mut a_empty = a.clone();
+                let r = a_empty.merge(&empty);
+                check!(
                     "pool-merge-empty",
-                    empty_a.same_clusters(a),
-                    "empty.merge(a) differs: {}",
-                    first_difference(&empty_a.canonical(), &a.canonical())
-                ),
-                Err(e) if zero_sum(&e) => check!("pool-zero-sum", false, "empty.merge(a): {e}"),
-                Err(e) => check!("pool-merge-empty", false, "empty.merge(a): {e}"),
+                    r.is_ok() && a_empty.same_clusters(a),
+                    "a.merge(empty): {r:?}"
+                );
+                let mut empty_a = empty.clone();
+                match empty_a.merge(a) {
+                    Ok(()) => check!(
+                        "pool-merge-empty",
+                        empty_a.same_clusters(a),
+                        "empty.merge(a) differs: {}",
+                        first_difference(&empty_a.canonical(), &a.canonical())
+                    ),
+                    Err(e) if zero_sum(&e) => {
+                        check!("pool-zero-sum", false, "empty.merge(a): {e}")
+                    }
+                    Err(e) => check!("pool-merge-empty", false, "empty.merge(a): {e}"),
+                }
             }
             let mut other_config = self.config;
             other_config.half_life_secs *= 2.0;
@@ -536,53 +726,132 @@ impl Run {
     }
 
     /// Invariants that hold after every operation.
-    fn check(&self) {
+    fn check(&mut self) {
         if trace() {
             eprintln!("ids {:?}", ids(&self.pool));
         }
+        if std::mem::replace(&mut self.dirty, false) {
+            self.check_structure();
+        }
+        self.check_heat();
+    }
+
+    /// The invariants of the pool's structure: ids, clients, needs. They
+    /// read nothing but the pool.
+    fn check_structure(&mut self) {
+        let pool = &self.pool;
+        let Scratch {
+            ids, pairs, named, ..
+        } = &mut self.scratch;
         check!(
             "pool-ids-unique",
-            ids_unique(&self.pool),
+            ids_unique(pool, ids),
             "duplicate cluster ids: {:?}",
-            ids(&self.pool)
+            self::ids(pool)
         );
+        // At most `min_clients` (≤ 7) clients each: pairwise, no allocation.
+        for c in pool.clusters() {
+            let distinct = c
+                .clients()
+                .enumerate()
+                .all(|(i, a)| c.clients().skip(i + 1).all(|b| b != a));
+            check!(
+                "pool-clients-distinct",
+                distinct,
+                "cluster {}: {:?}",
+                c.id(),
+                c.clients().collect::<Vec<_>>()
+            );
+        }
+        // Needs: ids unique; every cluster in exactly the need it names;
+        // a need's vectors are its clusters' members; a cluster's proposal
+        // is its need's; no need without a cluster.
+        ids.clear();
+        pairs.clear();
+        let mut views = 0;
+        for need in pool.needs() {
+            views += 1;
+            ids.push(need.id());
+            let mut members = 0u64;
+            let mut clusters = 0;
+            for c in need.clusters() {
+                clusters += 1;
+                members = members.saturating_add(c.members());
+                pairs.push((c.id(), need.id()));
+                check!(
+                    "pool-need-proposed",
+                    c.proposed() == need.proposed(),
+                    "cluster {} proposed {:?}, its need {} {:?}",
+                    c.id(),
+                    c.proposed(),
+                    need.id(),
+                    need.proposed()
+                );
+            }
+            check!(
+                "pool-need-vectors",
+                need.vectors() == members && clusters > 0,
+                "need {}: {} vectors, its {clusters} clusters' members {members}",
+                need.id(),
+                need.vectors()
+            );
+        }
+        ids.sort_unstable();
+        let unique = ids.windows(2).all(|w| w.first() != w.get(1));
+        check!(
+            "pool-need-ids",
+            unique && views == pool.need_count(),
+            "need ids {ids:?}, need_count {}",
+            pool.need_count()
+        );
+        named.clear();
+        named.extend(pool.clusters().map(|c| (c.id(), c.need())));
+        named.sort_unstable();
+        pairs.sort_unstable();
+        check!(
+            "pool-need-membership",
+            named == pairs,
+            "clusters name (cluster, need) {named:?}, needs hold {pairs:?}"
+        );
+        // Forget what is gone (its id may come back on another cluster or need).
+        self.proposed.retain(|id| pool.cluster(*id).is_some());
+        self.deferred.retain(|id, _| ids.binary_search(id).is_ok());
+        check!(
+            "pool-heat-nonfinite",
+            !heat_nonfinite(pool),
+            "a heat's log-sum is not finite (half-life {:e})",
+            self.config.half_life_secs
+        );
+    }
+
+    /// Heat at every probe time: finite, not negative, not growing with
+    /// time, and in reference mode equal to the naive sum.
+    fn check_heat(&mut self) {
         let h = self.config.half_life_secs;
+        let probes = &mut self.scratch.probes;
+        probes.clear();
         // Every instant seen, thinned to at most 24 (each probe costs a
         // reference sum per cluster), plus `now` and some around it.
         let stride = self.times.len().div_ceil(24).max(1);
-        let instant = |n: &i128| OffsetDateTime::from_unix_timestamp_nanos(*n).ok();
-        let mut probes: Vec<OffsetDateTime> = self
-            .times
-            .iter()
-            .step_by(stride)
-            .filter_map(instant)
-            .collect();
-        probes.extend(self.times.last().and_then(instant));
-        probes.push(self.now);
-        probes.extend(T0.checked_sub(Duration::days(400)));
-        probes.extend(self.now.checked_add(Duration::days(400)));
+        probes.extend(self.times.iter().step_by(stride).copied());
+        probes.extend(self.times.last().copied());
+        probes.push(instant(self.now));
+        probes.extend(T0.checked_sub(Duration::days(400)).map(instant));
+        probes.extend(self.now.checked_add(Duration::days(400)).map(instant));
         if h.is_finite() {
             for k in [0.5, 1.0, 4.0] {
                 if let Some(t) = self
                     .now
                     .checked_add(Duration::seconds_f64((h * k).min(1e9)))
                 {
-                    probes.push(t);
+                    probes.push(instant(t));
                 }
             }
         }
-        probes.sort();
+        probes.sort_unstable_by_key(|p| p.0);
         for c in self.pool.clusters() {
-            let clients: Vec<&str> = c.clients().collect();
-            let distinct: HashSet<&str> = clients.iter().copied().collect();
-            check!(
-                "pool-clients-distinct",
-                distinct.len() == clients.len(),
-                "cluster {}: {clients:?}",
-                c.id()
-            );
             let mut previous = f64::INFINITY;
-            for &t in &probes {
+            for &(_, t) in probes.iter() {
                 let heat = c.heat(t);
                 check!(
                     "pool-heat-finite",
@@ -599,11 +868,13 @@ impl Run {
                 previous = heat;
             }
             if self.reference {
-                let mine: Vec<Record> = c
-                    .exemplars()
-                    .iter()
-                    .filter_map(|e| self.records.get(&e.text).copied())
-                    .collect();
+                let mine = &mut self.scratch.records;
+                mine.clear();
+                mine.extend(
+                    c.exemplars()
+                        .iter()
+                        .filter_map(|e| self.records.get(&e.text).copied()),
+                );
                 check!(
                     "pool-heat-reference",
                     mine.len() as u64 == c.occurrences(),
@@ -616,7 +887,7 @@ impl Run {
                     continue;
                 };
                 let span = mine.iter().map(|r| secs(r.when).abs()).fold(0.0, f64::max);
-                for &t in &probes {
+                for &(_, t) in probes.iter() {
                     let now = secs(latest.max(t));
                     let want: f64 = mine
                         .iter()
@@ -643,13 +914,6 @@ impl Run {
                 }
             }
         }
-        let nonfinite = heat_nonfinite(&self.pool);
-        check!(
-            "pool-heat-nonfinite",
-            !nonfinite,
-            "a heat's log-sum is not finite (half-life {:e})",
-            self.config.half_life_secs
-        );
     }
 
     /// Once per input (two copies of the pool, too dear after every
@@ -665,6 +929,68 @@ impl Run {
             "canonical"
         );
     }
+}
+
+/// Past this many remembered texts, a memory below starts over.
+const TEXTS_REMEMBERED: usize = 1 << 14;
+
+thread_local! {
+    static SANITIZED: RefCell<HashMap<Vec<u8>, Option<String>>> = RefCell::new(HashMap::new());
+    static EMBEDDED: RefCell<HashMap<(usize, String), Vec<f32>>> = RefCell::new(HashMap::new());
+}
+
+/// `sanitize_fragment` of the raw bytes (read as lossy UTF-8), checked the
+/// first time this process sees those bytes. The sanitizer is a function of
+/// its text alone, so a repeat would return the same text and pass the
+/// same check; it is looked up instead (running it again was a tenth of
+/// the target's time: libFuzzer mutates an input elsewhere and the text
+/// operations repeat byte for byte).
+fn sanitized(raw: &[u8]) -> Option<String> {
+    if let Some(known) = SANITIZED.with_borrow(|memo| memo.get(raw).cloned()) {
+        return known;
+    }
+    let text = String::from_utf8_lossy(raw);
+    let clean = sanitize_fragment(&text).map(|clean| {
+        check!(
+            "sanitize-clean",
+            !clean.text.is_empty()
+                && clean.text.chars().count() <= MAX_FRAGMENT_CHARS
+                && !clean.text.chars().any(char::is_control),
+            "{text:?} -> {clean:?}"
+        );
+        clean.text
+    });
+    SANITIZED.with_borrow_mut(|memo| {
+        if memo.len() >= TEXTS_REMEMBERED {
+            memo.clear();
+        }
+        memo.insert(raw.to_vec(), clean.clone());
+    });
+    clean
+}
+
+/// The hashing embedder's vector for `text` at `dimension`, checked the
+/// first time this process embeds it (the embedder is a function of its
+/// dimension and the text: it hashes with FNV-1a, no random state).
+fn embedded(embedder: &HashingEmbedder, dimension: usize, text: &str) -> Vec<f32> {
+    let key = (dimension, text.to_owned());
+    if let Some(known) = EMBEDDED.with_borrow(|memo| memo.get(&key).cloned()) {
+        return known;
+    }
+    let v = embedder.embed(text);
+    let norm = v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+    check!(
+        "embed-unit",
+        v.iter().all(|x| x.is_finite()) && (norm == 0.0 || (norm - 1.0).abs() < 1e-4),
+        "{text:?} -> {v:?}"
+    );
+    EMBEDDED.with_borrow_mut(|memo| {
+        if memo.len() >= TEXTS_REMEMBERED {
+            memo.clear();
+        }
+        memo.insert(key, v.clone());
+    });
+    v
 }
 
 /// Whether `SDSI_FUZZ_TRACE` is set: then every operation and ingest is
@@ -683,6 +1009,13 @@ fn first_difference(a: &Pool, b: &Pool) -> String {
             return format!("\n{dp}\n{dq}");
         }
     }
+    let (nx, ny): (Vec<String>, Vec<String>) = (
+        x.needs().map(|n| format!("{n:?}")).collect(),
+        y.needs().map(|n| format!("{n:?}")).collect(),
+    );
+    if nx != ny {
+        return format!("\nneeds {nx:?}\nneeds {ny:?}");
+    }
     format!("{} vs {} clusters", x.len(), y.len())
 }
 
@@ -691,7 +1024,11 @@ fn first_difference(a: &Pool, b: &Pool) -> String {
 fn null_heat(bytes: &[u8]) -> bool {
     // `str::contains` (std's two-way search, not instrumented) rather than a
     // `memcmp` per window, which libFuzzer's hook made a quarter of the run.
-    std::str::from_utf8(bytes).is_ok_and(|text| text.contains(r#""heat":{"sum":[null"#))
+    std::str::from_utf8(bytes).is_ok_and(|text| {
+        [r#""log_sum":null"#, r#""landmark":null"#, r#""latest":null"#]
+            .iter()
+            .any(|field| text.contains(field))
+    })
 }
 
 /// Whether a heat's log-sum is not finite. `heat_is_finite` exists only
@@ -711,9 +1048,12 @@ fn ids(pool: &Pool) -> Vec<u64> {
     pool.clusters().map(|c| c.id()).collect()
 }
 
-fn ids_unique(pool: &Pool) -> bool {
-    let all = ids(pool);
-    all.iter().collect::<HashSet<_>>().len() == all.len()
+/// Whether cluster ids are unique (`buffer` is scratch space).
+fn ids_unique(pool: &Pool, buffer: &mut Vec<u64>) -> bool {
+    buffer.clear();
+    buffer.extend(pool.clusters().map(|c| c.id()));
+    buffer.sort_unstable();
+    buffer.windows(2).all(|w| w.first() != w.get(1))
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -746,6 +1086,24 @@ fuzz_target!(|data: &[u8]| {
         n => usize::from(n),
     };
     let flags = b.u8();
+    // High nibble of `b5`: 0 and 15 keep the defaults (15 so that inputs
+    // written before it, such as an all-ones header, keep their meaning);
+    // otherwise bits 4-5 the creation quota, bits 6-7 the need threshold.
+    let extra = b5 >> 4;
+    if extra != 0 && extra != 15 {
+        config.max_new_clusters_per_client = match extra & 3 {
+            0 => config.max_new_clusters_per_client,
+            1 => 1,
+            2 => 3,
+            _ => 10,
+        };
+        config = match extra >> 2 {
+            0 => config,
+            1 => config.with_need_threshold(threshold),
+            2 => config.with_need_threshold(threshold * 0.5),
+            _ => config.with_need_threshold(-1.0),
+        };
+    }
     if flags & 0b111 != 0 {
         config.min_clients = usize::from(flags & 0b111);
     }
@@ -790,9 +1148,15 @@ fuzz_target!(|data: &[u8]| {
         texts: HashSet::new(),
         serial: 0,
         records: HashMap::new(),
-        times: BTreeSet::from([T0.unix_timestamp_nanos()]),
+        times: vec![instant(T0)],
         proposed: HashSet::new(),
+        deferred: HashMap::new(),
+        founded: HashMap::new(),
         identity_checked: false,
+        dirty: true,
+        restored_from: None,
+        fixed_point: false,
+        scratch: Scratch::default(),
     };
     let mut ops = 0;
     while !b.is_empty() && ops < 64 {
