@@ -6,6 +6,7 @@
 //! | measurement   | what is timed                                                                    |
 //! |---------------|----------------------------------------------------------------------------------|
 //! | `ingest`      | `Pool::ingest` of one pre-embedded 384-d unit vector into a pool of `size` clusters |
+//! | `ingest_grouped` | the same into 10,000 clusters grouped into 1,000 needs of 10 (the need level's work: sums, refit, merge checks, heat and cap over 10 clusters) |
 //! | `floor_dot`   | the floor: `sdsi::dot` of the same vector with every centroid, keeping the best  |
 //! | `floor_naive` | the same scan with `iter().zip().map().sum()` instead of `sdsi::dot`             |
 //! | `heat_read`   | `ClusterView::heat(now)` of one cluster of a pool of `size` clusters             |
@@ -404,6 +405,92 @@ fn ingest(c: &mut Criterion) {
     group.finish();
 }
 
+/// Fine threshold and need threshold of the grouped pool: clusters of one
+/// need are ≈ 0.61 apart (below 0.75, so distinct clusters; above 0.5, so
+/// one need), needs ≈ 0 apart.
+const GROUPED: (f32, f32) = (0.75, 0.5);
+
+/// 10,000 clusters in 1,000 needs of 10: each cluster is its need's centre
+/// plus 0.8 × a random direction, founded by one fragment and joined by a
+/// second; queries are noisy copies of cluster centroids.
+fn build_grouped() -> Fixture {
+    const NEEDS: usize = 1_000;
+    const PER_NEED: usize = 10;
+    let mut rng = SplitMix(0x6e65_6564);
+    let texts = fragments();
+    let clients = clients();
+    let mut config = PoolConfig::new(DIM, GROUPED.0).with_need_threshold(GROUPED.1);
+    config.max_clusters = 2 * NEEDS * PER_NEED;
+    let mut pool = Pool::new(config).unwrap();
+    let mut i = 0usize;
+    for _ in 0..NEEDS {
+        let centre = rng.unit();
+        for _ in 0..PER_NEED {
+            let off = rng.unit();
+            let mut v: Vec<f32> = centre.iter().zip(&off).map(|(c, o)| c + 0.8 * o).collect();
+            normalise(&mut v);
+            let now = T0 + Duration::seconds(i as i64);
+            let founded = pool
+                .ingest(&v, &texts[i % texts.len()], false, &clients[i % 37], now)
+                .unwrap();
+            assert!(
+                founded.created,
+                "each phrasing founds its own cluster (fragment {i}: {founded:?})"
+            );
+            let w = noisy(&mut rng, &v);
+            let joined = pool
+                .ingest(
+                    &w,
+                    &texts[(i * 7 + 3) % texts.len()],
+                    false,
+                    &clients[(i + 1) % 37],
+                    now,
+                )
+                .unwrap();
+            assert!(!joined.created && joined.merged.is_none());
+            i += 1;
+        }
+    }
+    assert_eq!(pool.len(), NEEDS * PER_NEED);
+    assert_eq!(
+        pool.need_count(),
+        NEEDS,
+        "each need's clusters are one need"
+    );
+    let centroids: Vec<f32> = pool
+        .clusters()
+        .flat_map(|c| c.centroid().iter().copied())
+        .collect();
+    let queries = (0..QUERIES)
+        .map(|q| {
+            let k = (q * 7919) % pool.len();
+            noisy(&mut rng, &centroids[k * DIM..(k + 1) * DIM])
+        })
+        .collect();
+    Fixture {
+        pool,
+        centroids,
+        queries,
+    }
+}
+
+fn ingest_grouped(c: &mut Criterion) {
+    let f = build_grouped();
+    let mut group = c.benchmark_group("evolution");
+    group
+        .sample_size(30)
+        .measurement_time(StdDuration::from_secs(2))
+        .warm_up_time(StdDuration::from_millis(500))
+        .throughput(Throughput::Elements(f.pool.len() as u64));
+    bench_ingest(
+        &mut group,
+        BenchmarkId::new("ingest_grouped", f.pool.len()),
+        &f.pool,
+        &f.queries,
+    );
+    group.finish();
+}
+
 fn heat(c: &mut Criterion) {
     let fixtures = fixtures();
     let mut group = c.benchmark_group("evolution");
@@ -484,5 +571,5 @@ fn snapshot(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, ingest, heat, embed, snapshot);
+criterion_group!(benches, ingest, ingest_grouped, heat, embed, snapshot);
 criterion_main!(benches);

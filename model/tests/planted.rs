@@ -14,12 +14,15 @@ mod planted;
 #[test]
 fn bursts_yield_keys_named_after_them() {
     let Some(model) = common::model() else { return };
-    // Every burst yields a key; order_physical_card's requests fall into two
-    // sub-needs (ordering a card, and where cards are delivered), a key each.
+    // Four of the five bursts yield a key. Card acceptance ("where is my
+    // card accepted") and card ordering ("how do I order a physical card")
+    // are one need at the need threshold (0.46): they share a proposal,
+    // quoted mostly from card acceptance, so ordering gets none (before
+    // needs, at the fine level, each had its own). Measured: docs/evolution.md.
     let expect = planted::Expect {
-        bursts_with_a_key: 5,
+        bursts_with_a_key: 4,
         max_keys_per_burst: 2,
-        max_mixed: 0,
+        max_mixed: 1,
     };
     planted::assert_bursts(model, &expect);
 }

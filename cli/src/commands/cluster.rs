@@ -107,13 +107,21 @@ pub fn run(args: &Args, format: Format) -> Outcome {
     }
     let summary = json!({"summary": {
         "lines": lines, "clusters": clustering.pool.len(), "needs": clustering.pool.need_count(),
-        "threshold": threshold, "need_threshold": need_threshold
+        "threshold": shortest(threshold), "need_threshold": shortest(need_threshold)
     }});
     let last = json!({"final": clustering.finish()});
     if writeln!(out, "{summary}").is_err() || writeln!(out, "{last}").is_err() {
         return Outcome::streamed(Status::Unusable);
     }
     Outcome::streamed(Status::Valid)
+}
+
+/// `x` as the shortest decimal that reads back as it (0.29, not the f64
+/// 0.28999999165534973 the f32 widens to).
+fn shortest(x: f32) -> Value {
+    x.to_string()
+        .parse::<f64>()
+        .map_or(Value::Null, |x| json!(x))
 }
 
 /// The pool, the small ids the output gives its clusters and needs, and
