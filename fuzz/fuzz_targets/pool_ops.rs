@@ -42,7 +42,7 @@
 //! | `pool-ids-unique` | cluster ids are unique within a pool, also after merges (a paired cluster could take an id the pool already used; fixed in 4dbaebc) |
 //! | `pool-clients-distinct` | a cluster lists each recent client once (fixed in de29964) |
 //! | `pool-proposed` | a cluster marked proposed does not trigger again |
-//! | `pool-deferred` | a deferred need does not trigger before the instant `defer` returned |
+//! | `pool-deferred` | a deferred need does not trigger before the instant its latest `defer` returned |
 //! | `pool-need-api` | `mark_proposed` and `defer` succeed exactly on an existing need; `defer` answers an instant not before now |
 //! | `pool-need-ids` | need ids are unique and `need_count` counts them |
 //! | `pool-need-membership` | every cluster is in exactly the need it names |
@@ -241,7 +241,8 @@ struct Run {
     times: Vec<Instant>,
     /// Clusters of needs marked proposed (ids of the run's pool).
     proposed: HashSet<u64>,
-    /// Needs deferred, with the instant `defer` said they may trigger again.
+    /// Needs deferred, with the instant the latest `defer` said they may
+    /// trigger again.
     deferred: HashMap<u64, OffsetDateTime>,
     /// Clusters each client founded, in the run's pool and in replicas (an
     /// upper bound on what the creation quota can count).
@@ -570,8 +571,10 @@ impl Run {
                 self.now
             );
             if let Some(retry) = retry {
-                let latest = self.deferred.entry(id).or_insert(retry);
-                *latest = (*latest).max(retry);
+                // The latest deferral is the promise: after the clock went
+                // back, deferring again gives an earlier instant than one
+                // deferral made before the jump, and the need keeps that one.
+                self.deferred.insert(id, retry);
             }
         }
     }

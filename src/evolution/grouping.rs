@@ -479,8 +479,10 @@ impl Pool {
 
     /// Puts off proposing from need `id` after a failure (the inducer
     /// proposed nothing, the store could not answer): it may trigger again
-    /// after a backoff of one hour, doubling with each failure up to a week.
-    /// Returns when, or `None` for an unknown need.
+    /// after a backoff of one hour, doubling with each failure up to a week,
+    /// counted from `now`: the latest deferral sets the instant, also when
+    /// the clock went back since an earlier one. Returns when, or `None` for
+    /// an unknown need.
     pub fn defer(&mut self, id: u64, now: OffsetDateTime) -> Option<OffsetDateTime> {
         const HOUR: f64 = 3600.0;
         const WEEK: f64 = 7.0 * 24.0 * HOUR;
