@@ -209,20 +209,27 @@ fn noisy(rng: &mut SplitMix, centroid: &[f32]) -> Vec<f32> {
 
 fn build(size: usize) -> Fixture {
     let mut rng = SplitMix(seed(size));
+    let vectors: Vec<Vec<f32>> = (0..size).map(|_| rng.unit()).collect();
+    fixture_from(config(size), &vectors, rng)
+}
+
+/// A pool of one cluster per vector of `phrasings` (each founded by it and
+/// joined by a noisy copy, asserted), and queries that are noisy copies of
+/// cluster centroids.
+fn fixture_from(config: PoolConfig, phrasings: &[Vec<f32>], mut rng: SplitMix) -> Fixture {
     let texts = fragments();
     let clients = clients();
-    let mut pool = Pool::new(config(size)).unwrap();
-    for i in 0..size {
-        let v = rng.unit();
+    let mut pool = Pool::new(config).unwrap();
+    for (i, v) in phrasings.iter().enumerate() {
         let now = T0 + Duration::seconds(i as i64);
         let founded = pool
-            .ingest(&v, &texts[i % texts.len()], false, &clients[i % 37], now)
+            .ingest(v, &texts[i % texts.len()], false, &clients[i % 37], now)
             .unwrap();
         assert!(
             founded.created,
-            "random vectors must found their own cluster"
+            "each vector founds its own cluster (fragment {i}: {founded:?})"
         );
-        let w = noisy(&mut rng, &v);
+        let w = noisy(&mut rng, v);
         let joined = pool
             .ingest(
                 &w,
@@ -234,14 +241,14 @@ fn build(size: usize) -> Fixture {
             .unwrap();
         assert!(!joined.created && joined.merged.is_none());
     }
-    assert_eq!(pool.len(), size);
+    assert_eq!(pool.len(), phrasings.len());
     let centroids: Vec<f32> = pool
         .clusters()
         .flat_map(|c| c.centroid().iter().copied())
         .collect();
     let queries = (0..QUERIES)
         .map(|q| {
-            let k = (q * 7919) % size;
+            let k = (q * 7919) % pool.len();
             noisy(&mut rng, &centroids[k * DIM..(k + 1) * DIM])
         })
         .collect();
@@ -417,61 +424,25 @@ fn build_grouped() -> Fixture {
     const NEEDS: usize = 1_000;
     const PER_NEED: usize = 10;
     let mut rng = SplitMix(0x6e65_6564);
-    let texts = fragments();
-    let clients = clients();
-    let mut config = PoolConfig::new(DIM, GROUPED.0).with_need_threshold(GROUPED.1);
-    config.max_clusters = 2 * NEEDS * PER_NEED;
-    let mut pool = Pool::new(config).unwrap();
-    let mut i = 0usize;
+    let mut phrasings = Vec::with_capacity(NEEDS * PER_NEED);
     for _ in 0..NEEDS {
         let centre = rng.unit();
         for _ in 0..PER_NEED {
             let off = rng.unit();
             let mut v: Vec<f32> = centre.iter().zip(&off).map(|(c, o)| c + 0.8 * o).collect();
             normalise(&mut v);
-            let now = T0 + Duration::seconds(i as i64);
-            let founded = pool
-                .ingest(&v, &texts[i % texts.len()], false, &clients[i % 37], now)
-                .unwrap();
-            assert!(
-                founded.created,
-                "each phrasing founds its own cluster (fragment {i}: {founded:?})"
-            );
-            let w = noisy(&mut rng, &v);
-            let joined = pool
-                .ingest(
-                    &w,
-                    &texts[(i * 7 + 3) % texts.len()],
-                    false,
-                    &clients[(i + 1) % 37],
-                    now,
-                )
-                .unwrap();
-            assert!(!joined.created && joined.merged.is_none());
-            i += 1;
+            phrasings.push(v);
         }
     }
-    assert_eq!(pool.len(), NEEDS * PER_NEED);
+    let mut config = PoolConfig::new(DIM, GROUPED.0).with_need_threshold(GROUPED.1);
+    config.max_clusters = 2 * NEEDS * PER_NEED;
+    let f = fixture_from(config, &phrasings, rng);
     assert_eq!(
-        pool.need_count(),
+        f.pool.need_count(),
         NEEDS,
         "each need's clusters are one need"
     );
-    let centroids: Vec<f32> = pool
-        .clusters()
-        .flat_map(|c| c.centroid().iter().copied())
-        .collect();
-    let queries = (0..QUERIES)
-        .map(|q| {
-            let k = (q * 7919) % pool.len();
-            noisy(&mut rng, &centroids[k * DIM..(k + 1) * DIM])
-        })
-        .collect();
-    Fixture {
-        pool,
-        centroids,
-        queries,
-    }
+    f
 }
 
 fn ingest_grouped(c: &mut Criterion) {

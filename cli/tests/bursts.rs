@@ -18,7 +18,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{fixture, run_with_stdin};
+use common::{fixture, model_dir, run_with_stdin};
 use serde_json::Value;
 
 /// What one stream scored.
@@ -143,15 +143,8 @@ const HWU64_MODEL: usize = 5;
 /// With the sentence-transformer (`SDSI_MODEL_DIR`, set by scripts/test.sh).
 #[test]
 fn bursts_get_keys_with_the_model() {
-    let Some(model) = std::env::var_os("SDSI_MODEL_DIR") else {
-        assert!(
-            std::env::var_os("SDSI_REQUIRE_MODEL").is_none(),
-            "SDSI_REQUIRE_MODEL is set but SDSI_MODEL_DIR is not"
-        );
-        eprintln!("skipped: SDSI_MODEL_DIR is not set (scripts/fetch-model.sh)");
-        return;
-    };
-    let model = model.to_str().expect("a UTF-8 model path");
+    let Some(model) = model_dir() else { return };
+    let model = model.as_str();
     assert_floor(
         &measure("banking77", &["--model", model]),
         BANKING77_MODEL,

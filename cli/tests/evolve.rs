@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{fixture, run_with_stdin};
+use common::{fixture, model_dir, run_with_stdin};
 use serde_json::{Value, json};
 
 /// Runs `sdsi ARGS`; returns the exit code and the JSON lines it printed.
@@ -356,15 +356,8 @@ fn a_model_directory_that_is_not_one_exits_2() {
 /// the same log proposes the seat key, and paraphrases cluster by meaning.
 #[test]
 fn the_model_clusters_and_evolves() {
-    let Some(model) = std::env::var_os("SDSI_MODEL_DIR") else {
-        assert!(
-            std::env::var_os("SDSI_REQUIRE_MODEL").is_none(),
-            "SDSI_REQUIRE_MODEL is set but SDSI_MODEL_DIR is not"
-        );
-        eprintln!("skipped: SDSI_MODEL_DIR is not set (scripts/fetch-model.sh)");
-        return;
-    };
-    let model = model.to_str().unwrap();
+    let Some(model) = model_dir() else { return };
+    let model = model.as_str();
     let (code, lines) = sdsi(&["cluster", "--model", model, &fixture("fragments.txt")]);
     assert_eq!(code, 0, "{lines:?}");
     let cluster = |i: usize| lines[i]["cluster"].clone();

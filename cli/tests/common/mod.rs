@@ -41,3 +41,18 @@ pub fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Run {
         stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
     }
 }
+
+/// The model directory (`SDSI_MODEL_DIR`, set by scripts/test.sh), or
+/// `None` after saying the test is skipped; with `SDSI_REQUIRE_MODEL` set
+/// (as CI sets it) a missing directory fails the test instead.
+pub fn model_dir() -> Option<String> {
+    let Some(model) = std::env::var_os("SDSI_MODEL_DIR") else {
+        assert!(
+            std::env::var_os("SDSI_REQUIRE_MODEL").is_none(),
+            "SDSI_REQUIRE_MODEL is set but SDSI_MODEL_DIR is not"
+        );
+        eprintln!("skipped: SDSI_MODEL_DIR is not set (scripts/fetch-model.sh)");
+        return None;
+    };
+    Some(model.into_string().expect("a UTF-8 model path"))
+}
