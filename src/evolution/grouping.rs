@@ -7,7 +7,8 @@ use time::OffsetDateTime;
 
 use super::heat::seconds;
 use super::needs::NeedState;
-use super::pool::{Pool, PoolError};
+use super::pool::Pool;
+use super::pool_config::PoolError;
 
 impl Pool {
     /// Cluster `index`'s need position.

@@ -33,8 +33,10 @@ mod need_view;
 mod needs;
 mod pipeline;
 mod pool;
+mod pool_config;
 mod quota;
 mod redact;
+mod replica;
 mod sanitize;
 mod state;
 mod storage;
@@ -45,9 +47,8 @@ pub use induce::RuleInducer;
 pub use linkage::Linkage;
 pub use need_view::NeedView;
 pub use pipeline::{Branching, Evolution, EvolutionConfig, EvolutionEvent, PoolKey};
-pub use pool::{
-    CLAIM_RATIO, ClusterView, Ingested, NEED_RATIO, Pool, PoolConfig, PoolError, SUPPORT_RATIO,
-};
+pub use pool::{ClusterView, Ingested, Pool};
+pub use pool_config::{CLAIM_RATIO, NEED_RATIO, PoolConfig, PoolError, SUPPORT_RATIO};
 pub use redact::{Redacted, Redaction, redact};
 pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize_fragment};
 pub use state::{EVOLUTION_FORMAT_VERSION, EvolutionState, EvolutionStateError};

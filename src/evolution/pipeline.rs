@@ -7,7 +7,8 @@ use serde::Serialize;
 use serde_json::Value;
 use time::{Duration, OffsetDateTime};
 
-use super::pool::{Pool, PoolConfig};
+use super::pool::Pool;
+use super::pool_config::PoolConfig;
 use super::redact::{Redaction, redact};
 use super::sanitize::sanitize_fragment;
 use super::state::{EvolutionState, EvolutionStateError};

@@ -9,245 +9,12 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
-use super::cluster::{ClusterLimits, ClusterState, Exemplar};
+use super::cluster::{ClusterState, Exemplar};
 use super::gate::Gate;
 use super::heat::seconds;
-use super::linkage::Linkage;
 use super::needs::{NeedState, Needs};
+use super::pool_config::{PoolConfig, PoolError};
 use super::quota::CreationQuota;
-
-/// How a pool clusters, heats and triggers. The defaults are the draft's
-/// examples, except the similarity threshold, which belongs to the embedder.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-#[must_use]
-pub struct PoolConfig {
-    /// Vector dimension; every vector must have it.
-    pub dimension: usize,
-    /// Similarity, scored as [`PoolConfig::linkage`] says, at or above which
-    /// a fragment joins a cluster and two clusters merge; take it from
-    /// [`super::Embedder::recommended_threshold`] (calibrated for the
-    /// default, average linkage).
-    pub threshold: f32,
-    /// How a fragment is scored against a cluster. Default
-    /// [`Linkage::Average`]; snapshots that name none restore with
-    /// [`Linkage::Centroid`], the only linkage when they were written.
-    #[serde(default = "Linkage::legacy")]
-    pub linkage: Linkage,
-    /// Mean similarity between two groups of fine clusters at or above which
-    /// they are one need (average linkage over the clusters' members); looser
-    /// than `threshold`, since one need is phrased many ways. Take it from
-    /// [`super::Embedder::recommended_need_threshold`]. Snapshots written
-    /// before needs restore with [`NEED_RATIO`] × `threshold`.
-    #[serde(default = "unset")]
-    pub need_threshold: f32,
-    /// Mean similarity at or above which a neighbouring need (not yet
-    /// proposed) lends its heat to the gate of a hotter need: the paraphrases
-    /// of one need that the grouping left apart. Default [`SUPPORT_RATIO`] ×
-    /// `need_threshold`.
-    #[serde(default = "unset")]
-    pub support_threshold: f32,
-    /// Mean similarity at or above which a need that lent its heat to a
-    /// proposed neighbour counts as part of it: it lends no more and
-    /// triggers on its own heat alone. Default [`CLAIM_RATIO`] ×
-    /// `need_threshold`.
-    #[serde(default = "unset")]
-    pub claim_threshold: f32,
-    /// Share of `heat_threshold` a need must hold itself before neighbours
-    /// may lend it theirs. Default 0.3.
-    #[serde(default = "default_support_share")]
-    pub support_share: f64,
-    /// Heat a fragment adds. Default 1.
-    pub increment: f64,
-    /// Half-life of heat, in seconds. Default 24 h.
-    pub half_life_secs: f64,
-    /// Heat at or above which the first gate opens. Default 50.
-    pub heat_threshold: f64,
-    /// Distinct clients within the window that open the second gate. Default 5.
-    pub min_clients: usize,
-    /// Requests within the window that open the second gate (one message is
-    /// one request, however many fragments it carries). Default 10.
-    pub min_occurrences: usize,
-    /// The gate's window, in seconds. Default 7 days.
-    pub window_secs: f64,
-    /// Most heat one client may add to one cluster within any window (a
-    /// sliding one), so that a single agent cannot force an evolution. Default 15.
-    pub client_heat_cap: f64,
-    /// Most clusters kept; the coldest goes first. Default 10,000.
-    pub max_clusters: usize,
-    /// Fragments kept per cluster as examples. Default 8.
-    pub max_exemplars: usize,
-    /// Clients whose recent heat is tracked per need. Default 64.
-    pub max_tracked_clients: usize,
-    /// Most clusters one client may found within any window (a calendar
-    /// window per client, starting at its first founding), so that a flood
-    /// of distinct fragments from one client cannot evict the needs others
-    /// are building. Default 1,000.
-    #[serde(default = "default_client_quota")]
-    pub max_new_clusters_per_client: usize,
-}
-
-/// The need threshold's default share of the fine threshold.
-pub const NEED_RATIO: f32 = 0.82;
-
-/// The support threshold's default share of the need threshold.
-pub const SUPPORT_RATIO: f32 = 0.45;
-
-/// The claim threshold's default share of the need threshold.
-pub const CLAIM_RATIO: f32 = 0.7;
-
-/// Marks a threshold a snapshot did not carry (it is derived on restore).
-fn unset() -> f32 {
-    f32::NAN
-}
-
-fn default_support_share() -> f64 {
-    0.3
-}
-
-fn default_client_quota() -> usize {
-    1_000
-}
-
-impl PoolConfig {
-    /// The defaults for vectors of `dimension` joined at `threshold`.
-    pub fn new(dimension: usize, threshold: f32) -> Self {
-        Self {
-            dimension,
-            threshold,
-            linkage: Linkage::Average,
-            need_threshold: threshold * NEED_RATIO,
-            support_threshold: threshold * NEED_RATIO * SUPPORT_RATIO,
-            claim_threshold: threshold * NEED_RATIO * CLAIM_RATIO,
-            support_share: default_support_share(),
-            increment: 1.0,
-            half_life_secs: 86_400.0,
-            heat_threshold: 50.0,
-            min_clients: 5,
-            min_occurrences: 10,
-            window_secs: 7.0 * 86_400.0,
-            client_heat_cap: 15.0,
-            max_clusters: 10_000,
-            max_exemplars: 8,
-            max_tracked_clients: 64,
-            max_new_clusters_per_client: default_client_quota(),
-        }
-    }
-
-    /// The same settings with another need threshold, and the support and
-    /// claim thresholds that go with it ([`SUPPORT_RATIO`] and
-    /// [`CLAIM_RATIO`] of it).
-    pub fn with_need_threshold(mut self, need_threshold: f32) -> Self {
-        self.need_threshold = need_threshold;
-        self.support_threshold = need_threshold * SUPPORT_RATIO;
-        self.claim_threshold = need_threshold * CLAIM_RATIO;
-        self
-    }
-
-    /// Fills in the thresholds a snapshot written before needs lacks.
-    fn complete(mut self) -> Self {
-        if self.need_threshold.is_nan() {
-            self.need_threshold = self.threshold * NEED_RATIO;
-        }
-        if self.support_threshold.is_nan() {
-            self.support_threshold = self.need_threshold * SUPPORT_RATIO;
-        }
-        if self.claim_threshold.is_nan() {
-            self.claim_threshold = self.need_threshold * CLAIM_RATIO;
-        }
-        self
-    }
-
-    fn check(&self) -> Result<(), PoolError> {
-        let positive = |v: f64| v > 0.0 && v.is_finite();
-        let problem = if self.dimension == 0 {
-            Some("dimension must be at least 1")
-        } else if [
-            self.threshold,
-            self.need_threshold,
-            self.support_threshold,
-            self.claim_threshold,
-        ]
-        .iter()
-        .any(|t| !(t.is_finite() && (-1.0..=1.0).contains(t)))
-        {
-            Some("thresholds must be cosine similarities in -1..=1")
-        } else if !(self.support_share.is_finite() && self.support_share >= 0.0) {
-            Some("support share must be a finite number, not negative")
-        } else if !positive(self.half_life_secs) || self.half_life_secs < MIN_HALF_LIFE_SECS {
-            // Heat is kept against the Unix epoch as t / half-life: a shorter
-            // half-life would overflow it for ordinary timestamps.
-            Some("half-life must be a finite number of seconds, at least 0.001")
-        } else if !positive(self.window_secs) {
-            Some("window must be a positive, finite number of seconds")
-        } else if !positive(self.increment)
-            || self.client_heat_cap.is_nan()
-            || self.client_heat_cap < 0.0
-            || !self.heat_threshold.is_finite()
-        {
-            Some(
-                "increment must be positive, the client cap not negative, the heat threshold finite",
-            )
-        } else if self.max_clusters == 0
-            || self.max_exemplars == 0
-            || self.min_clients == 0
-            || self.min_occurrences == 0
-            || self.max_new_clusters_per_client == 0
-        {
-            Some("counts (max clusters, exemplars, gate minimums) must be at least 1")
-        } else {
-            None
-        };
-        problem.map_or(Ok(()), |p| Err(PoolError::Config(p)))
-    }
-
-    pub(crate) fn limits(&self) -> ClusterLimits {
-        ClusterLimits {
-            increment: self.increment,
-            half_life: self.half_life_secs,
-            client_cap: self.client_heat_cap,
-            window: self.window_secs,
-            min_clients: self.min_clients,
-            min_occurrences: self.min_occurrences,
-            max_exemplars: self.max_exemplars,
-            max_tracked_clients: self.max_tracked_clients,
-        }
-    }
-}
-
-/// Why a pool refused an input.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum PoolError {
-    /// The configuration is unusable.
-    #[error("invalid pool configuration: {0}")]
-    Config(&'static str),
-    /// A vector of the wrong length.
-    #[error("vector has dimension {found}, the pool expects {expected}")]
-    Dimension {
-        /// The pool's dimension.
-        expected: usize,
-        /// The vector's.
-        found: usize,
-    },
-    /// A vector with a NaN or infinite component.
-    #[error("vector has a NaN or infinite component")]
-    NonFinite,
-    /// A vector of length zero cannot point anywhere.
-    #[error("vector is zero")]
-    ZeroVector,
-    /// Two pools with different configurations cannot merge.
-    #[error("pools with different configurations cannot merge")]
-    ConfigMismatch,
-    /// The client founded as many clusters as it may within the window
-    /// ([`PoolConfig::max_new_clusters_per_client`]); the fragment was not
-    /// taken.
-    #[error("this client founded {limit} clusters within the window, the most it may")]
-    ClientQuota {
-        /// The quota.
-        limit: usize,
-    },
-}
 
 /// What one ingest did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -345,7 +112,7 @@ impl<'p> ClusterView<'p> {
 /// heat, and the trigger.
 ///
 /// Each fine cluster keeps the running sum of its members' unit vectors and
-/// their count; the vector a fragment is scored against (see [`Linkage`])
+/// their count; the vector a fragment is scored against (see [`Linkage`](super::Linkage))
 /// sits in one contiguous buffer, so finding the nearest cluster is one
 /// linear scan. Fine clusters are grouped into needs (see
 /// [`PoolConfig::need_threshold`]), and the dual gate opens on needs. All
@@ -525,9 +292,6 @@ fn cluster_id(text: &str, at: f64) -> u64 {
     u64::from_le_bytes(bytes)
 }
 
-/// The shortest half-life a pool accepts, in seconds.
-pub const MIN_HALF_LIFE_SECS: f64 = 1e-3;
-
 /// How many of the scan's best clusters an ingest keeps: the one joined and
 /// four runners-up checked for drift merges.
 const MERGE_CANDIDATES: usize = 5;
@@ -591,7 +355,7 @@ impl Pool {
 
     /// Whether cluster `i`'s sum plus `other`'s cluster `j`'s sum still points
     /// somewhere (with a threshold at or below 0, opposite clusters could cancel).
-    fn combines(&self, i: usize, other: &Pool, j: usize) -> bool {
+    pub(super) fn combines(&self, i: usize, other: &Pool, j: usize) -> bool {
         if self.config.threshold > 0.0 {
             return true; // centroids within a positive threshold cannot cancel
         }
@@ -611,7 +375,7 @@ impl Pool {
     /// it moves to the next free one. Both merge directions hold the same
     /// clusters, so they end with the same ids; a pool without clashes keeps
     /// every id.
-    fn settle_ids(&mut self) {
+    pub(super) fn settle_ids(&mut self) {
         let dim = self.config.dimension;
         let mut seen = std::collections::HashSet::new();
         if self.clusters.iter().all(|c| seen.insert(c.id)) {
@@ -667,7 +431,7 @@ impl Pool {
     }
 
     /// Rebuilds the id → position map (after ids changed).
-    fn reindex(&mut self) {
+    pub(super) fn reindex(&mut self) {
         self.positions = self
             .clusters
             .iter()
@@ -952,151 +716,8 @@ impl Pool {
     /// Evicts the coldest cluster of the coldest need: a need that builds
     /// slowly is warm as a whole even when each of its clusters is cold, so
     /// a flood of one-off fragments evicts its own kind first.
-    fn evict_coldest(&mut self, at: f64) -> Option<u64> {
+    pub(super) fn evict_coldest(&mut self, at: f64) -> Option<u64> {
         let coldest = self.coldest_cluster(at)?;
         self.remove(coldest).map(|(state, _)| state.id)
-    }
-
-    /// Combines another replica's pool into this one. Clusters that are each
-    /// other's nearest neighbour across the two pools and lie within the
-    /// threshold become one (sums, heat, counts and clients combine exactly);
-    /// the others are kept as they are. Commutative, up to storage order
-    /// (compare [`Pool::canonical`] forms); merging an empty pool changes nothing.
-    pub fn merge(&mut self, other: &Pool) -> Result<(), PoolError> {
-        if self.config != other.config {
-            return Err(PoolError::ConfigMismatch);
-        }
-        if other.clusters.is_empty() || self.clusters.is_empty() {
-            // Nothing pairs: the non-empty side's clusters and needs as they are.
-            if self.clusters.is_empty() {
-                let quota = std::mem::take(&mut self.quota);
-                *self = other.clone();
-                self.quota.absorb(&quota, self.config.max_clusters);
-            } else {
-                self.quota.absorb(&other.quota, self.config.max_clusters);
-            }
-            return Ok(());
-        }
-        let dim = self.config.dimension;
-        let best_in = |from: &Pool, to: &Pool, i: usize| -> Option<usize> {
-            let c = from.centroids.get(i * dim..(i + 1) * dim)?;
-            let mut best: Option<(usize, f32, u64)> = None;
-            for (j, d) in to.centroids.chunks_exact(dim).enumerate() {
-                let s = dot(c, d);
-                let id = to.clusters.get(j).map_or(u64::MAX, |s| s.id);
-                // Ties go to the smaller id, so both directions agree.
-                if s >= self.config.threshold
-                    && best.is_none_or(|(_, b, bid)| s > b || (s == b && id < bid))
-                {
-                    best = Some((j, s, id));
-                }
-            }
-            best.map(|(j, _, _)| j)
-        };
-        let limits = self.config.limits();
-        let mut pairs = Vec::new();
-        for j in 0..other.clusters.len() {
-            if let Some(i) = best_in(other, self, j) {
-                if best_in(self, other, i) == Some(j) && self.combines(i, other, j) {
-                    pairs.push((i, j));
-                }
-            }
-        }
-        // Needs joined through a pair of clusters become one need.
-        let joined: Vec<(u64, u64)> = pairs
-            .iter()
-            .filter_map(|&(i, j)| Some((self.clusters.get(i)?.need, other.clusters.get(j)?.need)))
-            .collect();
-        let mut matched = vec![false; other.clusters.len()];
-        for &(i, j) in &pairs {
-            let (Some(state), Some(sum)) = (
-                other.clusters.get(j),
-                other.sums.get(j * dim..(j + 1) * dim),
-            ) else {
-                continue;
-            };
-            if let Some(mine) = self.clusters.get_mut(i) {
-                mine.absorb(state.clone(), &limits);
-            }
-            self.add_to(i, sum);
-            if let Some(m) = matched.get_mut(j) {
-                *m = true;
-            }
-        }
-        for (j, state) in other.clusters.iter().enumerate() {
-            if matched.get(j) == Some(&false) {
-                if let Some(sum) = other.sums.get(j * dim..(j + 1) * dim) {
-                    self.push(state.clone(), sum)?;
-                }
-            }
-        }
-        let at = self
-            .clusters
-            .iter()
-            .map(|c| c.heat.latest())
-            .fold(f64::NEG_INFINITY, f64::max);
-        self.settle_ids();
-        let mut states = std::mem::replace(&mut self.needs, Needs::new(dim)).states;
-        states.extend(other.needs.states.iter().cloned());
-        self.regroup(states, &joined);
-        self.quota.absorb(&other.quota, self.config.max_clusters);
-        while self.clusters.len() > self.config.max_clusters {
-            self.evict_coldest(at);
-        }
-        Ok(())
-    }
-
-    /// Whether two pools hold the same clusters (configuration, states, sums
-    /// and what fragments are scored against, bit for bit) in any storage
-    /// order: `a.canonical() == b.canonical()` without copying either pool.
-    pub fn same_clusters(&self, other: &Pool) -> bool {
-        if self.config != other.config
-            || self.clusters.len() != other.clusters.len()
-            || self.quota != other.quota
-            || !self.needs.same(&other.needs)
-        {
-            return false;
-        }
-        let dim = self.config.dimension;
-        let by_id = |pool: &Pool| {
-            let mut order: Vec<usize> = (0..pool.clusters.len()).collect();
-            order.sort_by_key(|&i| pool.clusters.get(i).map_or(u64::MAX, |c| c.id));
-            order
-        };
-        by_id(self).into_iter().zip(by_id(other)).all(|(i, j)| {
-            let (a, b) = (i * dim..(i + 1) * dim, j * dim..(j + 1) * dim);
-            self.clusters.get(i) == other.clusters.get(j)
-                && self.sums.get(a.clone()) == other.sums.get(b.clone())
-                && self.centroids.get(a) == other.centroids.get(b)
-        })
-    }
-
-    /// The pool with its clusters in id order: the form to compare two pools by.
-    pub fn canonical(&self) -> Pool {
-        let dim = self.config.dimension;
-        let mut order: Vec<usize> = (0..self.clusters.len()).collect();
-        order.sort_by_key(|&i| self.clusters.get(i).map_or(u64::MAX, |c| c.id));
-        let mut out = Pool {
-            config: self.config,
-            sums: Vec::new(),
-            centroids: Vec::new(),
-            clusters: Vec::new(),
-            positions: FxHashMap::default(),
-            needs: self.needs.canonical(),
-            quota: self.quota.clone(),
-        };
-        for i in order {
-            if let (Some(state), Some(sum), Some(c)) = (
-                self.clusters.get(i),
-                self.sums.get(i * dim..(i + 1) * dim),
-                self.centroids.get(i * dim..(i + 1) * dim),
-            ) {
-                out.clusters.push(state.clone());
-                out.sums.extend_from_slice(sum);
-                out.centroids.extend_from_slice(c);
-            }
-        }
-        out.reindex();
-        out
     }
 }
