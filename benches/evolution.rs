@@ -7,6 +7,7 @@
 //! |---------------|----------------------------------------------------------------------------------|
 //! | `ingest`      | `Pool::ingest` of one pre-embedded 384-d unit vector into a pool of `size` clusters |
 //! | `ingest_grouped` | the same into 10,000 clusters grouped into 1,000 needs of 10 (the need level's work: sums, refit, merge checks, heat and cap over 10 clusters) |
+//! | `ingest_warm` | the same, with every measured need warm enough to look for neighbours that would lend it heat (the support path: one comparison with each of the 1,000 needs) |
 //! | `floor_dot`   | the floor: `sdsi::dot` of the same vector with every centroid, keeping the best  |
 //! | `floor_naive` | the same scan with `iter().zip().map().sum()` instead of `sdsi::dot`             |
 //! | `heat_read`   | `ClusterView::heat(now)` of one cluster of a pool of `size` clusters             |
@@ -421,6 +422,12 @@ const GROUPED: (f32, f32) = (0.75, 0.5);
 /// plus 0.8 × a random direction, founded by one fragment and joined by a
 /// second; queries are noisy copies of cluster centroids.
 fn build_grouped() -> Fixture {
+    build_grouped_with(|_| {})
+}
+
+/// [`build_grouped`] with the gate adjusted by `gate` (what it sets does not
+/// change how the pool is built: nothing triggers while it is).
+fn build_grouped_with(gate: impl Fn(&mut PoolConfig)) -> Fixture {
     const NEEDS: usize = 1_000;
     const PER_NEED: usize = 10;
     let mut rng = SplitMix(0x6e65_6564);
@@ -436,6 +443,7 @@ fn build_grouped() -> Fixture {
     }
     let mut config = PoolConfig::new(DIM, GROUPED.0).with_need_threshold(GROUPED.1);
     config.max_clusters = 2 * NEEDS * PER_NEED;
+    gate(&mut config);
     let f = fixture_from(config, &phrasings, rng);
     assert_eq!(
         f.pool.need_count(),
@@ -446,7 +454,28 @@ fn build_grouped() -> Fixture {
 }
 
 fn ingest_grouped(c: &mut Criterion) {
-    let f = build_grouped();
+    ingest_grouped_case(c, "ingest_grouped", build_grouped());
+    // Every measured fragment's need is warm (at least the support share of
+    // a heat threshold of 20) but never has traffic enough to open on its
+    // own, so each ingest looks for neighbours to lend it heat: the support
+    // path, which compares the need with every other need.
+    let warm = build_grouped_with(|config| {
+        config.heat_threshold = 20.0;
+        config.min_clients = 1_000;
+        config.min_occurrences = 1_000_000;
+    });
+    let measured_from = T0 + Duration::seconds(100_000);
+    assert!(
+        warm.pool.needs().all(|n| {
+            let heat = n.heat(measured_from);
+            (6.0..20.0).contains(&heat)
+        }),
+        "every need is warm (at least 30 % of 20) and below the threshold"
+    );
+    ingest_grouped_case(c, "ingest_warm", warm);
+}
+
+fn ingest_grouped_case(c: &mut Criterion, name: &str, f: Fixture) {
     let mut group = c.benchmark_group("evolution");
     group
         .sample_size(30)
@@ -455,7 +484,7 @@ fn ingest_grouped(c: &mut Criterion) {
         .throughput(Throughput::Elements(f.pool.len() as u64));
     bench_ingest(
         &mut group,
-        BenchmarkId::new("ingest_grouped", f.pool.len()),
+        BenchmarkId::new(name, f.pool.len()),
         &f.pool,
         &f.queries,
     );
