@@ -13,7 +13,7 @@ fragments come from.
     scripts/bursts.py generate --corpus banking77 --data DIR --seed 1 --out run/
     scripts/bursts.py score run/truth.json evolve-output.jsonl
     scripts/bursts.py run --banking77 DIR --hwu64 DIR [--model MODEL_DIR] [--seeds 1-5]
-        [--split held-out|calibration] [--need-threshold X]
+        [--split held-out|calibration] [--need-threshold X] [--need-contrast C]
 
 `run` does both for every corpus and seed and prints a table: needs with
 exactly one key, extra keys on a need, keys from the one-off noise. Standard
@@ -148,13 +148,15 @@ def score(truth, lines):
     }
 
 
-def evolve(sdsi, run_dir, model, need_threshold=None):
+def evolve(sdsi, run_dir, model, need_threshold=None, need_contrast=None):
     command = [sdsi, "evolve", "--schema", os.path.join(run_dir, "template.json"),
                os.path.join(run_dir, "events.jsonl")]
     if model:
         command += ["--model", model]
     if need_threshold is not None:
         command += ["--need-threshold", str(need_threshold)]
+    if need_contrast is not None:
+        command += ["--need-contrast", str(need_contrast)]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode not in (0, 1):
         sys.exit(f"sdsi evolve failed ({done.returncode}): {done.stderr or done.stdout[-2000:]}")
@@ -185,6 +187,7 @@ def main():
     r.add_argument("--seeds", default="1-5")
     r.add_argument("--split", choices=["held-out", "calibration"], default="held-out")
     r.add_argument("--need-threshold", type=float, help="passed to sdsi evolve (default: the embedder's)")
+    r.add_argument("--need-contrast", type=float, help="passed to sdsi evolve (default: the embedder's)")
     r.add_argument("--sdsi", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "sdsi"))
     args = parser.parse_args()
     if args.command == "generate":
@@ -200,7 +203,7 @@ def main():
             for seed in seeds(args.seeds):
                 with tempfile.TemporaryDirectory() as tmp:
                     generate(corpus, data, seed, tmp, args.split)
-                    result = score(json.load(open(os.path.join(tmp, "truth.json"))), evolve(args.sdsi, tmp, args.model, args.need_threshold))
+                    result = score(json.load(open(os.path.join(tmp, "truth.json"))), evolve(args.sdsi, tmp, args.model, args.need_threshold, args.need_contrast))
                 rows.append((corpus, seed, result))
                 print(json.dumps({"corpus": corpus, "seed": seed, **result}), flush=True)
         print("\n| corpus | seed | needs with exactly one key | extra keys | keys from noise |")

@@ -576,6 +576,9 @@ impl sdsi::evolution::Embedder for Counting {
     fn recommended_need_threshold(&self) -> f32 {
         self.inner.recommended_need_threshold()
     }
+    fn recommended_need_contrast(&self) -> Option<f32> {
+        self.inner.recommended_need_contrast()
+    }
     fn recommended_threshold(&self) -> f32 {
         self.inner.recommended_threshold()
     }

@@ -500,3 +500,158 @@ fn a_cluster_merged_from_a_proposed_need_passes_the_proposal_on() {
     }
     assert!(!merged.triggered, "already proposed: {merged:?}");
 }
+
+/// A request of intent `intent` (0..4) worded as paraphrase `wording`
+/// (0..4), in a domain whose requests all share a component of squared
+/// weight `shared`: two intents then have cosine `shared`, two wordings of
+/// one intent `shared + 0.6 × (1 − shared)`, and one wording is one vector. Dimension 24: axis 0 is the domain, 1..=4 the intents,
+/// 5.. one axis per (intent, wording).
+fn domain_request(shared: f32, intent: usize, wording: usize) -> Vec<f32> {
+    let mut v = vec![0.0f32; 24];
+    let rest = 1.0 - shared;
+    v[0] = shared.sqrt();
+    v[1 + intent] = (0.6 * rest).sqrt();
+    v[5 + intent * 4 + wording] = (0.4 * rest).sqrt();
+    v
+}
+
+/// Sends `rounds` rounds of every wording of every intent of a domain;
+/// returns the need of each (intent, wording) at the end.
+fn send_domain(pool: &mut Pool, shared: f32, rounds: usize) -> Vec<Vec<u64>> {
+    let mut step = 0;
+    for _ in 0..rounds {
+        for intent in 0..4 {
+            for wording in 0..4 {
+                let v = domain_request(shared, intent, wording);
+                let now = T0 + Duration::minutes(step);
+                let client = format!("agent-{}", step % 7);
+                pool.ingest(&v, &format!("{intent}/{wording}"), false, &client, now)
+                    .unwrap();
+                step += 1;
+            }
+        }
+    }
+    (0..4)
+        .map(|intent| {
+            (0..4)
+                .map(|wording| {
+                    let v = domain_request(shared, intent, wording);
+                    let dot = |c: &[f32]| c.iter().zip(&v).map(|(x, y)| x * y).sum::<f32>();
+                    let c = pool.clusters().find(|c| dot(c.centroid()) > 0.99);
+                    c.map(|c| c.need()).unwrap()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Whether every intent is one need and no two intents share one.
+fn one_need_per_intent(needs: &[Vec<u64>]) -> bool {
+    let whole = needs.iter().all(|w| w.iter().all(|n| *n == w[0]));
+    let apart = (0..needs.len()).all(|a| (a + 1..needs.len()).all(|b| needs[a][0] != needs[b][0]));
+    whole && apart
+}
+
+/// Fine threshold 0.9 (a wording is its own cluster); need threshold 0.7
+/// until the background is measured.
+fn domain_config(contrast: Option<f32>) -> PoolConfig {
+    PoolConfig::new(24, 0.9)
+        .with_need_threshold(0.7)
+        .with_need_contrast(contrast)
+}
+
+/// The point of the adaptive need threshold. In a narrow domain (requests
+/// share a lot: intents at cosine 0.5, wordings of one intent 0.8) and a
+/// broad one (intents at 0, wordings of one intent 0.6), no fixed need
+/// threshold finds the intents of both; one set at a multiple of each
+/// pool's background does.
+#[test]
+fn the_need_threshold_adapts_to_the_domain() {
+    let (narrow, broad) = (0.5, 0.0);
+    // Fixed at 0.7: the narrow domain's intents are found, the broad one's
+    // wordings stay apart; fixed at 0.35: the broad domain's are found, the
+    // narrow one's intents fuse.
+    for (fixed, finds_narrow) in [(0.7, true), (0.35, false)] {
+        let config = PoolConfig::new(24, 0.9).with_need_threshold(fixed);
+        let mut a = Pool::new(config).unwrap();
+        let mut b = Pool::new(config).unwrap();
+        assert_eq!(
+            one_need_per_intent(&send_domain(&mut a, narrow, 6)),
+            finds_narrow
+        );
+        assert_eq!(
+            one_need_per_intent(&send_domain(&mut b, broad, 6)),
+            !finds_narrow
+        );
+        assert_eq!(a.background(), None, "a fixed pool measures nothing");
+    }
+    let mut a = Pool::new(domain_config(Some(1.2))).unwrap();
+    let mut b = Pool::new(domain_config(Some(1.2))).unwrap();
+    let narrow_needs = send_domain(&mut a, narrow, 6);
+    let broad_needs = send_domain(&mut b, broad, 6);
+    assert!(one_need_per_intent(&narrow_needs), "{narrow_needs:?}");
+    assert!(one_need_per_intent(&broad_needs), "{broad_needs:?}");
+    // Narrow: the background is (3 × 0.8 + 12 × 0.5) / 15 = 0.56 between
+    // wordings, the threshold 1.2 times it; broad: 3 × 0.6 / 15 = 0.12,
+    // and 1.2 times it is below the floor, 0.4 × the fine threshold.
+    let (bg_a, bg_b) = (a.background().unwrap(), b.background().unwrap());
+    assert!((bg_a - 0.56).abs() < 0.01, "{bg_a}");
+    assert!((a.need_threshold() - 1.2 * bg_a).abs() < 1e-6);
+    assert!((bg_b - 0.12).abs() < 0.01, "{bg_b}");
+    assert!((b.need_threshold() - sdsi::evolution::NEED_FLOOR_RATIO * 0.9).abs() < 1e-6);
+}
+
+/// Until the pool holds enough fragments to say what its domain is like,
+/// the configured need threshold applies.
+#[test]
+fn a_young_pool_uses_the_configured_need_threshold() {
+    let mut pool = Pool::new(domain_config(Some(1.2))).unwrap();
+    for step in 0..sdsi::evolution::MIN_BACKGROUND_FRAGMENTS - 1 {
+        let v = domain_request(0.5, (step % 4) as usize, (step / 4 % 4) as usize);
+        pool.ingest(&v, "x", false, "agent-1", T0).unwrap();
+        assert_eq!(pool.background(), None);
+        assert_eq!(pool.need_threshold(), 0.7);
+    }
+}
+
+/// The background is part of the state: a restored pool links needs as the
+/// saved one would have, and two replicas merge the same both ways.
+#[test]
+fn the_background_survives_snapshots_and_merges() {
+    let mut a = Pool::new(domain_config(Some(1.2))).unwrap();
+    send_domain(&mut a, 0.5, 3);
+    let mut restored: Pool = serde_json::from_slice(&serde_json::to_vec(&a).unwrap()).unwrap();
+    assert!(restored == a);
+    let mut b = Pool::new(domain_config(Some(1.2))).unwrap();
+    send_domain(&mut b, 0.0, 3);
+    send_domain(&mut a, 0.5, 2);
+    send_domain(&mut restored, 0.5, 2);
+    assert!(restored == a, "a restored pool went its own way");
+    let (mut ab, mut ba) = (a.clone(), b.clone());
+    ab.merge(&b).unwrap();
+    ba.merge(&a).unwrap();
+    assert!(ab.same_clusters(&ba));
+    assert_eq!(ab.background(), ba.background());
+    assert!(ab.background().is_some());
+    // A snapshot written before the background restores and measures it at
+    // the next fragment.
+    let mut old: Value = serde_json::to_value(&a).unwrap();
+    assert!(old.as_object_mut().unwrap().remove("background").is_some());
+    let mut legacy: Pool = serde_json::from_value(old).unwrap();
+    assert_eq!(legacy.background(), None);
+    legacy
+        .ingest(&domain_request(0.5, 0, 0), "x", false, "agent-1", T0)
+        .unwrap();
+    assert!(legacy.background().is_some());
+}
+
+#[test]
+fn a_need_contrast_must_be_positive_and_finite() {
+    for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+        let error = Pool::new(domain_config(Some(bad))).unwrap_err();
+        assert!(
+            matches!(error, PoolError::Config(m) if m.contains("contrast")),
+            "{bad}: {error}"
+        );
+    }
+}

@@ -1091,7 +1091,9 @@ fuzz_target!(|data: &[u8]| {
     let flags = b.u8();
     // High nibble of `b5`: 0 and 15 keep the defaults (15 so that inputs
     // written before it, such as an all-ones header, keep their meaning);
-    // otherwise bits 4-5 the creation quota, bits 6-7 the need threshold.
+    // otherwise bits 4-5 the creation quota, bits 6-7 the need threshold
+    // (2: adaptive, twice the pool's background, half the fine threshold
+    // until it is measured).
     let extra = b5 >> 4;
     if extra != 0 && extra != 15 {
         config.max_new_clusters_per_client = match extra & 3 {
@@ -1103,7 +1105,9 @@ fuzz_target!(|data: &[u8]| {
         config = match extra >> 2 {
             0 => config,
             1 => config.with_need_threshold(threshold),
-            2 => config.with_need_threshold(threshold * 0.5),
+            2 => config
+                .with_need_threshold(threshold * 0.5)
+                .with_need_contrast(Some(2.0)),
             _ => config.with_need_threshold(-1.0),
         };
     }

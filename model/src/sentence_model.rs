@@ -30,6 +30,11 @@ const RECOMMENDED_THRESHOLD: f32 = 0.56;
 /// (docs/evolution.md).
 const RECOMMENDED_NEED_THRESHOLD: f32 = 0.46;
 
+/// How many times a pool's background similarity all-MiniLM-L6-v2's need
+/// threshold is (the adaptive need threshold; `RECOMMENDED_NEED_THRESHOLD`
+/// applies until the background is measured), chosen on the same split.
+const RECOMMENDED_NEED_CONTRAST: f32 = 3.0;
+
 /// A BERT sentence-transformer (all-MiniLM-L6-v2 or another model with the
 /// same layout) as an [`Embedder`]: mean pooling over the tokens, then L2
 /// normalisation, as the sentence-transformers library does. Runs on the
@@ -41,6 +46,7 @@ pub struct SentenceModel {
     max_tokens: usize,
     threshold: f32,
     need_threshold: f32,
+    need_contrast: Option<f32>,
 }
 
 impl std::fmt::Debug for SentenceModel {
@@ -50,6 +56,7 @@ impl std::fmt::Debug for SentenceModel {
             .field("max_tokens", &self.max_tokens)
             .field("threshold", &self.threshold)
             .field("need_threshold", &self.need_threshold)
+            .field("need_contrast", &self.need_contrast)
             .finish_non_exhaustive()
     }
 }
@@ -110,6 +117,7 @@ impl SentenceModel {
             max_tokens,
             threshold: RECOMMENDED_THRESHOLD,
             need_threshold: RECOMMENDED_NEED_THRESHOLD,
+            need_contrast: Some(RECOMMENDED_NEED_CONTRAST),
         })
     }
 
@@ -121,11 +129,20 @@ impl SentenceModel {
         self
     }
 
-    /// The same model with another need threshold (see
-    /// [`Embedder::recommended_need_threshold`]).
+    /// The same model with another need threshold, fixed (see
+    /// [`Embedder::recommended_need_threshold`]; no need contrast).
     #[must_use]
     pub fn with_need_threshold(mut self, threshold: f32) -> Self {
         self.need_threshold = threshold;
+        self.need_contrast = None;
+        self
+    }
+
+    /// The same model with another need contrast (`None`: a fixed need
+    /// threshold; see [`Embedder::recommended_need_contrast`]).
+    #[must_use]
+    pub fn with_need_contrast(mut self, contrast: Option<f32>) -> Self {
+        self.need_contrast = contrast;
         self
     }
 
@@ -262,6 +279,10 @@ impl Embedder for SentenceModel {
 
     fn recommended_need_threshold(&self) -> f32 {
         self.need_threshold
+    }
+
+    fn recommended_need_contrast(&self) -> Option<f32> {
+        self.need_contrast
     }
 
     /// Writes the text's vector, or zeros if the model failed on it (the

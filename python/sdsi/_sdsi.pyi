@@ -188,6 +188,7 @@ class Evolution:
         dimension: Optional[int] = None,
         threshold: Optional[float] = None,
         need_threshold: Optional[float] = None,
+        need_contrast: Optional[float] = None,
         branching: str = "global",
         patch_lifetime: Optional[timedelta] = None,
         max_client_pools: Optional[int] = None,

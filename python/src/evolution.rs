@@ -112,7 +112,7 @@ impl Embedder for PyEmbedder {
 /// need's dual gate opens proposes a patch to the store.
 ///
 /// ``Evolution(embedder=None, *, dimension=None, threshold=None,
-/// need_threshold=None, branching="global",
+/// need_threshold=None, need_contrast=None, branching="global",
 /// patch_lifetime=timedelta(days=30), max_client_pools=10000, pool=None)``.
 /// ``embedder`` is a callable taking a list of texts and returning one
 /// vector per text (``dimension`` numbers each; ``threshold`` is the mean
@@ -120,7 +120,11 @@ impl Embedder for PyEmbedder {
 /// ``lambda texts: model.encode(texts)`` for a sentence-transformers model;
 /// without one the crate's hashing embedder is used. ``need_threshold`` is
 /// the looser similarity at which fine clusters are one need (default: the
-/// embedder's, or 0.82 × ``threshold`` for a callable). ``pool`` overrides the Differential Semantic Pool's gate
+/// embedder's, or 0.82 × ``threshold`` for a callable); given alone it is
+/// fixed. ``need_contrast`` makes it adapt to the traffic instead: that many
+/// times the pool's background similarity (the hashing embedder does so by
+/// default; a callable's threshold is fixed unless one is given).
+/// ``pool`` overrides the Differential Semantic Pool's gate
 /// settings (``heat_threshold``, ``min_clients``, ``min_occurrences``,
 /// ``half_life_secs``, ``window_secs``, ...).
 #[pyclass(module = "sdsi", name = "Evolution")]
@@ -133,13 +137,14 @@ pub struct PyEvolution {
 #[pymethods]
 impl PyEvolution {
     #[new]
-    #[pyo3(signature = (embedder = None, *, dimension = None, threshold = None, need_threshold = None, branching = "global", patch_lifetime = None, max_client_pools = None, pool = None))]
+    #[pyo3(signature = (embedder = None, *, dimension = None, threshold = None, need_threshold = None, need_contrast = None, branching = "global", patch_lifetime = None, max_client_pools = None, pool = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         embedder: Option<Py<PyAny>>,
         dimension: Option<usize>,
         threshold: Option<f32>,
         need_threshold: Option<f32>,
+        need_contrast: Option<f32>,
         branching: &str,
         patch_lifetime: Option<time::Duration>,
         max_client_pools: Option<usize>,
@@ -204,6 +209,12 @@ impl PyEvolution {
                 return Err(input_error("need_threshold must be in -1..=1"));
             }
             config = config.need_threshold(threshold);
+        }
+        if let Some(contrast) = need_contrast {
+            if !(contrast.is_finite() && contrast > 0.0) {
+                return Err(input_error("need_contrast must be a positive number"));
+            }
+            config = config.need_contrast(contrast);
         }
         Ok(PyEvolution {
             engine: Evolution::new(chosen, RuleInducer, config),

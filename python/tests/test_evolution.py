@@ -169,3 +169,35 @@ def test_a_message_s_fragments_reach_the_embedder_in_one_call(now):
     engine.observe(sdsi.SchemaStore(BASE), message, "c1", now)
     assert len(calls) == 1 and len(calls[0]) == 3, calls
     assert not any("ada@example.org" in text for text in calls[0])
+
+
+def test_the_need_threshold_adapts_unless_fixed(now):
+    """The hashing embedder's pools adapt their need threshold (the state
+    names the contrast); a need threshold given alone is fixed; a callable's
+    is fixed unless a contrast is given; a contrast must be positive."""
+
+    def contrast(engine):
+        state = json.loads(engine.state())
+        return [entry["pool"]["config"]["need_contrast"] for entry in state["pools"]]
+
+    message = {"schema_id": "coffee_v1", "payload": {"size": "m", "other": "oat milk please"}}
+    engines = {
+        "default": sdsi.Evolution(),
+        "fixed": sdsi.Evolution(need_threshold=0.3),
+        "both": sdsi.Evolution(need_threshold=0.3, need_contrast=2.5),
+        "callable": sdsi.Evolution(BagOfWords(), dimension=DIMENSION, threshold=0.5),
+        "callable_adaptive": sdsi.Evolution(
+            BagOfWords(), dimension=DIMENSION, threshold=0.5, need_contrast=2.0
+        ),
+    }
+    for engine in engines.values():
+        engine.observe(sdsi.SchemaStore(BASE), message, "c1", now)
+    found = {name: contrast(engine) for name, engine in engines.items()}
+    assert found["default"] == [3.75]
+    assert found["fixed"] == [None]
+    assert found["both"] == [2.5]
+    assert found["callable"] == [None]
+    assert found["callable_adaptive"] == [2.0]
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(sdsi.InputError, match="need_contrast"):
+            sdsi.Evolution(need_contrast=bad)

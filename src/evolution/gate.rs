@@ -158,7 +158,7 @@ impl Pool {
                     .states
                     .get(other)
                     .is_some_and(|s| s.proposed.is_none() && !s.lent)
-                && self.needs.link(need, other) >= self.config.support_threshold
+                && self.needs.link(need, other) >= self.support_threshold()
         })
     }
 

@@ -161,7 +161,7 @@ impl Pool {
             .iter()
             .filter_map(|&id| self.needs.position(id))
             .map(|need| (need, self.needs.link_to(need, sum, count)))
-            .filter(|&(_, l)| l >= self.config.need_threshold)
+            .filter(|&(_, l)| l >= self.need_threshold())
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(need, _)| need)
     }
@@ -196,7 +196,7 @@ impl Pool {
             let Some(theirs) = self.needs.position(other) else {
                 continue;
             };
-            if theirs != need && self.needs.link(need, theirs) >= self.config.need_threshold {
+            if theirs != need && self.needs.link(need, theirs) >= self.need_threshold() {
                 self.merge_needs(need, theirs);
                 match self.need_of(index) {
                     Some(n) => need = n,
@@ -227,7 +227,7 @@ impl Pool {
         let cross =
             f64::from(super::pool::dot(sum, need_sum)) - f64::from(super::pool::dot(sum, sum));
         let fits = rest == 0
-            || (cross / (count.max(1) as f64 * rest as f64)) as f32 >= self.config.need_threshold;
+            || (cross / (count.max(1) as f64 * rest as f64)) as f32 >= self.need_threshold();
         if fits {
             return;
         }
@@ -514,7 +514,7 @@ impl Pool {
         self.mark_clusters(id, Some(key_name));
         if supported {
             if let Some(need) = self.needs.position(id) {
-                let claim = self.config.claim_threshold;
+                let claim = self.claim_threshold();
                 let lenders: Vec<usize> = self
                     .lenders(need)
                     .filter(|&l| self.needs.link(need, l) >= claim)

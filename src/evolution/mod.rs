@@ -20,6 +20,7 @@
 //!
 //! Feature `evolution` (on by default; needs `patch`).
 
+mod background;
 mod cap;
 mod cluster;
 mod embed;
@@ -41,6 +42,7 @@ mod sanitize;
 mod state;
 mod storage;
 
+pub use background::{MIN_BACKGROUND_FRAGMENTS, NEED_FLOOR_RATIO};
 pub use cluster::Exemplar;
 pub use embed::HashingEmbedder;
 pub use induce::RuleInducer;
@@ -94,6 +96,14 @@ pub trait Embedder: Send + Sync {
     fn recommended_need_threshold(&self) -> f32 {
         NEED_RATIO * self.recommended_threshold()
     }
+    /// How many times the pool's background similarity the need threshold
+    /// is, when it adapts to the pool's domain
+    /// ([`PoolConfig::need_contrast`]); `None` (the default) keeps
+    /// [`Embedder::recommended_need_threshold`] fixed. Calibrate it as that
+    /// threshold is: on labelled requests of more than one domain.
+    fn recommended_need_contrast(&self) -> Option<f32> {
+        None
+    }
     /// Writes the unit vector of `text` into `out` (of length `dimension()`);
     /// all zeros when the text has nothing to embed.
     fn embed_into(&self, text: &str, out: &mut [f32]);
@@ -123,6 +133,9 @@ impl<E: Embedder + ?Sized> Embedder for Box<E> {
     }
     fn recommended_need_threshold(&self) -> f32 {
         (**self).recommended_need_threshold()
+    }
+    fn recommended_need_contrast(&self) -> Option<f32> {
+        (**self).recommended_need_contrast()
     }
     fn embed_into(&self, text: &str, out: &mut [f32]) {
         (**self).embed_into(text, out);

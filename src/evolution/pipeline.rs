@@ -60,8 +60,13 @@ pub struct EvolutionConfig {
     pub threshold: Option<f32>,
     /// A need threshold overriding the embedder's recommendation
     /// ([`super::Embedder::recommended_need_threshold`]); the support
-    /// threshold follows it ([`super::SUPPORT_RATIO`]).
+    /// threshold follows it ([`super::SUPPORT_RATIO`]). Setting it alone
+    /// also fixes the need threshold (no adaptive contrast).
     pub need_threshold: Option<f32>,
+    /// A need contrast overriding the embedder's recommendation
+    /// ([`super::Embedder::recommended_need_contrast`]): the need threshold
+    /// adapts to each pool's background ([`PoolConfig::need_contrast`]).
+    pub need_contrast: Option<f32>,
     /// Most `other` fragments taken from one message (the rest are counted
     /// in a `skipped` event). Default 16.
     pub max_fragments_per_message: usize,
@@ -80,6 +85,7 @@ impl Default for EvolutionConfig {
             pool: PoolConfig::new(1, 0.5),
             threshold: None,
             need_threshold: None,
+            need_contrast: None,
             max_fragments_per_message: 16,
             branching: Branching::Global,
             patch_lifetime: Duration::days(30),
@@ -101,9 +107,17 @@ impl EvolutionConfig {
         self
     }
 
-    /// Overrides the embedder's need threshold.
+    /// Overrides the embedder's need threshold, and keeps it fixed unless a
+    /// need contrast is set too.
     pub fn need_threshold(mut self, threshold: f32) -> Self {
         self.need_threshold = Some(threshold);
+        self
+    }
+
+    /// Overrides the embedder's need contrast: the need threshold adapts to
+    /// each pool's background at `contrast` times it.
+    pub fn need_contrast(mut self, contrast: f32) -> Self {
+        self.need_contrast = Some(contrast);
         self
     }
 
@@ -345,6 +359,13 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
                 .need_threshold
                 .unwrap_or_else(|| self.embedder.recommended_need_threshold()),
         );
+        // An explicit need threshold alone means a fixed one.
+        let contrast = match (self.config.need_contrast, self.config.need_threshold) {
+            (Some(contrast), _) => Some(contrast),
+            (None, Some(_)) => None,
+            (None, None) => self.embedder.recommended_need_contrast(),
+        };
+        config = config.with_need_contrast(contrast);
         if personal {
             // One client cannot "force" its own pool: the cap and the quota
             // guard the global one.

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
+use super::background::Background;
 use super::cluster::{ClusterState, Exemplar};
 use super::gate::Gate;
 use super::heat::seconds;
@@ -145,6 +146,7 @@ pub struct Pool {
     pub(super) positions: FxHashMap<u64, usize>,
     pub(super) needs: Needs,
     pub(super) quota: CreationQuota,
+    pub(super) background: Background,
 }
 
 /// The serialized form of a pool: its configuration, each cluster with its
@@ -160,6 +162,10 @@ struct PoolSnapshot {
     needs: Vec<NeedState>,
     #[serde(default)]
     quota: CreationQuota,
+    /// Absent in snapshots written before the adaptive need threshold: it
+    /// is measured at the next fragment.
+    #[serde(default)]
+    background: Background,
 }
 
 impl From<Pool> for PoolSnapshot {
@@ -189,6 +195,7 @@ impl From<Pool> for PoolSnapshot {
             clusters,
             needs,
             quota: pool.quota,
+            background: pool.background,
         }
     }
 }
@@ -203,6 +210,7 @@ impl TryFrom<PoolSnapshot> for Pool {
         }
         pool.restore_needs(snapshot.needs)?;
         pool.quota = snapshot.quota;
+        pool.background = snapshot.background;
         Ok(pool)
     }
 }
@@ -311,6 +319,7 @@ impl Pool {
             positions: FxHashMap::default(),
             needs: Needs::new(config.dimension),
             quota: CreationQuota::default(),
+            background: Background::default(),
         })
     }
 
@@ -576,6 +585,7 @@ impl Pool {
             });
         }
         let v = normalized(vector)?;
+        self.tick_background();
         let at = seconds(now);
         let limits = self.config.limits();
         let (best, runners) = self.scan(&v);

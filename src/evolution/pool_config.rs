@@ -35,6 +35,17 @@ pub struct PoolConfig {
     /// before needs restore with [`NEED_RATIO`] × `threshold`.
     #[serde(default = "unset")]
     pub need_threshold: f32,
+    /// When set, the need threshold adapts to the pool's domain: this many
+    /// times the pool's background similarity (the mean cosine between
+    /// fragments of different fine clusters), kept between
+    /// [`super::NEED_FLOOR_RATIO`] × `threshold` and `threshold`; the support
+    /// and claim thresholds scale with it. `need_threshold` applies until
+    /// the pool holds [`super::MIN_BACKGROUND_FRAGMENTS`] fragments. Take it
+    /// from [`super::Embedder::recommended_need_contrast`]; `None` (the
+    /// default of [`PoolConfig::new`], and of snapshots that name none)
+    /// keeps `need_threshold` fixed.
+    #[serde(default)]
+    pub need_contrast: Option<f32>,
     /// Mean similarity at or above which a neighbouring need (not yet
     /// proposed) lends its heat to the gate of a hotter need: the paraphrases
     /// of one need that the grouping left apart. Default [`SUPPORT_RATIO`] ×
@@ -111,6 +122,7 @@ impl PoolConfig {
             threshold,
             linkage: Linkage::Average,
             need_threshold: threshold * NEED_RATIO,
+            need_contrast: None,
             support_threshold: threshold * NEED_RATIO * SUPPORT_RATIO,
             claim_threshold: threshold * NEED_RATIO * CLAIM_RATIO,
             support_share: default_support_share(),
@@ -135,6 +147,14 @@ impl PoolConfig {
         self.need_threshold = need_threshold;
         self.support_threshold = need_threshold * SUPPORT_RATIO;
         self.claim_threshold = need_threshold * CLAIM_RATIO;
+        self
+    }
+
+    /// The same settings with the need threshold adapting to the pool's
+    /// background at `contrast` times it, or fixed (`None`); see
+    /// [`PoolConfig::need_contrast`].
+    pub fn with_need_contrast(mut self, contrast: Option<f32>) -> Self {
+        self.need_contrast = contrast;
         self
     }
 
@@ -166,6 +186,11 @@ impl PoolConfig {
         .any(|t| !(t.is_finite() && (-1.0..=1.0).contains(t)))
         {
             Some("thresholds must be cosine similarities in -1..=1")
+        } else if self
+            .need_contrast
+            .is_some_and(|c| !(c.is_finite() && c > 0.0))
+        {
+            Some("need contrast must be a positive, finite number")
         } else if !(self.support_share.is_finite() && self.support_share >= 0.0) {
             Some("support share must be a finite number, not negative")
         } else if !positive(self.half_life_secs) || self.half_life_secs < MIN_HALF_LIFE_SECS {

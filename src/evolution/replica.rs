@@ -94,6 +94,7 @@ impl Pool {
         while self.clusters.len() > self.config.max_clusters {
             self.evict_coldest(at);
         }
+        self.measure_background();
         Ok(())
     }
 
@@ -105,6 +106,7 @@ impl Pool {
             || self.clusters.len() != other.clusters.len()
             || self.quota != other.quota
             || !self.needs.same(&other.needs)
+            || self.background != other.background
         {
             return false;
         }
@@ -135,6 +137,7 @@ impl Pool {
             positions: FxHashMap::default(),
             needs: self.needs.canonical(),
             quota: self.quota.clone(),
+            background: self.background,
         };
         for i in order {
             if let (Some(state), Some(sum), Some(c)) = (

@@ -23,9 +23,17 @@ pub struct Args {
     pub threshold: Option<f32>,
 
     /// Similarity at which clusters are one need: the mean cosine between
-    /// their members (default: the embedder's recommendation).
+    /// their members. Given alone, it is fixed; by default the need
+    /// threshold adapts to the traffic (see --need-contrast).
     #[arg(long)]
     pub need_threshold: Option<f32>,
+
+    /// The need threshold as a multiple of the background similarity (the
+    /// mean cosine between requests of different fine clusters), so that it
+    /// adapts to the domain (default: the embedder's recommendation, unless
+    /// --need-threshold is given).
+    #[arg(long)]
+    pub need_contrast: Option<f32>,
 
     /// A sentence-transformer directory (`config.json`, `tokenizer.json`,
     /// `model.safetensors`; see scripts/fetch-model.sh) to embed with,
@@ -62,8 +70,15 @@ pub fn run(args: &Args, format: Format) -> Outcome {
     let need_threshold = args
         .need_threshold
         .unwrap_or_else(|| embedder.recommended_need_threshold());
-    let mut config =
-        PoolConfig::new(embedder.dimension(), threshold).with_need_threshold(need_threshold);
+    // An explicit need threshold alone means a fixed one.
+    let need_contrast = match (args.need_contrast, args.need_threshold) {
+        (Some(contrast), _) => Some(contrast),
+        (None, Some(_)) => None,
+        (None, None) => embedder.recommended_need_contrast(),
+    };
+    let mut config = PoolConfig::new(embedder.dimension(), threshold)
+        .with_need_threshold(need_threshold)
+        .with_need_contrast(need_contrast);
     // Every line is kept and scored: nothing is evicted, and the one
     // client the lines come from has no quota.
     config.max_clusters = usize::MAX;
@@ -107,7 +122,10 @@ pub fn run(args: &Args, format: Format) -> Outcome {
     }
     let summary = json!({"summary": {
         "lines": lines, "clusters": clustering.pool.len(), "needs": clustering.pool.need_count(),
-        "threshold": shortest(threshold), "need_threshold": shortest(need_threshold)
+        "threshold": shortest(threshold),
+        "need_threshold": shortest(clustering.pool.need_threshold()),
+        "need_contrast": need_contrast.map(shortest),
+        "background": clustering.pool.background().map(shortest)
     }});
     let last = json!({"final": clustering.finish()});
     if writeln!(out, "{summary}").is_err() || writeln!(out, "{last}").is_err() {

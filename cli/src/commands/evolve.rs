@@ -38,9 +38,17 @@ pub struct Args {
     pub threshold: Option<f32>,
 
     /// Similarity at which clusters are one need: the mean cosine between
-    /// their members (default: the embedder's recommendation).
+    /// their members. Given alone, it is fixed; by default the need
+    /// threshold adapts to the traffic (see --need-contrast).
     #[arg(long)]
     pub need_threshold: Option<f32>,
+
+    /// The need threshold as a multiple of the background similarity (the
+    /// mean cosine between requests of different fine clusters), so that it
+    /// adapts to the domain (default: the embedder's recommendation, unless
+    /// --need-threshold is given).
+    #[arg(long)]
+    pub need_contrast: Option<f32>,
 
     /// A sentence-transformer directory (`config.json`, `tokenizer.json`,
     /// `model.safetensors`; see scripts/fetch-model.sh) to embed with,
@@ -190,6 +198,9 @@ pub fn run(args: &Args, format: Format) -> Outcome {
     }
     if let Some(threshold) = args.need_threshold {
         config = config.need_threshold(threshold);
+    }
+    if let Some(contrast) = args.need_contrast {
+        config = config.need_contrast(contrast);
     }
     if args.per_client {
         config = config.branching(Branching::GlobalAndPerClient);

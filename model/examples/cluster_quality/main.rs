@@ -162,7 +162,9 @@ fn prepare(
 enum Method {
     Leader(f32),
     Clusters(f32),
-    Needs(f32, f32),
+    /// Fine threshold, need threshold (fixed, or until the background is
+    /// measured), need contrast (adaptive when set).
+    Needs(f32, f32, Option<f32>),
 }
 
 fn run(data: &Prepared, embedder: &dyn Embedder, method: Method) -> Result<Vec<Scores>, String> {
@@ -170,12 +172,14 @@ fn run(data: &Prepared, embedder: &dyn Embedder, method: Method) -> Result<Vec<S
     for order in &data.orders {
         let grouping = match method {
             Method::Leader(t) => methods::leader(&data.vectors, order, t),
-            Method::Clusters(fine) | Method::Needs(fine, _) => {
-                let need = match method {
-                    Method::Needs(_, need) => need,
-                    _ => fine,
+            Method::Clusters(fine) | Method::Needs(fine, ..) => {
+                let (need, contrast) = match method {
+                    Method::Needs(_, need, contrast) => (need, contrast),
+                    _ => (fine, None),
                 };
-                let config = PoolConfig::new(embedder.dimension(), fine).with_need_threshold(need);
+                let config = PoolConfig::new(embedder.dimension(), fine)
+                    .with_need_threshold(need)
+                    .with_need_contrast(contrast);
                 let (clusters, needs) =
                     methods::pool(&data.vectors, &data.set.texts, order, config)?;
                 if matches!(method, Method::Needs(..)) {
@@ -282,12 +286,25 @@ fn calibrate(args: &Args) -> Result<(), String> {
             Method::Clusters,
         )?;
         sweep(
-            &format!("`needs` at the fine threshold {fine:.2}:"),
+            &format!("`needs` at the fine threshold {fine:.2}, fixed need threshold:"),
             &data,
             e,
             &around(need, 0.16),
-            |t| Method::Needs(fine, t),
+            |t| Method::Needs(fine, t, None),
         )?;
+        if let Some(contrast) = e.recommended_need_contrast() {
+            let contrasts: Vec<f32> = (-6..=6).map(|k| contrast + k as f32 * 0.25).collect();
+            sweep(
+                &format!(
+                    "`needs` at the fine threshold {fine:.2}, need threshold adapting \
+                     (the first column is the contrast):"
+                ),
+                &data,
+                e,
+                &contrasts,
+                |c| Method::Needs(fine, need, Some(c)),
+            )?;
+        }
     }
     Ok(())
 }
@@ -296,6 +313,7 @@ fn measure(args: &Args) -> Result<(), String> {
     for (name, embedder) in embedders(args)? {
         let e = embedder.as_ref();
         let (fine, need) = (e.recommended_threshold(), e.recommended_need_threshold());
+        let contrast = e.recommended_need_contrast();
         // The baseline's threshold, chosen on the calibration split as ours were.
         let calibration = args
             .corpora
@@ -337,20 +355,35 @@ fn measure(args: &Args) -> Result<(), String> {
                     &run(&d, e, Method::Clusters(fine))?
                 )
             );
+            let main = match contrast {
+                Some(c) => format!("**`needs` @ {fine:.2} / {c:.2} × background**"),
+                None => format!("**`needs` @ {fine:.2} / {need:.2}**"),
+            };
             println!(
                 "{}",
-                row(
-                    &format!("**`needs` @ {fine:.2} / {need:.2}**"),
-                    &run(&d, e, Method::Needs(fine, need))?
-                )
+                row(&main, &run(&d, e, Method::Needs(fine, need, contrast))?)
             );
-            for offset in [-0.10f32, -0.05, 0.05, 0.10] {
+            if let Some(c) = contrast {
+                for offset in [-0.5f32, -0.25, 0.25, 0.5] {
+                    let k = c + offset;
+                    println!(
+                        "{}",
+                        row(
+                            &format!(
+                                "`needs` @ {fine:.2} / {k:.2} × background (contrast {offset:+.2})"
+                            ),
+                            &run(&d, e, Method::Needs(fine, need, Some(k)))?
+                        )
+                    );
+                }
+            }
+            for offset in [-0.10f32, -0.05, 0.0, 0.05, 0.10] {
                 let t = need + offset;
                 println!(
                     "{}",
                     row(
-                        &format!("`needs` @ {fine:.2} / {t:.2} (need {offset:+.2})"),
-                        &run(&d, e, Method::Needs(fine, t))?
+                        &format!("`needs` @ {fine:.2} / {t:.2} fixed (need {offset:+.2})"),
+                        &run(&d, e, Method::Needs(fine, t, None))?
                     )
                 );
             }
@@ -359,8 +392,8 @@ fn measure(args: &Args) -> Result<(), String> {
                 println!(
                     "{}",
                     row(
-                        &format!("`needs` @ {t:.2} / {need:.2} (fine {offset:+.2})"),
-                        &run(&d, e, Method::Needs(t, need))?
+                        &format!("`needs` @ {t:.2} (fine {offset:+.2})"),
+                        &run(&d, e, Method::Needs(t, need, contrast))?
                     )
                 );
             }

@@ -1,0 +1,149 @@
+//! The pool's background similarity, and the need threshold that adapts to
+//! it ([`PoolConfig::need_contrast`]).
+//!
+//! How similar two requests of one need are depends on the domain as much as
+//! on the need: in a banking pool every request talks of cards, accounts and
+//! money, so requests of *different* needs already score high, while a home
+//! assistant's requests about alarms and recipes share almost nothing. A
+//! fixed need threshold fuses the first kind or scatters the second. The
+//! background, the mean cosine between fragments of different fine clusters,
+//! measures the domain's baseline; an adaptive pool links needs at a fixed
+//! multiple of it (docs/evolution.md, "The adaptive need threshold").
+
+use serde::{Deserialize, Serialize};
+
+use super::pool::Pool;
+use super::pool_config::PoolConfig;
+
+/// Fragments a pool must hold before its background is measured: fewer
+/// pairs say more about the first few needs than about the domain.
+pub const MIN_BACKGROUND_FRAGMENTS: u64 = 32;
+
+/// The lowest adaptive need threshold, as a share of the fine threshold, so
+/// that a pool of unrelated one-off requests (a low background) does not
+/// fuse them into one need that passes the gate.
+pub const NEED_FLOOR_RATIO: f32 = 0.4;
+
+/// The background is measured again once the pool took in this share of the
+/// fragments it held at the last measure (and at least
+/// [`MIN_BACKGROUND_FRAGMENTS`]): O(clusters × dimension) amortised to
+/// O(dimension) per fragment.
+const REFRESH_DIVISOR: u64 = 16;
+
+/// The measured background and when to measure it again. Part of the pool's
+/// state (snapshots carry it), so a restored pool links needs exactly as the
+/// pool it was saved from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub(super) struct Background {
+    /// Mean cosine between fragments of different fine clusters; `None`
+    /// before the pool held [`MIN_BACKGROUND_FRAGMENTS`] of them.
+    #[serde(default)]
+    pub value: Option<f32>,
+    /// Fragments to take in before the next measure.
+    #[serde(default)]
+    pub due: u64,
+}
+
+impl Pool {
+    /// Counts one fragment taken in; measures the background when due
+    /// (adaptive pools only).
+    pub(super) fn tick_background(&mut self) {
+        if self.config.need_contrast.is_none() {
+            return;
+        }
+        match self.background.due.checked_sub(1) {
+            Some(left) => self.background.due = left,
+            None => self.measure_background(),
+        }
+    }
+
+    /// Measures the background from the clusters' sums, in id order (so
+    /// replicas that hold the same clusters measure the same value):
+    /// `(|Σ S_c|² − Σ |S_c|²) / (N² − Σ n_c²)` over clusters `c` with sum
+    /// `S_c` of `n_c` unit vectors, `N` in all.
+    pub(super) fn measure_background(&mut self) {
+        if self.config.need_contrast.is_none() {
+            self.background = Background::default();
+            return;
+        }
+        let dim = self.config.dimension;
+        let mut order: Vec<usize> = (0..self.clusters.len()).collect();
+        order.sort_by_key(|&i| self.clusters.get(i).map_or(u64::MAX, |c| c.id));
+        let mut total = vec![0.0f64; dim];
+        let (mut own, mut fragments, mut own_pairs) = (0.0f64, 0u64, 0.0f64);
+        for i in order {
+            let (Some(sum), Some(cluster)) =
+                (self.sums.get(i * dim..(i + 1) * dim), self.clusters.get(i))
+            else {
+                continue;
+            };
+            total
+                .iter_mut()
+                .zip(sum)
+                .for_each(|(t, s)| *t += f64::from(*s));
+            own += sum
+                .iter()
+                .map(|s| f64::from(*s) * f64::from(*s))
+                .sum::<f64>();
+            fragments = fragments.saturating_add(cluster.members);
+            let n = cluster.members as f64;
+            own_pairs += n * n;
+        }
+        let n = fragments as f64;
+        let pairs = n * n - own_pairs;
+        let across = total.iter().map(|t| t * t).sum::<f64>() - own;
+        let value = (fragments >= MIN_BACKGROUND_FRAGMENTS && pairs > 0.0)
+            .then(|| (across / pairs) as f32)
+            .filter(|v| v.is_finite());
+        self.background = Background {
+            value,
+            due: (fragments / REFRESH_DIVISOR).max(MIN_BACKGROUND_FRAGMENTS),
+        };
+    }
+
+    /// The need threshold in force: [`PoolConfig::need_threshold`] for a
+    /// fixed pool, or before an adaptive pool's background is known; else
+    /// the contrast times the background, kept between
+    /// [`NEED_FLOOR_RATIO`] × the fine threshold and the fine threshold.
+    pub fn need_threshold(&self) -> f32 {
+        adaptive(&self.config, self.background.value).unwrap_or(self.config.need_threshold)
+    }
+
+    /// The background the need threshold adapts to, once measured.
+    pub fn background(&self) -> Option<f32> {
+        self.background.value
+    }
+
+    /// The support threshold in force: [`PoolConfig::support_threshold`],
+    /// scaled as the need threshold is.
+    pub(super) fn support_threshold(&self) -> f32 {
+        self.scaled(self.config.support_threshold)
+    }
+
+    /// The claim threshold in force: [`PoolConfig::claim_threshold`],
+    /// scaled as the need threshold is.
+    pub(super) fn claim_threshold(&self) -> f32 {
+        self.scaled(self.config.claim_threshold)
+    }
+
+    /// `threshold` times the ratio of the need threshold in force to the
+    /// configured one (unchanged when that is not positive).
+    fn scaled(&self, threshold: f32) -> f32 {
+        let configured = self.config.need_threshold;
+        match adaptive(&self.config, self.background.value) {
+            Some(now) if configured > 0.0 => threshold * (now / configured),
+            _ => threshold,
+        }
+    }
+}
+
+/// The adaptive need threshold for `background`, if the pool adapts and the
+/// background is known.
+fn adaptive(config: &PoolConfig, background: Option<f32>) -> Option<f32> {
+    let contrast = config.need_contrast?;
+    let background = background?;
+    let floor = NEED_FLOOR_RATIO * config.threshold;
+    let ceiling = config.threshold.max(floor);
+    let t = (contrast * background).max(floor).min(ceiling);
+    t.is_finite().then_some(t)
+}
