@@ -7,6 +7,7 @@
 //! |---------------|----------------------------------------------------------------------------------|
 //! | `ingest`      | `Pool::ingest` of one pre-embedded 384-d unit vector into a pool of `size` clusters |
 //! | `ingest_grouped` | the same into 10,000 clusters grouped into 1,000 needs of 10 (the need level's work: sums, refit, merge checks, heat and cap over 10 clusters) |
+//! | `ingest_adaptive` | `ingest_grouped` with the need threshold adapting to the pool's background (counted per fragment, measured again over all 1,000 needs after each sixteenth more fragments) |
 //! | `ingest_warm` | the same, with every measured need warm enough to look for neighbours that would lend it heat (the support path: one comparison with each of the 1,000 needs) |
 //! | `floor_dot`   | the floor: `sdsi::dot` of the same vector with every centroid, keeping the best  |
 //! | `floor_naive` | the same scan with `iter().zip().map().sum()` instead of `sdsi::dot`             |
@@ -473,6 +474,15 @@ fn ingest_grouped(c: &mut Criterion) {
         "every need is warm (at least 30 % of 20) and below the threshold"
     );
     ingest_grouped_case(c, "ingest_warm", warm);
+    // The same pool with the need threshold adapting: every ingest counts
+    // towards the next measure of the background, and every 1,250th or so
+    // measures it over all 1,000 needs.
+    let adaptive = build_grouped_with(|config| *config = config.with_need_contrast(Some(3.0)));
+    assert!(
+        adaptive.pool.background().is_some(),
+        "the background is measured"
+    );
+    ingest_grouped_case(c, "ingest_adaptive", adaptive);
 }
 
 fn ingest_grouped_case(c: &mut Criterion, name: &str, f: Fixture) {

@@ -33,7 +33,7 @@ const RECOMMENDED_NEED_THRESHOLD: f32 = 0.46;
 /// How many times a pool's background similarity all-MiniLM-L6-v2's need
 /// threshold is (the adaptive need threshold; `RECOMMENDED_NEED_THRESHOLD`
 /// applies until the background is measured), chosen on the same split.
-const RECOMMENDED_NEED_CONTRAST: f32 = 3.0;
+const RECOMMENDED_NEED_CONTRAST: f32 = 3.25;
 
 /// A BERT sentence-transformer (all-MiniLM-L6-v2 or another model with the
 /// same layout) as an [`Embedder`]: mean pooling over the tokens, then L2

@@ -193,7 +193,7 @@ def test_the_need_threshold_adapts_unless_fixed(now):
     for engine in engines.values():
         engine.observe(sdsi.SchemaStore(BASE), message, "c1", now)
     found = {name: contrast(engine) for name, engine in engines.items()}
-    assert found["default"] == [3.75]
+    assert found["default"] == [4.0]
     assert found["fixed"] == [None]
     assert found["both"] == [2.5]
     assert found["callable"] == [None]

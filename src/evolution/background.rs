@@ -6,7 +6,7 @@
 //! money, so requests of *different* needs already score high, while a home
 //! assistant's requests about alarms and recipes share almost nothing. A
 //! fixed need threshold fuses the first kind or scatters the second. The
-//! background, the mean cosine between fragments of different fine clusters,
+//! background, the mean cosine between fragments of different needs,
 //! measures the domain's baseline; an adaptive pool links needs at a fixed
 //! multiple of it (docs/evolution.md, "The adaptive need threshold").
 
@@ -26,7 +26,7 @@ pub const NEED_FLOOR_RATIO: f32 = 0.4;
 
 /// The background is measured again once the pool took in this share of the
 /// fragments it held at the last measure (and at least
-/// [`MIN_BACKGROUND_FRAGMENTS`]): O(clusters × dimension) amortised to
+/// [`MIN_BACKGROUND_FRAGMENTS`]): O(needs × dimension) amortised to
 /// O(dimension) per fragment.
 const REFRESH_DIVISOR: u64 = 16;
 
@@ -35,8 +35,9 @@ const REFRESH_DIVISOR: u64 = 16;
 /// pool it was saved from.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub(super) struct Background {
-    /// Mean cosine between fragments of different fine clusters; `None`
-    /// before the pool held [`MIN_BACKGROUND_FRAGMENTS`] of them.
+    /// Mean cosine between fragments of different needs; `None` before the
+    /// pool held [`MIN_BACKGROUND_FRAGMENTS`] of them, or while it holds one
+    /// need.
     #[serde(default)]
     pub value: Option<f32>,
     /// Fragments to take in before the next measure.
@@ -57,24 +58,22 @@ impl Pool {
         }
     }
 
-    /// Measures the background from the clusters' sums, in id order (so
-    /// replicas that hold the same clusters measure the same value):
-    /// `(|Σ S_c|² − Σ |S_c|²) / (N² − Σ n_c²)` over clusters `c` with sum
-    /// `S_c` of `n_c` unit vectors, `N` in all.
+    /// Measures the background from the needs' sums, in id order (so
+    /// replicas that hold the same needs measure the same value):
+    /// `(|Σ S_k|² − Σ |S_k|²) / (N² − Σ n_k²)` over needs `k` with sum `S_k`
+    /// of `n_k` unit vectors, `N` in all.
     pub(super) fn measure_background(&mut self) {
         if self.config.need_contrast.is_none() {
             self.background = Background::default();
             return;
         }
         let dim = self.config.dimension;
-        let mut order: Vec<usize> = (0..self.clusters.len()).collect();
-        order.sort_by_key(|&i| self.clusters.get(i).map_or(u64::MAX, |c| c.id));
+        let mut order: Vec<usize> = (0..self.needs.len()).collect();
+        order.sort_by_key(|&k| self.needs.states.get(k).map_or(u64::MAX, |s| s.id));
         let mut total = vec![0.0f64; dim];
         let (mut own, mut fragments, mut own_pairs) = (0.0f64, 0u64, 0.0f64);
-        for i in order {
-            let (Some(sum), Some(cluster)) =
-                (self.sums.get(i * dim..(i + 1) * dim), self.clusters.get(i))
-            else {
+        for k in order {
+            let (Some(sum), Some(state)) = (self.needs.sum(k), self.needs.states.get(k)) else {
                 continue;
             };
             total
@@ -85,8 +84,8 @@ impl Pool {
                 .iter()
                 .map(|s| f64::from(*s) * f64::from(*s))
                 .sum::<f64>();
-            fragments = fragments.saturating_add(cluster.members);
-            let n = cluster.members as f64;
+            fragments = fragments.saturating_add(state.vectors);
+            let n = state.vectors as f64;
             own_pairs += n * n;
         }
         let n = fragments as f64;

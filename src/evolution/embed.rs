@@ -88,7 +88,7 @@ impl Default for HashingEmbedder {
             ngrams: 2..=4,
             threshold: 0.38,
             need_threshold: 0.29,
-            need_contrast: Some(3.75),
+            need_contrast: Some(4.0),
             normalize: true,
         }
     }

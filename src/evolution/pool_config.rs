@@ -37,7 +37,7 @@ pub struct PoolConfig {
     pub need_threshold: f32,
     /// When set, the need threshold adapts to the pool's domain: this many
     /// times the pool's background similarity (the mean cosine between
-    /// fragments of different fine clusters), kept between
+    /// fragments of different needs), kept between
     /// [`super::NEED_FLOOR_RATIO`] × `threshold` and `threshold`; the support
     /// and claim thresholds scale with it. `need_threshold` applies until
     /// the pool holds [`super::MIN_BACKGROUND_FRAGMENTS`] fragments. Take it

@@ -44,7 +44,7 @@ pub struct Args {
     pub need_threshold: Option<f32>,
 
     /// The need threshold as a multiple of the background similarity (the
-    /// mean cosine between requests of different fine clusters), so that it
+    /// mean cosine between requests of different needs), so that it
     /// adapts to the domain (default: the embedder's recommendation, unless
     /// --need-threshold is given).
     #[arg(long)]
