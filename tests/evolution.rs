@@ -551,6 +551,76 @@ fn a_restored_state_keeps_to_the_engines_client_pool_cap() {
     assert_eq!(personal(&smaller), ["agent-1", "agent-2"]);
 }
 
+/// Tuning the gate keeps what was learned: a state saved under one heat
+/// threshold resumes under another (and other gate minimums and window),
+/// and the new gate takes effect at once; a state built with another
+/// similarity threshold or half-life is refused, naming the setting.
+#[test]
+fn a_state_resumes_under_other_gate_settings() {
+    let mut engine = Evolution::default();
+    let mut store = store();
+    // Eight clients, three seat requests each: the need builds, but stays
+    // below the default gate (heat 50).
+    let events = replay(&mut engine, &mut store, &SEAT, 8, 3);
+    assert!(proposed(&events).is_empty(), "{events:#?}");
+    let saved = engine.state();
+    let learned = |e: &Evolution| {
+        let (_, pool) = e.pools().next().unwrap();
+        (
+            pool.len(),
+            pool.need_count(),
+            pool.clusters().map(|c| c.id()).collect::<Vec<_>>(),
+        )
+    };
+
+    let mut pool = sdsi::evolution::PoolConfig::new(1, 0.5);
+    pool.heat_threshold = 10.0;
+    pool.min_clients = 3;
+    pool.window_secs = 2.0 * 86_400.0;
+    let lower = EvolutionConfig::default().pool(pool);
+    let mut tuned = Evolution::new(HashingEmbedder::default(), RuleInducer, lower);
+    tuned.restore(saved.clone()).unwrap();
+    assert_eq!(
+        learned(&tuned),
+        learned(&engine),
+        "the clusters and needs are kept"
+    );
+    let (_, restored) = tuned.pools().next().unwrap();
+    assert_eq!(restored.config().heat_threshold, 10.0);
+    assert_eq!(restored.config().min_clients, 3);
+    // The next seat request crosses the lower gate at once.
+    let now = T0 + Duration::hours(9);
+    let events = tuned.observe(&mut store, &message("window seat"), "agent-9", now);
+    assert_eq!(proposed(&events).len(), 1, "{events:#?}");
+
+    for (config, setting) in [
+        (EvolutionConfig::default().threshold(0.5), "threshold"),
+        (
+            // The value a state saved before the adaptive threshold holds.
+            EvolutionConfig::default().need_threshold(0.29),
+            "need_contrast",
+        ),
+        (
+            EvolutionConfig::default().pool({
+                let mut p = sdsi::evolution::PoolConfig::new(1, 0.5);
+                p.half_life_secs = 3_600.0;
+                p
+            }),
+            "half_life_secs",
+        ),
+    ] {
+        let mut other = Evolution::new(HashingEmbedder::default(), RuleInducer, config);
+        let error = other.restore(saved.clone()).unwrap_err();
+        let sdsi::evolution::EvolutionStateError::ConfigMismatch { setting: found, .. } = &error
+        else {
+            panic!("{error:?}");
+        };
+        assert_eq!(*found, setting, "{error}");
+        assert!(error.to_string().contains(setting), "{error}");
+        assert_eq!(other.pools().count(), 0, "nothing changed");
+    }
+}
+
 /// The hashing embedder, counting the batches it is handed.
 struct Counting {
     inner: HashingEmbedder,

@@ -655,3 +655,67 @@ fn a_need_contrast_must_be_positive_and_finite() {
         );
     }
 }
+
+/// A pool retuned to a smaller size and fewer examples keeps its warmest
+/// clusters and most frequent examples; a retune that would change how it
+/// groups is refused and changes nothing.
+#[test]
+fn a_pool_retunes_its_gate_and_sizes_but_not_its_grouping() {
+    let mut pool = Pool::new(config()).unwrap();
+    // Three needs far apart; the one at 0° hottest, the one at 90° coldest.
+    send(&mut pool, &at(0.0, 0, 1), 6, 3, T0, "warm");
+    send(&mut pool, &at(0.0, 2, 3), 4, 3, T0, "mild");
+    send(&mut pool, &at(0.0, 4, 5), 1, 1, T0, "cold");
+    for i in 0..3 {
+        pool.ingest(
+            &at(0.0, 0, 1),
+            "the same words",
+            false,
+            &format!("c{i}"),
+            T0,
+        )
+        .unwrap();
+    }
+    assert_eq!(pool.len(), 3);
+    let before = pool.clone();
+
+    let mut grouping = config();
+    grouping.threshold = 0.9;
+    assert!(matches!(
+        pool.retune(grouping),
+        Err(PoolError::Learned {
+            setting: "threshold"
+        })
+    ));
+    let mut heat = config();
+    heat.half_life_secs = 60.0;
+    assert!(matches!(
+        pool.retune(heat),
+        Err(PoolError::Learned {
+            setting: "half_life_secs"
+        })
+    ));
+    assert!(pool == before, "a refused retune changes nothing");
+
+    let mut smaller = config();
+    smaller.heat_threshold = 3.0;
+    smaller.max_clusters = 2;
+    smaller.max_exemplars = 1;
+    pool.retune(smaller).unwrap();
+    assert_eq!(pool.config().heat_threshold, 3.0);
+    assert_eq!(pool.len(), 2, "the coldest cluster went");
+    let warm = pool
+        .clusters()
+        .find(|c| c.exemplars().iter().any(|e| e.text == "the same words"))
+        .unwrap();
+    assert_eq!(warm.exemplars().len(), 1);
+    assert_eq!(
+        warm.exemplars()[0].count,
+        3,
+        "the most frequent example stays"
+    );
+    assert!(
+        pool.clusters()
+            .all(|c| !c.exemplars().iter().any(|e| e.text.starts_with("cold")))
+    );
+}

@@ -197,3 +197,38 @@ fn a_state_file_from_another_template_or_a_damaged_one_is_refused() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stdout).contains("unreadable_input"));
 }
+
+/// Tuning the gate keeps what was learned: a state saved under the default
+/// heat threshold resumes under another (the new lines are replayed with
+/// it), while one saved with another similarity threshold is refused with
+/// an error that names it.
+#[test]
+fn a_state_resumes_under_another_heat_threshold() {
+    let d = dir("retune");
+    let (whole, first) = (d.join("all.jsonl"), d.join("first.jsonl"));
+    log(&whole, 120);
+    let text = std::fs::read_to_string(&whole).unwrap();
+    let head: String = text.lines().take(60).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&first, head).unwrap();
+    let db = d.join("state.db");
+    let db = db.to_str().unwrap();
+    evolve(&first, &["--state", db, "--heat-threshold", "1000"]);
+
+    let resumed = evolve(&whole, &["--state", db, "--heat-threshold", "5"]);
+    let summary = resumed.iter().find(|l| l["event"] == "summary").unwrap();
+    assert_eq!(summary["resumed_after_line"], 60, "{summary}");
+    assert!(
+        resumed.iter().any(|l| l["event"] == "proposed"),
+        "the lower gate opened on the resumed pool: {resumed:#?}"
+    );
+
+    let output = Command::new(env!("CARGO_BIN_EXE_sdsi"))
+        .args(["evolve", "--schema", &fixture("flight_template.json")])
+        .args(["--state", db, "--threshold", "0.5"])
+        .arg(&whole)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("another threshold"), "{stdout}");
+}

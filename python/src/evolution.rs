@@ -261,8 +261,11 @@ impl PyEvolution {
         serde_json::to_string(&self.engine.state()).map_err(|e| input_error(e.to_string()))
     }
 
-    /// Puts back a state saved by ``state``; raises ``sdsi.StateError`` if it
-    /// was made with other settings (another embedder's dimension, say).
+    /// Puts back a state saved by ``state``, under this engine's gate, heat,
+    /// window and cap settings (they may differ from those it was saved
+    /// with); raises ``sdsi.StateError``, naming the setting, if it was made
+    /// with another embedder dimension, similarity threshold, need contrast
+    /// or half-life.
     fn restore(&mut self, state: &str) -> PyResult<()> {
         let state: EvolutionState = serde_json::from_str(state)
             .map_err(|e| raise(Kind::State, format!("evolution state: {e}"), &[], &[]))?;

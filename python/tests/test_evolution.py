@@ -201,3 +201,22 @@ def test_the_need_threshold_adapts_unless_fixed(now):
     for bad in (0.0, -1.0, float("nan"), float("inf")):
         with pytest.raises(sdsi.InputError, match="need_contrast"):
             sdsi.Evolution(need_contrast=bad)
+
+
+def test_a_state_resumes_under_other_gate_settings(now):
+    """A state saved under one heat threshold restores under another; one
+    saved with another similarity threshold is refused, naming it."""
+    engine = sdsi.Evolution()
+    store = sdsi.SchemaStore(BASE)
+    for minute in range(12):
+        message = {"schema_id": "coffee_v1", "payload": {"size": "m", "other": BURST[minute % 4]}}
+        engine.observe(store, message, f"client-{minute % 6}", now + timedelta(minutes=minute))
+    state = engine.state()
+    tuned = sdsi.Evolution(pool={"heat_threshold": 5.0, "min_clients": 2})
+    tuned.restore(state)
+    saved = json.loads(state)["pools"][0]["pool"]
+    restored = json.loads(tuned.state())["pools"][0]["pool"]
+    assert restored["config"]["heat_threshold"] == 5.0
+    assert restored["clusters"] == saved["clusters"]
+    with pytest.raises(sdsi.StateError, match="another threshold"):
+        sdsi.Evolution(threshold=0.5).restore(state)

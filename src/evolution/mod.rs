@@ -38,6 +38,7 @@ mod pool_config;
 mod quota;
 mod redact;
 mod replica;
+mod retune;
 mod sanitize;
 mod state;
 mod storage;

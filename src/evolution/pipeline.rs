@@ -8,7 +8,7 @@ use serde_json::Value;
 use time::{Duration, OffsetDateTime};
 
 use super::pool::Pool;
-use super::pool_config::PoolConfig;
+use super::pool_config::{PoolConfig, PoolError};
 use super::redact::{Redaction, redact};
 use super::sanitize::sanitize_fragment;
 use super::state::{EvolutionState, EvolutionStateError};
@@ -318,17 +318,35 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
     }
 
     /// Puts back a state saved by [`Evolution::state`], replacing every
-    /// pool. Refused (and nothing changed) if a pool was made with other
-    /// settings than this engine's: another embedder dimension or
-    /// threshold, or other gate settings would read it wrongly.
+    /// pool, each retuned to this engine's settings ([`Pool::retune`]): a
+    /// state resumes under another heat threshold, gate minimum, window,
+    /// cap or size. Refused (and nothing changed) if a pool was made with
+    /// another setting its learned state depends on: another embedder
+    /// dimension, similarity threshold, linkage or half-life would read it
+    /// wrongly; the error names the setting.
     pub fn restore(&mut self, state: EvolutionState) -> Result<(), EvolutionStateError> {
         for (key, pool) in state.pools() {
             let expected = self.pool_config(key.client.is_some());
-            if *pool.config() != expected {
-                return Err(EvolutionStateError::ConfigMismatch { pool: key.clone() });
+            if let Some(setting) = pool.config().learned_difference(&expected) {
+                return Err(EvolutionStateError::ConfigMismatch {
+                    pool: key.clone(),
+                    setting,
+                });
             }
         }
-        let (pools, mut last_active) = state.into_parts();
+        let (mut pools, mut last_active) = state.into_parts();
+        for (key, pool) in &mut pools {
+            if let Err(error) = pool.retune(self.pool_config(key.client.is_some())) {
+                let setting = match error {
+                    PoolError::Learned { setting } => setting,
+                    _ => "configuration",
+                };
+                return Err(EvolutionStateError::ConfigMismatch {
+                    pool: key.clone(),
+                    setting,
+                });
+            }
+        }
         // A personal pool saved without a time counts as the least recently
         // active, as with `insert_pool`; a state with more personal pools
         // than this engine keeps loses the least recently active ones.

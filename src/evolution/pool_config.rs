@@ -172,6 +172,37 @@ impl PoolConfig {
         self
     }
 
+    /// The first setting, by name, that differs between `self` and `other`
+    /// among those a pool's learned state depends on: the vectors
+    /// (`dimension`), how they group (`threshold`, `linkage`,
+    /// `need_threshold`, `need_contrast`, `support_threshold`,
+    /// `claim_threshold`) and how heat is stored (`half_life_secs`). A pool
+    /// can be retuned ([`super::Pool::retune`]) to any other settings: the
+    /// gate, the increment, the window, the caps and the sizes.
+    pub fn learned_difference(&self, other: &PoolConfig) -> Option<&'static str> {
+        let same = |a: f32, b: f32| a.to_bits() == b.to_bits();
+        let same_opt = |a: Option<f32>, b: Option<f32>| a.map(f32::to_bits) == b.map(f32::to_bits);
+        if self.dimension != other.dimension {
+            Some("dimension")
+        } else if !same(self.threshold, other.threshold) {
+            Some("threshold")
+        } else if self.linkage != other.linkage {
+            Some("linkage")
+        } else if !same(self.need_threshold, other.need_threshold) {
+            Some("need_threshold")
+        } else if !same_opt(self.need_contrast, other.need_contrast) {
+            Some("need_contrast")
+        } else if !same(self.support_threshold, other.support_threshold) {
+            Some("support_threshold")
+        } else if !same(self.claim_threshold, other.claim_threshold) {
+            Some("claim_threshold")
+        } else if self.half_life_secs.to_bits() != other.half_life_secs.to_bits() {
+            Some("half_life_secs")
+        } else {
+            None
+        }
+    }
+
     pub(super) fn check(&self) -> Result<(), PoolError> {
         let positive = |v: f64| v > 0.0 && v.is_finite();
         let problem = if self.dimension == 0 {
@@ -258,6 +289,15 @@ pub enum PoolError {
     /// Two pools with different configurations cannot merge.
     #[error("pools with different configurations cannot merge")]
     ConfigMismatch,
+    /// A pool cannot be retuned to settings its learned state depends on
+    /// ([`PoolConfig::learned_difference`]).
+    #[error(
+        "the pool was built with another {setting}; it cannot change without rebuilding the pool"
+    )]
+    Learned {
+        /// The setting that differs.
+        setting: &'static str,
+    },
     /// The client founded as many clusters as it may within the window
     /// ([`PoolConfig::max_new_clusters_per_client`]); the fragment was not
     /// taken.

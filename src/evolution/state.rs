@@ -32,12 +32,23 @@ pub struct EvolutionState {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum EvolutionStateError {
-    /// The pool was made with other settings than the engine's (another
-    /// embedder dimension or threshold, other gate settings).
-    #[error("the saved pool {pool:?} was made with other settings than this engine's")]
+    /// The pool was made with another setting its learned state depends on
+    /// ([`super::PoolConfig::learned_difference`]: the embedder's dimension,
+    /// a similarity threshold, the linkage, the half-life) than the engine
+    /// now uses. Gate, heat, window and cap settings may change.
+    #[error(
+        "the saved pool {pool:?} was built with another {setting} than this engine's; \
+         a state resumes under other gate, heat, window and cap settings, but not under \
+         another embedder, similarity threshold, linkage or half-life"
+    )]
     ConfigMismatch {
         /// The pool.
         pool: PoolKey,
+        /// The setting that differs (`dimension`, `threshold`, `linkage`,
+        /// `need_threshold`, `need_contrast`, `support_threshold`,
+        /// `claim_threshold` or `half_life_secs`; `configuration` when this
+        /// engine's own pool settings are invalid).
+        setting: &'static str,
     },
 }
 
