@@ -110,7 +110,7 @@ def normal(text):
 
 
 def keys(lines):
-    """(key name, description) of every key proposed or held."""
+    """(key name, description, log line) of every key proposed or held."""
     for line in lines:
         try:
             event = json.loads(line)
@@ -121,19 +121,37 @@ def keys(lines):
             e.get("code") == "unauthorized_sensitive_change" for e in event.get("errors", []))
         if kind == "proposed" or refused:
             for key in event.get("patch", {}).get("new_keys", []):
-                yield key["key_name"], key.get("semantic_description", "")
+                yield key["key_name"], key.get("semantic_description", ""), event.get("line")
 
 
-def score(truth, lines):
+def line_texts(events_path):
+    """The `other` fragment of each line of the events file, by line number."""
+    texts = {}
+    if os.path.exists(events_path):
+        for number, line in enumerate(open(events_path), start=1):
+            other = json.loads(line)["message"]["payload"].get("other")
+            if isinstance(other, str):
+                texts[number] = other
+    return texts
+
+
+def score(truth, lines, texts=None):
+    """Credits each key to the intent most of its quoted examples come from;
+    a key quoting none (no text was sent by enough clients to be quoted) to
+    the intent of the fragment whose request opened its need's gate (the
+    proposal's `line` in `texts`)."""
     needs = truth["needs"]
     intent_of = truth["intent_of"]
+    texts = texts or {}
     credited = Counter()
     noise = []
-    for name, description in keys(lines):
-        quoted = re.findall(r'"([^"]*)"', description.split("for example", 1)[-1])
+    for name, description, line in keys(lines):
+        quoted = re.findall(r'"([^"]*)"', description.split("for example", 1)[-1]) if "for example" in description else []
         votes = Counter(intent_of.get(normal(q)) for q in quoted)
         votes.pop(None, None)
         intent = votes.most_common(1)[0][0] if votes else None
+        if not quoted and line in texts:
+            intent = intent_of.get(normal(texts[line]))
         if intent in needs:
             credited[intent] += 1
         else:
@@ -193,7 +211,8 @@ def main():
     if args.command == "generate":
         generate(args.corpus, args.data, args.seed, args.out, args.split)
     elif args.command == "score":
-        result = score(json.load(open(args.truth)), open(args.output))
+        texts = line_texts(os.path.join(os.path.dirname(args.truth), "events.jsonl"))
+        result = score(json.load(open(args.truth)), open(args.output), texts)
         print(json.dumps(result))
     else:
         rows = []
@@ -203,7 +222,8 @@ def main():
             for seed in seeds(args.seeds):
                 with tempfile.TemporaryDirectory() as tmp:
                     generate(corpus, data, seed, tmp, args.split)
-                    result = score(json.load(open(os.path.join(tmp, "truth.json"))), evolve(args.sdsi, tmp, args.model, args.need_threshold, args.need_contrast))
+                    result = score(json.load(open(os.path.join(tmp, "truth.json"))), evolve(args.sdsi, tmp, args.model, args.need_threshold, args.need_contrast),
+                                   line_texts(os.path.join(tmp, "events.jsonl")))
                 rows.append((corpus, seed, result))
                 print(json.dumps({"corpus": corpus, "seed": seed, **result}), flush=True)
         print("\n| corpus | seed | needs with exactly one key | extra keys | keys from noise |")

@@ -551,6 +551,40 @@ fn a_restored_state_keeps_to_the_engines_client_pool_cap() {
     assert_eq!(personal(&smaller), ["agent-1", "agent-2"]);
 }
 
+/// Only what several clients sent reaches a proposal: one client who adds
+/// a person's name to every request (and so writes the most frequent text of
+/// the need) is neither quoted nor gives the key its name.
+#[test]
+fn one_clients_words_never_reach_a_proposal() {
+    let mut store = store();
+    let mut engine = Evolution::default();
+    let mut events = Vec::new();
+    // Eight clients ask for a window seat in their words, a message every
+    // 20 minutes; between each two, agent-x asks with a name attached.
+    for i in 0..96 {
+        let now = T0 + Duration::minutes(20 * i);
+        let (client, text) = (format!("agent-{}", i % 8), SEAT[(i as usize) % SEAT.len()]);
+        events.extend(engine.observe(&mut store, &message(text), &client, now));
+        let named = message("window seat for Ottoline Brakspear");
+        let later = now + Duration::minutes(10);
+        events.extend(engine.observe(&mut store, &named, "agent-x", later));
+    }
+    let patches = proposed(&events);
+    assert_eq!(patches.len(), 1, "{events:#?}");
+    let key = &patches[0].new_keys[0];
+    let written = format!("{} {}", key.key_name.as_str(), key.semantic_description).to_lowercase();
+    assert!(written.contains("seat"), "{written}");
+    for name in ["ottoline", "brakspear"] {
+        assert!(!written.contains(name), "{written}");
+    }
+    // What several clients sent is still quoted.
+    assert!(
+        SEAT.iter().any(|f| key.semantic_description.contains(f)),
+        "{}",
+        key.semantic_description
+    );
+}
+
 /// Tuning the gate keeps what was learned: a state saved under one heat
 /// threshold resumes under another (and other gate minimums and window),
 /// and the new gate takes effect at once; a state built with another

@@ -719,3 +719,52 @@ fn a_pool_retunes_its_gate_and_sizes_but_not_its_grouping() {
             .all(|c| !c.exemplars().iter().any(|e| e.text.starts_with("cold")))
     );
 }
+
+/// How many clients a quote needs is a pool setting, 1 to 4.
+#[test]
+fn the_clients_a_quote_needs_are_checked() {
+    for (min, ok) in [(0, false), (1, true), (4, true), (5, false)] {
+        let mut config = config();
+        config.min_quote_clients = min;
+        assert_eq!(Pool::new(config).is_ok(), ok, "{min}");
+    }
+}
+
+/// An exemplar counts the distinct clients that sent its text, merged the
+/// same way in any order (replicas, drift merges, need views).
+#[test]
+fn exemplars_count_their_clients_in_any_merge_order() {
+    let mut a = Pool::new(config()).unwrap();
+    let mut b = Pool::new(config()).unwrap();
+    for (i, client) in ["c1", "c2", "c3"].iter().enumerate() {
+        let now = T0 + Duration::minutes(i as i64);
+        a.ingest(&at(0.0, 0, 1), "window seat", false, client, now)
+            .unwrap();
+    }
+    for (i, client) in ["c3", "c4", "c5", "c6"].iter().enumerate() {
+        let now = T0 + Duration::minutes(10 + i as i64);
+        b.ingest(&at(0.0, 0, 1), "window seat", false, client, now)
+            .unwrap();
+    }
+    let count = |p: &Pool| {
+        let c = p.clusters().next().unwrap();
+        let e = c
+            .exemplars()
+            .iter()
+            .find(|e| e.text == "window seat")
+            .unwrap();
+        (e.distinct_clients(), e.clients.clone())
+    };
+    assert_eq!(count(&a).0, 3);
+    let (mut ab, mut ba) = (a.clone(), b.clone());
+    ab.merge(&b).unwrap();
+    ba.merge(&a).unwrap();
+    assert_eq!(count(&ab), count(&ba));
+    assert_eq!(
+        count(&ab).0,
+        sdsi::evolution::EXEMPLAR_CLIENTS,
+        "six clients, four kept"
+    );
+    let need = ab.needs().next().unwrap();
+    assert_eq!(need.quotable().count(), 1);
+}

@@ -2,7 +2,8 @@
 //! multi-client traffic (held-out intents of Banking77 and HWU64, made by
 //! `scripts/bursts.py generate`; see `fixtures/bursts/README.md`) go through
 //! `sdsi evolve` with its defaults, and each proposed key is credited to the
-//! intent most of its quoted examples come from, as the script scores it.
+//! intent most of its quoted examples come from (a key quoting none, to the
+//! intent of the fragment that opened its gate), as the script scores it.
 //! The floors are the counts measured when the fixtures were made, less a
 //! margin of one need (docs/evolution.md, "The burst measure").
 
@@ -42,11 +43,12 @@ fn normal(text: &str) -> String {
         .to_owned()
 }
 
-/// The quoted examples of a key's description (after "for example").
+/// The quoted examples of a key's description (after "for example"; none
+/// when it gives no examples).
 fn quoted(description: &str) -> Vec<&str> {
-    let tail = description
-        .split_once("for example")
-        .map_or(description, |(_, tail)| tail);
+    let Some((_, tail)) = description.split_once("for example") else {
+        return Vec::new();
+    };
     tail.split('"').skip(1).step_by(2).collect()
 }
 
@@ -70,6 +72,18 @@ fn measure(name: &str, extra: &[&str]) -> Score {
         .map(|n| n.as_str().unwrap().to_owned())
         .collect();
     let intent_of = truth["intent_of"].as_object().unwrap();
+    // Each log line's fragment, for keys that quote none.
+    let texts: Vec<String> = std::fs::read_to_string(&events)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let event: Value = serde_json::from_str(l).unwrap();
+            event["message"]["payload"]["other"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect();
     let mut credited: HashMap<String, usize> = HashMap::new();
     let mut noise_keys = 0;
     for line in run.stdout.lines() {
@@ -86,9 +100,19 @@ fn measure(name: &str, extra: &[&str]) -> Score {
         for key in event["patch"]["new_keys"].as_array().unwrap() {
             let description = key["semantic_description"].as_str().unwrap_or("");
             let mut votes: HashMap<&str, usize> = HashMap::new();
-            for q in quoted(description) {
+            let quotes = quoted(description);
+            for q in &quotes {
                 if let Some(intent) = intent_of.get(&normal(q)).and_then(Value::as_str) {
                     *votes.entry(intent).or_default() += 1;
+                }
+            }
+            // A key that quotes nothing goes to the intent of the fragment
+            // whose request opened its need's gate.
+            if quotes.is_empty() {
+                let line = event["line"].as_u64().and_then(|l| usize::try_from(l).ok());
+                let text = line.and_then(|l| texts.get(l.checked_sub(1)?));
+                if let Some(intent) = text.and_then(|t| intent_of.get(&normal(t))?.as_str()) {
+                    votes.insert(intent, 1);
                 }
             }
             // The most votes; ties to the lesser name, so the score is stable.

@@ -36,6 +36,51 @@ pub struct Exemplar {
     /// of a cluster's exemplar slots, so it cannot write the description alone.
     #[serde(default)]
     pub client: String,
+    /// The distinct clients seen sending this text, as stable hashes of
+    /// their ids ([`client_tag`]), the smallest [`EXEMPLAR_CLIENTS`] kept:
+    /// a text is quoted, and its words name a key, only when enough clients
+    /// sent it ([`super::MIN_QUOTE_CLIENTS`]), so one client's words (a
+    /// name, an address) never reach a proposal. Snapshots written before
+    /// it restore with the first client alone.
+    #[serde(default)]
+    pub clients: Vec<u64>,
+}
+
+/// Most distinct clients an exemplar keeps track of.
+pub const EXEMPLAR_CLIENTS: usize = 4;
+
+/// A client id's stable tag: the first 8 bytes of its SHA-256, so exemplars
+/// count clients the same way on every platform and release.
+pub fn client_tag(client: &str) -> u64 {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(client.as_bytes());
+    let mut bytes = [0u8; 8];
+    for (b, d) in bytes.iter_mut().zip(digest.iter()) {
+        *b = *d;
+    }
+    u64::from_le_bytes(bytes)
+}
+
+impl Exemplar {
+    /// How many distinct clients sent this text (counted up to
+    /// [`EXEMPLAR_CLIENTS`]; a snapshot written before the count existed
+    /// counts its first client).
+    pub fn distinct_clients(&self) -> usize {
+        if self.clients.is_empty() {
+            usize::from(!self.client.is_empty())
+        } else {
+            self.clients.len()
+        }
+    }
+
+    /// Adds the clients of `other` (the same text): the smallest tags are
+    /// kept, so merging in any order keeps the same ones.
+    pub(crate) fn join_clients(&mut self, other: &[u64]) {
+        self.clients.extend_from_slice(other);
+        self.clients.sort_unstable();
+        self.clients.dedup();
+        self.clients.truncate(EXEMPLAR_CLIENTS);
+    }
 }
 
 /// A cluster's state.
@@ -164,6 +209,7 @@ impl ClusterState {
     fn remember(&mut self, text: &str, flagged: bool, count: u64, client: &str, max: usize) {
         if let Some(e) = self.exemplars.iter_mut().find(|e| e.text == text) {
             e.count = e.count.saturating_add(count);
+            e.join_clients(&[client_tag(client)]);
             return;
         }
         // One client's words fill at most a quarter of the slots.
@@ -176,6 +222,7 @@ impl ClusterState {
             count,
             flagged,
             client: client.to_owned(),
+            clients: vec![client_tag(client)],
         };
         if self.exemplars.len() < max {
             self.exemplars.push(fresh(count));
@@ -242,6 +289,7 @@ impl ClusterState {
                 Some(mine) => {
                     mine.count = mine.count.saturating_add(e.count);
                     mine.flagged |= e.flagged;
+                    mine.join_clients(&e.clients);
                     if e.client < mine.client {
                         mine.client = e.client;
                     }

@@ -1,9 +1,11 @@
 //! The default intent inducer: rules, no model.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use sha2::{Digest, Sha256};
 
 use super::IntentInducer;
-use super::cluster::Exemplar;
+use super::cluster::{Exemplar, client_tag};
 use super::embed::{is_stopword, words};
 use super::need_view::NeedView;
 use crate::key::{KeyDefinition, KeyName, KeyType};
@@ -22,7 +24,14 @@ use crate::template::SchemaTemplate;
 ///   fragment reads as one, else `string`;
 /// - the description says what the key holds and quotes up to three
 ///   distinct real, unflagged fragments; it carries no count (a count would
-///   be stale as soon as the key is proposed).
+///   be stale as soon as the key is proposed);
+/// - only what several clients sent reaches the key
+///   ([`super::PoolConfig::min_quote_clients`], default 2): a fragment is
+///   quoted only when that many distinct clients sent its exact text, and a
+///   word names the key (or its unit) only when that many used it, so one
+///   client's words (a person's name, an address) never do. A need with no
+///   such word gets no key yet (the proposal is deferred); one with no such
+///   fragment gets a description without examples.
 ///
 /// Always optional, with no default: patches may only add optional keys.
 #[derive(Debug, Clone, Copy, Default)]
@@ -37,14 +46,17 @@ impl IntentInducer for RuleInducer {
     fn induce(&self, need: &NeedView<'_>, _schema: &SchemaTemplate) -> Option<KeyDefinition> {
         let mut clean: Vec<&Exemplar> = need.exemplars().iter().filter(|e| !e.flagged).collect();
         clean.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.text.cmp(&b.text)));
-        let terms = salient_terms(&clean);
+        let shared = shared_words(&clean, need.min_quote_clients());
+        let terms = salient_terms(&clean, &shared);
         if terms.is_empty() {
             return None;
         }
         let key_name = KeyName::new(&key_name(&terms)).ok()?;
         let (key_type, unit) = guess_type(&clean);
-        let quotes = quotes(&clean);
-        if quotes.len() < 2 && clean.len() >= 2 {
+        let unit = unit.filter(|u| shared.contains(u));
+        let quotable: Vec<&Exemplar> = need.quotable().collect();
+        let quotes = quotes(&quotable);
+        if quotes.len() < 2 && quotable.len() >= 2 {
             return None;
         }
         let what = match (key_type, unit) {
@@ -53,10 +65,14 @@ impl IntentInducer for RuleInducer {
             (KeyType::Boolean, _) => "Whether the request asks for it".to_owned(),
             _ => "What the request asks for, in a few words".to_owned(),
         };
+        let examples = if quotes.is_empty() {
+            String::new()
+        } else {
+            format!(", for example {}", quotes.join("; "))
+        };
         let description = format!(
-            "{what}: {}. Clients wrote it in free text, for example {}.",
+            "{what}: {}. Clients wrote it in free text{examples}.",
             terms.join(" "),
-            quotes.join("; ")
         );
         Some(KeyDefinition::new(key_name, key_type, false, description))
     }
@@ -73,12 +89,39 @@ fn content_words(text: &str) -> Vec<String> {
     out
 }
 
+/// The content words that at least `min` distinct clients used (in any of
+/// the fragments they sent).
+fn shared_words(clean: &[&Exemplar], min: usize) -> BTreeSet<String> {
+    let mut clients: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
+    for e in clean {
+        let tags: Vec<u64> = if e.clients.is_empty() {
+            vec![client_tag(&e.client)]
+        } else {
+            e.clients.clone()
+        };
+        for w in content_words(&e.text) {
+            clients.entry(w).or_default().extend(tags.iter().copied());
+        }
+    }
+    clients
+        .into_iter()
+        .filter(|(_, c)| c.len() >= min)
+        .map(|(w, _)| w)
+        .collect()
+}
+
 /// One or two words that say what the cluster is about, in the order the
-/// fragments mostly use.
-fn salient_terms(clean: &[&Exemplar]) -> Vec<String> {
+/// fragments mostly use; only words in `shared`.
+fn salient_terms(clean: &[&Exemplar], shared: &BTreeSet<String>) -> Vec<String> {
     let fragments: Vec<(Vec<String>, u64)> = clean
         .iter()
-        .map(|e| (content_words(&e.text), e.count.max(1)))
+        .map(|e| {
+            let ws = content_words(&e.text)
+                .into_iter()
+                .filter(|w| shared.contains(w))
+                .collect();
+            (ws, e.count.max(1))
+        })
         .collect();
     let mut frequency: Vec<(&str, u64)> = Vec::new();
     for (ws, weight) in &fragments {
@@ -246,6 +289,7 @@ mod tests {
                 count: 1,
                 flagged: false,
                 client: "agent-1".to_owned(),
+                clients: vec![client_tag("agent-1"), client_tag("agent-2")],
             })
             .collect()
     }
@@ -253,7 +297,7 @@ mod tests {
     fn terms(texts: &[&str]) -> Vec<String> {
         let owned = exemplars(texts);
         let refs: Vec<&Exemplar> = owned.iter().collect();
-        salient_terms(&refs)
+        salient_terms(&refs, &shared_words(&refs, 2))
     }
 
     #[test]

@@ -44,14 +44,16 @@ mod state;
 mod storage;
 
 pub use background::{MIN_BACKGROUND_FRAGMENTS, NEED_FLOOR_RATIO};
-pub use cluster::Exemplar;
+pub use cluster::{EXEMPLAR_CLIENTS, Exemplar, client_tag};
 pub use embed::HashingEmbedder;
 pub use induce::RuleInducer;
 pub use linkage::Linkage;
 pub use need_view::NeedView;
 pub use pipeline::{Branching, Evolution, EvolutionConfig, EvolutionEvent, PoolKey};
 pub use pool::{ClusterView, Ingested, Pool};
-pub use pool_config::{CLAIM_RATIO, NEED_RATIO, PoolConfig, PoolError, SUPPORT_RATIO};
+pub use pool_config::{
+    CLAIM_RATIO, MIN_QUOTE_CLIENTS, NEED_RATIO, PoolConfig, PoolError, SUPPORT_RATIO,
+};
 pub use redact::{Redacted, Redaction, redact};
 pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize_fragment};
 pub use state::{EVOLUTION_FORMAT_VERSION, EvolutionState, EvolutionStateError};

@@ -99,6 +99,22 @@ impl<'p> NeedView<'p> {
         &self.exemplars
     }
 
+    /// How many distinct clients must have sent a text (or used a word)
+    /// before a proposal may quote it (or be named with it):
+    /// [`super::PoolConfig::min_quote_clients`].
+    pub fn min_quote_clients(&self) -> usize {
+        self.pool.config.min_quote_clients
+    }
+
+    /// The exemplars a proposal may quote: not flagged, and sent by at least
+    /// [`NeedView::min_quote_clients`] distinct clients; most frequent first.
+    pub fn quotable(&self) -> impl Iterator<Item = &Exemplar> + '_ {
+        let min = self.min_quote_clients();
+        self.exemplars
+            .iter()
+            .filter(move |e| !e.flagged && e.distinct_clients() >= min)
+    }
+
     /// The mean of its fragments' unit vectors.
     pub fn centroid(&self) -> &[f32] {
         &self.centroid

@@ -307,6 +307,7 @@ pub(crate) fn combined_exemplars<'a>(
                 Some(mine) => {
                     mine.count = mine.count.saturating_add(e.count);
                     mine.flagged |= e.flagged;
+                    mine.join_clients(&e.clients);
                     if e.client < mine.client {
                         mine.client.clone_from(&e.client);
                     }
@@ -363,6 +364,7 @@ mod tests {
             count,
             flagged: false,
             client: client.to_owned(),
+            clients: vec![crate::evolution::client_tag(client)],
         }
     }
 

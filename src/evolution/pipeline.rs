@@ -389,6 +389,9 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             // guard the global one.
             config.client_heat_cap = f64::MAX;
             config.max_new_clusters_per_client = usize::MAX;
+            // Its keys go to its own branch alone: its own words may name
+            // and describe them.
+            config.min_quote_clients = 1;
         }
         config
     }

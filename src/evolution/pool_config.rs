@@ -90,6 +90,20 @@ pub struct PoolConfig {
     /// are building. Default 1,000.
     #[serde(default = "default_client_quota")]
     pub max_new_clusters_per_client: usize,
+    /// Distinct clients that must have sent a fragment's exact text before
+    /// it is quoted in a proposed key's description, and that must have
+    /// used a word before it names a key or its unit, so that one client's
+    /// words (a person's name, an address) never reach a schema. 1 to
+    /// [`super::EXEMPLAR_CLIENTS`]; default [`MIN_QUOTE_CLIENTS`].
+    #[serde(default = "default_min_quote_clients")]
+    pub min_quote_clients: usize,
+}
+
+/// The default of [`PoolConfig::min_quote_clients`].
+pub const MIN_QUOTE_CLIENTS: usize = 2;
+
+fn default_min_quote_clients() -> usize {
+    MIN_QUOTE_CLIENTS
 }
 
 /// The need threshold's default share of the fine threshold.
@@ -137,6 +151,7 @@ impl PoolConfig {
             max_exemplars: 8,
             max_tracked_clients: 64,
             max_new_clusters_per_client: default_client_quota(),
+            min_quote_clients: MIN_QUOTE_CLIENTS,
         }
     }
 
@@ -245,6 +260,8 @@ impl PoolConfig {
             || self.max_new_clusters_per_client == 0
         {
             Some("counts (max clusters, exemplars, gate minimums) must be at least 1")
+        } else if !(1..=super::cluster::EXEMPLAR_CLIENTS).contains(&self.min_quote_clients) {
+            Some("the clients a quote needs must be 1 to 4")
         } else {
             None
         };
