@@ -10,6 +10,8 @@
 //! | the traits | `evolution/mod.rs` |
 //! | [`Evolution`]: fragments → pool → trigger → inducer → patch | `evolution/pipeline.rs` |
 //! | [`Pool`]: clustering, the dual-gate trigger, snapshots | `evolution/pool.rs` |
+//! | the adaptive need threshold ([`PoolConfig::need_contrast`]) | `evolution/background.rs` |
+//! | [`Pool::retune`]: other gate settings, the same learned state | `evolution/retune.rs` |
 //! | one cluster's state, [`Exemplar`] | `evolution/cluster.rs` |
 //! | heat and its decay | `evolution/heat.rs` |
 //! | [`HashingEmbedder`] | `evolution/embed.rs` |
