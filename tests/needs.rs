@@ -768,3 +768,46 @@ fn exemplars_count_their_clients_in_any_merge_order() {
     let need = ab.needs().next().unwrap();
     assert_eq!(need.quotable().count(), 1);
 }
+
+/// A withheld mark never wins a merge: a need withheld for its flagged
+/// fragments that merges with a proposed need leaves it proposed, so the
+/// block does not spread.
+#[test]
+fn a_withheld_mark_never_wins_a_merge() {
+    let mut config = config();
+    config.heat_threshold = 1.0;
+    config.min_clients = 1;
+    let mut pool = Pool::new(config).unwrap();
+    let a = send(&mut pool, &at(0.0, 0, 1), 1, 1, T0, "a");
+    assert!(pool.mark_proposed(a.need, ""), "withheld");
+    let b = send(
+        &mut pool,
+        &at(50.0, 0, 1),
+        1,
+        1,
+        T0 + Duration::minutes(1),
+        "b",
+    );
+    assert_ne!(b.need, a.need);
+    assert!(pool.mark_proposed(b.need, "seat_preference"));
+    // A phrasing in between joins the first need and pulls the second in.
+    let c = send(
+        &mut pool,
+        &at(20.0, 0, 1),
+        3,
+        3,
+        T0 + Duration::minutes(2),
+        "c",
+    );
+    let merged = pool.need(c.need).unwrap();
+    assert_eq!(merged.clusters().count(), 3);
+    assert_eq!(merged.proposed(), Some("seat_preference"));
+    for cluster in merged.clusters() {
+        assert_eq!(
+            cluster.proposed(),
+            Some("seat_preference"),
+            "{}",
+            cluster.id()
+        );
+    }
+}

@@ -300,9 +300,6 @@ impl ClusterState {
         self.exemplars
             .sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.text.cmp(&b.text)));
         self.exemplars.truncate(limits.max_exemplars);
-        self.proposed = match (self.proposed.take(), other.proposed) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        self.proposed = super::needs::merged_proposal(self.proposed.take(), other.proposed);
     }
 }

@@ -91,16 +91,14 @@ impl NeedState {
     }
 
     /// Folds in another need's own state. Symmetric, so that replica merges
-    /// commute: the lesser proposal name, the later request, the later retry.
+    /// commute: the proposal as [`merged_proposal`] keeps it, the later
+    /// request, the later retry.
     pub(crate) fn absorb(&mut self, other: &NeedState) {
         self.last_request = match (self.last_request.take(), other.last_request.clone()) {
             (Some(a), Some(b)) => Some(if (b.1, &b.0) > (a.1, &a.0) { b } else { a }),
             (a, b) => a.or(b),
         };
-        self.proposed = match (self.proposed.take(), other.proposed.clone()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        self.proposed = merged_proposal(self.proposed.take(), other.proposed.clone());
         self.retry_at = match (self.retry_at, other.retry_at) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
@@ -340,6 +338,20 @@ pub(crate) fn combined_exemplars<'a>(
         }
     }
     kept
+}
+
+/// The proposal mark of two merged needs or clusters: a key name over a
+/// withheld mark (`""`), so that a need withheld for its flagged fragments
+/// never blocks a need that was proposed; between two names, the lesser.
+/// Symmetric, so merges commute.
+pub(crate) fn merged_proposal(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) if a.is_empty() != b.is_empty() => {
+            Some(if a.is_empty() { b } else { a })
+        }
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 /// Distinct clients in `clients`, counted up to `enough`.
