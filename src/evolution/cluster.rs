@@ -66,10 +66,16 @@ impl Exemplar {
     /// [`EXEMPLAR_CLIENTS`]; a snapshot written before the count existed
     /// counts its first client).
     pub fn distinct_clients(&self) -> usize {
-        if self.clients.is_empty() {
-            usize::from(!self.client.is_empty())
-        } else {
-            self.clients.len()
+        self.client_tags().len()
+    }
+
+    /// The tags of the clients that sent it (the first client's alone in a
+    /// snapshot written before they were kept).
+    pub fn client_tags(&self) -> Vec<u64> {
+        match (self.clients.is_empty(), self.client.is_empty()) {
+            (false, _) => self.clients.clone(),
+            (true, false) => vec![client_tag(&self.client)],
+            (true, true) => Vec::new(),
         }
     }
 

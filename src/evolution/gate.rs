@@ -151,6 +151,7 @@ impl Pool {
     /// The needs that may lend need `need` their heat: not proposed, not
     /// already lent, within the support threshold.
     pub(super) fn lenders(&self, need: usize) -> impl Iterator<Item = usize> + '_ {
+        let support = self.support_threshold();
         (0..self.needs.len()).filter(move |&other| {
             other != need
                 && self
@@ -158,7 +159,7 @@ impl Pool {
                     .states
                     .get(other)
                     .is_some_and(|s| s.proposed.is_none() && !s.lent)
-                && self.needs.link(need, other) >= self.support_threshold()
+                && self.needs.link(need, other) >= support
         })
     }
 

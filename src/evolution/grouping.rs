@@ -157,11 +157,12 @@ impl Pool {
     /// average, to `count` vectors summing to `sum`, if at least the need
     /// threshold.
     fn best_need(&self, candidates: &[u64], sum: &[f32], count: u64) -> Option<usize> {
+        let threshold = self.need_threshold();
         candidates
             .iter()
             .filter_map(|&id| self.needs.position(id))
             .map(|need| (need, self.needs.link_to(need, sum, count)))
-            .filter(|&(_, l)| l >= self.need_threshold())
+            .filter(|&(_, l)| l >= threshold)
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(need, _)| need)
     }

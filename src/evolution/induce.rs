@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use sha2::{Digest, Sha256};
 
 use super::IntentInducer;
-use super::cluster::{Exemplar, client_tag};
+use super::cluster::Exemplar;
 use super::embed::{is_stopword, words};
 use super::need_view::NeedView;
 use crate::key::{KeyDefinition, KeyName, KeyType};
@@ -94,11 +94,7 @@ fn content_words(text: &str) -> Vec<String> {
 fn shared_words(clean: &[&Exemplar], min: usize) -> BTreeSet<String> {
     let mut clients: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
     for e in clean {
-        let tags: Vec<u64> = if e.clients.is_empty() {
-            vec![client_tag(&e.client)]
-        } else {
-            e.clients.clone()
-        };
+        let tags = e.client_tags();
         for w in content_words(&e.text) {
             clients.entry(w).or_default().extend(tags.iter().copied());
         }
@@ -280,6 +276,7 @@ fn quotes(clean: &[&Exemplar]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::evolution::client_tag;
 
     fn exemplars(texts: &[&str]) -> Vec<Exemplar> {
         texts

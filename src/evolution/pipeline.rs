@@ -372,18 +372,11 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             .config
             .threshold
             .unwrap_or_else(|| self.embedder.recommended_threshold());
-        config = config.with_need_threshold(
-            self.config
-                .need_threshold
-                .unwrap_or_else(|| self.embedder.recommended_need_threshold()),
+        config = config.with_embedder_needs(
+            &self.embedder,
+            self.config.need_threshold,
+            self.config.need_contrast,
         );
-        // An explicit need threshold alone means a fixed one.
-        let contrast = match (self.config.need_contrast, self.config.need_threshold) {
-            (Some(contrast), _) => Some(contrast),
-            (None, Some(_)) => None,
-            (None, None) => self.embedder.recommended_need_contrast(),
-        };
-        config = config.with_need_contrast(contrast);
         if personal {
             // One client cannot "force" its own pool: the cap and the quota
             // guard the global one.

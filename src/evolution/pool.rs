@@ -726,6 +726,22 @@ impl Pool {
     /// Evicts the coldest cluster of the coldest need: a need that builds
     /// slowly is warm as a whole even when each of its clusters is cold, so
     /// a flood of one-off fragments evicts its own kind first.
+    /// Evicts the coldest clusters, as of the pool's latest increment,
+    /// until no more than `max_clusters` are left (after a replica merge or
+    /// a retune to a smaller size).
+    pub(super) fn evict_over_capacity(&mut self) {
+        let at = self
+            .clusters
+            .iter()
+            .map(|c| c.heat.latest())
+            .fold(f64::NEG_INFINITY, f64::max);
+        while self.clusters.len() > self.config.max_clusters {
+            if self.evict_coldest(at).is_none() {
+                break;
+            }
+        }
+    }
+
     pub(super) fn evict_coldest(&mut self, at: f64) -> Option<u64> {
         let coldest = self.coldest_cluster(at)?;
         self.remove(coldest).map(|(state, _)| state.id)

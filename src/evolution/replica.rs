@@ -81,19 +81,12 @@ impl Pool {
                 }
             }
         }
-        let at = self
-            .clusters
-            .iter()
-            .map(|c| c.heat.latest())
-            .fold(f64::NEG_INFINITY, f64::max);
         self.settle_ids();
         let mut states = std::mem::replace(&mut self.needs, Needs::new(dim)).states;
         states.extend(other.needs.states.iter().cloned());
         self.regroup(states, &joined);
         self.quota.absorb(&other.quota, self.config.max_clusters);
-        while self.clusters.len() > self.config.max_clusters {
-            self.evict_coldest(at);
-        }
+        self.evict_over_capacity();
         self.measure_background();
         Ok(())
     }

@@ -23,16 +23,7 @@ impl Pool {
             return Err(PoolError::Learned { setting });
         }
         self.config = config;
-        let at = self
-            .clusters
-            .iter()
-            .map(|c| c.heat.latest())
-            .fold(f64::NEG_INFINITY, f64::max);
-        while self.clusters.len() > self.config.max_clusters {
-            if self.evict_coldest(at).is_none() {
-                break;
-            }
-        }
+        self.evict_over_capacity();
         let max = self.config.max_exemplars;
         for cluster in &mut self.clusters {
             if cluster.exemplars.len() > max {

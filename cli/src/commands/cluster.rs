@@ -67,18 +67,12 @@ pub fn run(args: &Args, format: Format) -> Outcome {
     let threshold = args
         .threshold
         .unwrap_or_else(|| embedder.recommended_threshold());
-    let need_threshold = args
-        .need_threshold
-        .unwrap_or_else(|| embedder.recommended_need_threshold());
-    // An explicit need threshold alone means a fixed one.
-    let need_contrast = match (args.need_contrast, args.need_threshold) {
-        (Some(contrast), _) => Some(contrast),
-        (None, Some(_)) => None,
-        (None, None) => embedder.recommended_need_contrast(),
-    };
-    let mut config = PoolConfig::new(embedder.dimension(), threshold)
-        .with_need_threshold(need_threshold)
-        .with_need_contrast(need_contrast);
+    let mut config = PoolConfig::new(embedder.dimension(), threshold).with_embedder_needs(
+        embedder.as_ref(),
+        args.need_threshold,
+        args.need_contrast,
+    );
+    let need_contrast = config.need_contrast;
     // Every line is kept and scored: nothing is evicted, and the one
     // client the lines come from has no quota.
     config.max_clusters = usize::MAX;
