@@ -117,9 +117,8 @@ def keys(lines):
         except ValueError:
             continue
         kind = event.get("event")
-        refused = kind == "refused" and all(
-            e.get("code") == "unauthorized_sensitive_change" for e in event.get("errors", []))
-        if kind == "proposed" or refused:
+        held = kind == "held" and event.get("reason") == "sensitive"
+        if kind == "proposed" or held:
             for key in event.get("patch", {}).get("new_keys", []):
                 yield key["key_name"], key.get("semantic_description", ""), event.get("line")
 

@@ -34,6 +34,18 @@ pub(crate) fn canonical_digest<T: Serialize>(value: &T) -> Result<String, Digest
     Ok(out)
 }
 
+/// The first 8 bytes of `bytes`' SHA-256, little-endian: a tag that is the
+/// same on every platform and release, for counting or comparing texts and
+/// ids without keeping them.
+pub(crate) fn short_tag(bytes: &[u8]) -> u64 {
+    let digest = Sha256::digest(bytes);
+    let mut tag = [0u8; 8];
+    for (b, d) in tag.iter_mut().zip(digest.iter()) {
+        *b = *d;
+    }
+    u64::from_le_bytes(tag)
+}
+
 /// Lowercase hex of `bytes`, appended to `out`.
 pub(crate) fn push_hex(out: &mut String, bytes: &[u8]) {
     for byte in bytes {

@@ -30,7 +30,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::commands::{
-    check_template, cluster, compat, envelope, evolve, export, import, validate,
+    check_template, cluster, compat, envelope, evolve, export, import, review, validate,
 };
 use crate::output::Format;
 
@@ -74,6 +74,9 @@ enum Command {
     /// Cluster fragments (one per line) with the default embedder; print the
     /// cluster each joins (one JSON object per line).
     Cluster(cluster::Args),
+    /// List the proposals `evolve --state` held for an operator, or approve
+    /// or deny one.
+    Review(review::Args),
 }
 
 fn main() -> ExitCode {
@@ -93,6 +96,7 @@ fn main() -> ExitCode {
         Command::Cluster(args) => cluster::run(args, format),
         Command::Compat(args) => compat::run(args, format),
         Command::Import(args) => import::run(args, format),
+        Command::Review(args) => review::run(args, format),
     };
     outcome.emit()
 }

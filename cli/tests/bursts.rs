@@ -88,12 +88,7 @@ fn measure(name: &str, extra: &[&str]) -> Score {
     let mut noise_keys = 0;
     for line in run.stdout.lines() {
         let event: Value = serde_json::from_str(line).unwrap();
-        let held = event["event"] == "refused"
-            && event["errors"].as_array().is_some_and(|errors| {
-                errors
-                    .iter()
-                    .all(|e| e["code"] == "unauthorized_sensitive_change")
-            });
+        let held = event["event"] == "held" && event["reason"] == "sensitive";
         if event["event"] != "proposed" && !held {
             continue;
         }

@@ -282,9 +282,9 @@ fn evolve_keeps_a_hostile_stream_out_of_the_schema() {
         .map(|k| k["key_name"].as_str().unwrap().to_owned())
         .collect();
     // The payment need was noticed and held for authorization.
-    let held = events(&lines, "refused")
+    let held = events(&lines, "held")
         .iter()
-        .any(|r| r["errors"][0]["code"] == "unauthorized_sensitive_change");
+        .any(|h| h["reason"] == "sensitive" && h["proposal"].is_string());
     assert!(held, "{lines:#?}");
     // Injection never names a key: every cluster it triggers is withheld.
     let intruders = 151..=300;

@@ -226,7 +226,8 @@ impl PyEvolution {
     /// ``client`` at ``now`` (valid or not) and returns what the engine did,
     /// as event dicts (``{"event": "proposed", "patch": {...}, ...}``,
     /// ``"triggered"``, ``"deferred"``, ``"withheld"``, ``"skipped"``,
-    /// ``"refused"``). An error the embedder raised is raised here, after
+    /// ``"held"``: waiting for an operator, see ``SchemaStore.pending``).
+    /// An error the embedder raised is raised here, after
     /// the engine has finished with the message; the events of that call
     /// are on the exception's ``events`` attribute.
     fn observe<'py>(

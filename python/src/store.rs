@@ -3,7 +3,8 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDelta, PyDict, PyList};
 use sdsi::patch::{
-    DenySensitive, LifecyclePolicy, PatchAuthorizer, PatchScope, SchemaPatch, SchemaStore,
+    DenySensitive, LifecyclePolicy, PatchAuthorizer, PatchScope, ReviewError, SchemaPatch,
+    SchemaStore,
 };
 use sdsi::{KeyName, SchemaTemplate};
 use serde_json::Value;
@@ -31,6 +32,18 @@ fn authorizer(allow_sensitive: bool) -> &'static dyn PatchAuthorizer {
         &Approved
     } else {
         &DenySensitive
+    }
+}
+
+/// A review call's error as Python sees it: an unknown id is a `KeyError`,
+/// a refused approval a `PatchError`, anything else an `InputError`.
+fn review_error(error: ReviewError) -> PyErr {
+    match error {
+        ReviewError::UnknownProposal { proposal } => {
+            pyo3::exceptions::PyKeyError::new_err(format!("no pending proposal {proposal:?}"))
+        }
+        ReviewError::Refused(error) => compile_error(&error),
+        other => input_error(other.to_string()),
     }
 }
 
@@ -313,6 +326,58 @@ impl PyStore {
     #[getter]
     fn lifecycle<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         serialize_to_py(py, self.inner.lifecycle().records())
+    }
+
+    /// The proposals held for an operator (``{"proposal", "reason",
+    /// "detail", "patch", "held_at", ...}``), by id.
+    #[getter]
+    fn pending<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        serialize_to_py(py, &self.inner.pending().collect::<Vec<_>>())
+    }
+
+    /// The operator denials remembered, oldest first.
+    #[getter]
+    fn denials<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        serialize_to_py(py, &self.inner.denials().collect::<Vec<_>>())
+    }
+
+    /// Approves pending proposal ``proposal`` at ``now`` on behalf of
+    /// ``by``: its patch is submitted as the operator's (restamped to start
+    /// at ``now``) and the submission returned. Raises ``KeyError`` for an
+    /// unknown id and ``sdsi.PatchError`` when the store refuses the patch
+    /// (it then stays pending).
+    #[pyo3(signature = (proposal, now, *, by))]
+    fn approve<'py>(
+        &mut self,
+        py: Python<'py>,
+        proposal: &str,
+        now: &Bound<'py, PyAny>,
+        by: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let submission = self
+            .inner
+            .approve(proposal, by, instant(now)?)
+            .map_err(review_error)?;
+        serialize_to_py(py, &submission)
+    }
+
+    /// Denies pending proposal ``proposal`` at ``now`` on behalf of ``by``
+    /// for ``reason``; the denial is remembered and returned. Raises
+    /// ``KeyError`` for an unknown id.
+    #[pyo3(signature = (proposal, now, *, by, reason))]
+    fn deny<'py>(
+        &mut self,
+        py: Python<'py>,
+        proposal: &str,
+        now: &Bound<'py, PyAny>,
+        by: &str,
+        reason: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let denial = self
+            .inner
+            .deny(proposal, by, reason, instant(now)?)
+            .map_err(review_error)?;
+        serialize_to_py(py, &denial)
     }
 
     /// The whole store as JSON text (``SchemaStore.from_json`` reads it back).

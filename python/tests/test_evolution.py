@@ -86,11 +86,13 @@ def test_personal_data_reaches_neither_the_embedder_nor_any_output(now):
         return f", call me at +44 20 7946 {minute:04d} or mail jo.smith{minute}@example.com"
 
     embed, engine, store, events = burst(now, contact)
-    assert any(e["event"] in ("proposed", "refused") for e in events), events
+    assert any(e["event"] in ("proposed", "held") for e in events), events
     outputs = [json.dumps(events), engine.state(), store.to_json(), *embed.seen]
     for text in outputs:
         assert "7946" not in text and "example.com" not in text, text[:300]
-    assert any("<phone>" in t for t in embed.seen)
+    # Placeholders are not content: the embedder sees the words around them.
+    assert not any("<phone>" in t or "<email>" in t for t in embed.seen)
+    assert "<phone>" in engine.state()
 
 
 def test_one_offs_propose_nothing(now):
@@ -220,3 +222,46 @@ def test_a_state_resumes_under_other_gate_settings(now):
     assert restored["clusters"] == saved["clusters"]
     with pytest.raises(sdsi.StateError, match="another threshold"):
         sdsi.Evolution(threshold=0.5).restore(state)
+
+
+def card_burst(now):
+    """Ten clients paying by card, each request with its own (valid) number."""
+
+    def luhn(seed):
+        digits = [4] + [(seed * 7919 + i * 104729) % 10 for i in range(1, 15)]
+        total = 0
+        for i, d in enumerate(reversed(digits)):
+            doubled = d * 2 if i % 2 == 0 else d
+            total += doubled - 9 if doubled > 9 else doubled
+        return "".join(map(str, digits + [(10 - total % 10) % 10]))
+
+    return burst(now, lambda minute: f" and charge my card {luhn(minute)}")
+
+
+def test_a_sensitive_proposal_waits_for_an_operator_who_approves_it(now):
+    _, _, store, events = card_burst(now)
+    held = [e for e in events if e["event"] == "held"]
+    assert held and all(e["reason"] == "sensitive" for e in held), events
+    pending = store.pending
+    assert [p["proposal"] for p in pending] == sorted(e["proposal"] for e in held)
+    assert store.patches == []
+    later = now + timedelta(days=1)
+    with pytest.raises(KeyError):
+        store.approve("evo-nothing", later, by="ops")
+    submission = store.approve(pending[0]["proposal"], later, by="ops@example.com")
+    assert submission["status"] == "applied"
+    assert [p["approved_by"] for p in store.patches] == ["ops@example.com"]
+    restored = sdsi.SchemaStore.from_json(store.to_json())
+    assert len(restored.pending) == len(pending) - 1
+
+
+def test_a_denied_proposal_is_remembered(now):
+    _, _, store, events = card_burst(now)
+    proposal = next(e["proposal"] for e in events if e["event"] == "held")
+    later = now + timedelta(days=1)
+    denial = store.deny(proposal, later, by="ops", reason="no card data")
+    assert denial["by"] == "ops" and denial["sequence"] == 1
+    assert all(p["proposal"] != proposal for p in store.pending)
+    assert [d["proposal"] for d in store.denials] == [proposal]
+    with pytest.raises(KeyError):
+        store.deny(proposal, later, by="ops", reason="twice")

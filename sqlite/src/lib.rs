@@ -146,6 +146,15 @@ impl SqliteState {
         }))
     }
 
+    /// The scenarios the file holds a state for, in order.
+    pub fn scenarios(&mut self) -> Result<Vec<String>, Error> {
+        let mut statement = self
+            .connection
+            .prepare("SELECT scenario FROM sdsi_state ORDER BY scenario")?;
+        let rows = statement.query_map([], |row| row.get::<_, String>(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// Saves `store` and `engine` for `scenario` with `cursor`, if the saved
     /// version is still `expected` (`None`: nothing saved yet). Returns the
     /// new version. One transaction: the file holds the old state or the

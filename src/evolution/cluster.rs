@@ -52,13 +52,7 @@ pub const EXEMPLAR_CLIENTS: usize = 4;
 /// A client id's stable tag: the first 8 bytes of its SHA-256, so exemplars
 /// count clients the same way on every platform and release.
 pub fn client_tag(client: &str) -> u64 {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(client.as_bytes());
-    let mut bytes = [0u8; 8];
-    for (b, d) in bytes.iter_mut().zip(digest.iter()) {
-        *b = *d;
-    }
-    u64::from_le_bytes(bytes)
+    crate::digest::short_tag(client.as_bytes())
 }
 
 impl Exemplar {

@@ -499,9 +499,11 @@ impl Pool {
         )
     }
 
-    /// Records that a key was proposed from need `id` (`""`: the need was
-    /// withheld), so it triggers no more; its clusters are marked, and the
-    /// mark stays with them and with any need they later form or join.
+    /// Records that a key was proposed from need `id` (applied, queued or
+    /// held for an operator), so it triggers no more; its clusters are
+    /// marked, and the mark stays with them and with any need they later
+    /// form or join, until [`Pool::reopen`]. (`""`, the withheld mark of
+    /// states saved by earlier releases, never wins a merge.)
     pub fn mark_proposed(&mut self, id: u64, key_name: &str) -> bool {
         let Some(state) = self
             .needs
@@ -528,6 +530,26 @@ impl Pool {
             }
         }
         true
+    }
+
+    /// Clears the mark of key `key_name` from every need and cluster that
+    /// carries it (an operator denied the proposal): those needs may
+    /// trigger again. Returns how many needs were reopened.
+    pub fn reopen(&mut self, key_name: &str) -> usize {
+        let marked = |proposed: &Option<String>| proposed.as_deref() == Some(key_name);
+        for cluster in &mut self.clusters {
+            if marked(&cluster.proposed) {
+                cluster.proposed = None;
+            }
+        }
+        let mut reopened = 0;
+        for state in &mut self.needs.states {
+            if marked(&state.proposed) {
+                state.proposed = None;
+                reopened += 1;
+            }
+        }
+        reopened
     }
 
     /// How many needs the pool holds.

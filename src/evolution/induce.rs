@@ -8,6 +8,7 @@ use super::IntentInducer;
 use super::cluster::Exemplar;
 use super::embed::{is_stopword, words};
 use super::need_view::NeedView;
+use super::redact::Redaction;
 use crate::key::{KeyDefinition, KeyName, KeyType};
 use crate::template::SchemaTemplate;
 
@@ -78,10 +79,11 @@ impl IntentInducer for RuleInducer {
     }
 }
 
-/// A fragment's content words (no stopwords, no bare numbers), each once.
+/// A fragment's content words (no stopwords, no bare numbers, nothing of
+/// a placeholder such as `<card>`), each once.
 fn content_words(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for w in words(text) {
+    for w in words(&Redaction::strip(text)) {
         if !is_stopword(&w) && !w.chars().all(|c| c.is_ascii_digit()) && !out.contains(&w) {
             out.push(w);
         }

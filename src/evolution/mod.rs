@@ -8,7 +8,9 @@
 //! | concept | file |
 //! |---|---|
 //! | the traits | `evolution/mod.rs` |
-//! | [`Evolution`]: fragments → pool → trigger → inducer → patch | `evolution/pipeline.rs` |
+//! | [`Evolution`]: fragments → pool → trigger | `evolution/pipeline.rs` |
+//! | a triggered need → withheld, proposed, held for an operator or deferred | `evolution/proposal.rs` |
+//! | [`EvolutionEvent`]: what the engine reports | `evolution/event.rs` |
 //! | [`Pool`]: clustering, the dual-gate trigger, snapshots | `evolution/pool.rs` |
 //! | the adaptive need threshold ([`PoolConfig::need_contrast`]) | `evolution/background.rs` |
 //! | [`Pool::retune`]: other gate settings, the same learned state | `evolution/retune.rs` |
@@ -26,6 +28,7 @@ mod background;
 mod cap;
 mod cluster;
 mod embed;
+mod event;
 mod gate;
 mod grouping;
 mod heat;
@@ -37,6 +40,7 @@ mod needs;
 mod pipeline;
 mod pool;
 mod pool_config;
+mod proposal;
 mod quota;
 mod redact;
 mod replica;
@@ -48,10 +52,11 @@ mod storage;
 pub use background::{MIN_BACKGROUND_FRAGMENTS, NEED_FLOOR_RATIO};
 pub use cluster::{EXEMPLAR_CLIENTS, Exemplar, client_tag};
 pub use embed::HashingEmbedder;
+pub use event::EvolutionEvent;
 pub use induce::RuleInducer;
 pub use linkage::Linkage;
 pub use need_view::NeedView;
-pub use pipeline::{Branching, Evolution, EvolutionConfig, EvolutionEvent, PoolKey};
+pub use pipeline::{Branching, Evolution, EvolutionConfig, PoolKey};
 pub use pool::{ClusterView, Ingested, Pool};
 pub use pool_config::{
     CLAIM_RATIO, MIN_QUOTE_CLIENTS, NEED_RATIO, PoolConfig, PoolError, SUPPORT_RATIO,

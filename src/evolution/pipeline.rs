@@ -1,26 +1,26 @@
 //! The default evolution engine: `other` fragments → pool → trigger → inducer
 //! → conflict detection → packaged patch → the store's guard and lifecycle.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
 use time::{Duration, OffsetDateTime};
 
+use super::event::EvolutionEvent;
 use super::pool::Pool;
 use super::pool_config::{PoolConfig, PoolError};
 use super::redact::{Redaction, redact};
 use super::sanitize::sanitize_fragment;
 use super::state::{EvolutionState, EvolutionStateError};
 use super::{Embedder, EvolutionEngine, HashingEmbedder, IntentInducer, RuleInducer};
-use crate::issue::Issue;
-use crate::key::{EXPERIMENTAL_MEMBER, KeyDefinition, OTHER_KEY, Sensitivity};
-use crate::patch::DenySensitive;
-use crate::patch::{PatchScope, SchemaPatch};
-use crate::patch::{SchemaStore, Submission};
+use crate::key::OTHER_KEY;
+use crate::patch::{PatchScope, SchemaStore};
 
 /// The last instant `time` represents (without its `large-dates` feature).
-const LAST_INSTANT: OffsetDateTime = time::macros::datetime!(9999-12-31 23:59:59.999_999_999 UTC);
+pub(super) const LAST_INSTANT: OffsetDateTime =
+    time::macros::datetime!(9999-12-31 23:59:59.999_999_999 UTC);
 
 /// Which pools a fragment feeds (§6.2.1: per scenario, optionally per client).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -146,108 +146,6 @@ impl EvolutionConfig {
     }
 }
 
-/// Something the engine did with a message.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum EvolutionEvent {
-    /// A need's dual gate opened.
-    Triggered {
-        /// The pool.
-        pool: PoolKey,
-        /// The need.
-        #[serde(serialize_with = "hex_id")]
-        need: u64,
-        /// The fine cluster the message's fragment joined.
-        #[serde(serialize_with = "hex_id")]
-        cluster: u64,
-        /// The need's heat.
-        heat: f64,
-        /// Its requests so far (one message is one, however many fragments).
-        occurrences: u64,
-        /// Whether the gate opened only with the heat of neighbouring needs
-        /// (the need's paraphrases the grouping kept apart).
-        supported: bool,
-        /// Distinct clients within the gate window (counted up to the gate's minimum).
-        recent_clients: usize,
-        /// When.
-        #[serde(with = "time::serde::rfc3339")]
-        at: OffsetDateTime,
-    },
-    /// A patch was packaged and handed to the store.
-    Proposed {
-        /// The pool.
-        pool: PoolKey,
-        /// The need it came from.
-        #[serde(serialize_with = "hex_id")]
-        need: u64,
-        /// The patch.
-        patch: Box<SchemaPatch>,
-        /// Applied, or queued behind the convergence guard.
-        submission: Submission,
-    },
-    /// A proposal was put off: the inducer proposed nothing, or the store
-    /// could not build the schema to check it against. The need may
-    /// trigger again from `retry_at` (a backoff doubling per failure).
-    Deferred {
-        /// The pool.
-        pool: PoolKey,
-        /// The need.
-        #[serde(serialize_with = "hex_id")]
-        need: u64,
-        /// Why.
-        reason: String,
-        /// When it may be tried again.
-        #[serde(with = "time::serde::rfc3339")]
-        retry_at: OffsetDateTime,
-    },
-    /// A need will propose nothing: most of its fragments read as
-    /// instructions to a model, which must never become schema.
-    Withheld {
-        /// The pool.
-        pool: PoolKey,
-        /// The need.
-        #[serde(serialize_with = "hex_id")]
-        need: u64,
-        /// Why.
-        reason: String,
-    },
-    /// Fragments did not enter a pool (nothing left to embed, an embedder
-    /// output the pool refuses, the client's quota of new clusters spent,
-    /// or more fragments in one message than the engine takes); the
-    /// fragments themselves are not repeated.
-    Skipped {
-        /// The pool.
-        pool: PoolKey,
-        /// How many fragments.
-        fragments: usize,
-        /// Why.
-        reason: String,
-    },
-    /// The store refused the packaged patch. A patch touching a sensitive
-    /// key is refused by the pipeline's authorizer
-    /// (`unauthorized_sensitive_change`) and held here for an operator, who
-    /// may review it and submit it with an authorizer of their own.
-    Refused {
-        /// The pool.
-        pool: PoolKey,
-        /// The need it came from.
-        #[serde(serialize_with = "hex_id")]
-        need: u64,
-        /// The refused patch, whole (its description quotes only redacted,
-        /// unflagged fragments, as a proposed patch does).
-        patch: Box<SchemaPatch>,
-        /// Why.
-        errors: Vec<Issue>,
-    },
-}
-
-/// Need and cluster ids go on the wire as 16 hex digits (as in patch ids): JSON
-/// numbers above 2^53 lose precision in many languages.
-fn hex_id<S: serde::Serializer>(id: &u64, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(&format!("{id:016x}"))
-}
-
 /// The default engine: a [`HashingEmbedder`] and a [`RuleInducer`] unless told otherwise.
 ///
 /// Feed it every received message (valid or not); it records the lifecycle's
@@ -258,11 +156,14 @@ fn hex_id<S: serde::Serializer>(id: &u64, serializer: S) -> Result<S::Ok, S::Err
 /// keys are never proposed automatically.
 pub struct Evolution<E = HashingEmbedder, I = RuleInducer> {
     embedder: E,
-    inducer: I,
-    config: EvolutionConfig,
-    pools: BTreeMap<PoolKey, Pool>,
+    pub(super) inducer: I,
+    pub(super) config: EvolutionConfig,
+    pub(super) pools: BTreeMap<PoolKey, Pool>,
     /// When each personal pool last took a fragment, for eviction.
     last_active: BTreeMap<PoolKey, OffsetDateTime>,
+    /// The sequence number of the last operator denial in the store that
+    /// the engine acted on (see `reopen_denied`).
+    reviewed: u64,
 }
 
 impl Default for Evolution {
@@ -284,6 +185,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             config,
             pools: BTreeMap::new(),
             last_active: BTreeMap::new(),
+            reviewed: 0,
         }
     }
 
@@ -314,7 +216,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
     /// active. The models and the configuration are code and are not part
     /// of it.
     pub fn state(&self) -> EvolutionState {
-        EvolutionState::new(&self.pools, &self.last_active)
+        EvolutionState::new(&self.pools, &self.last_active, self.reviewed)
     }
 
     /// Puts back a state saved by [`Evolution::state`], replacing every
@@ -334,7 +236,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
                 });
             }
         }
-        let (mut pools, mut last_active) = state.into_parts();
+        let (mut pools, mut last_active, reviewed) = state.into_parts();
         for (key, pool) in &mut pools {
             if let Err(error) = pool.retune(self.pool_config(key.client.is_some())) {
                 let setting = match error {
@@ -358,6 +260,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         last_active.retain(|key, _| pools.contains_key(key));
         self.pools = pools;
         self.last_active = last_active;
+        self.reviewed = reviewed;
         while self.last_active.len() > self.config.max_client_pools.max(1)
             && self.drop_least_recent_client_pool()
         {}
@@ -414,145 +317,41 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         true
     }
 
-    fn propose(
-        &mut self,
-        store: &mut SchemaStore,
-        key: &PoolKey,
-        need: u64,
-        now: OffsetDateTime,
-        events: &mut Vec<EvolutionEvent>,
-    ) {
-        let Some(pool) = self.pools.get_mut(key) else {
-            return;
-        };
-        let mut defer = |pool: &mut Pool, reason: String| {
-            if let Some(retry_at) = pool.defer(need, now) {
-                events.push(EvolutionEvent::Deferred {
-                    pool: key.clone(),
-                    need,
-                    reason,
-                    retry_at,
-                });
-            }
-        };
-        let template = match store.template_for(key.client.as_deref(), now) {
-            Ok(template) => template,
-            Err(error) => {
-                defer(
-                    pool,
-                    format!("the store could not build the schema: {error}"),
-                );
-                return;
-            }
-        };
-        let flagged_majority = pool.need(need).is_some_and(|view| {
-            let (flagged, total) = view.exemplars().iter().fold((0u64, 0u64), |(f, t), e| {
-                (f + if e.flagged { e.count } else { 0 }, t + e.count)
-            });
-            flagged * 2 >= total && total > 0
-        });
-        if flagged_majority {
-            pool.mark_proposed(need, "");
-            events.push(EvolutionEvent::Withheld {
-                pool: key.clone(),
-                need,
-                reason: "most of its fragments read as instructions to a model".to_owned(),
-            });
+    /// Acts on the operator denials the store recorded since the last call:
+    /// the needs marked with a denied key may trigger again, and are then
+    /// deferred while their evidence stays the same as the denied
+    /// proposal's (see [`crate::patch::Denial::covers`]). A store whose
+    /// denials restarted (a new store) is read from its first.
+    fn reopen_denied(&mut self, store: &SchemaStore) {
+        let latest = store.denials().last().map_or(0, |d| d.sequence);
+        if latest < self.reviewed {
+            self.reviewed = 0;
+        }
+        if latest == self.reviewed {
             return;
         }
-        let candidate = pool
-            .need(need)
-            .and_then(|view| self.inducer.induce(&view, &template));
-        let Some(candidate) = candidate else {
-            defer(pool, "the inducer proposed no key".to_owned());
-            return;
-        };
-        pool.mark_proposed(need, candidate.key_name.as_str());
-        if candidate.key_name.as_str() == OTHER_KEY {
-            return;
-        }
-        // A need whose fragments carried payment, identity or credential
-        // values (now placeholders), or whose key reads as one, is proposed
-        // marked sensitive: the store then holds it for the authorizer.
-        let carried = pool.need(need).and_then(|view| {
-            view.exemplars()
-                .iter()
-                .flat_map(|e| Redaction::found_in(&e.text))
-                .map(Redaction::sensitivity)
-                .next()
-        });
-        let mut candidate = candidate;
-        if candidate.sensitivity().is_none() {
-            if let Some(sensitivity) = carried.or_else(|| Sensitivity::classify(&candidate)) {
-                candidate = candidate.with_sensitivity(sensitivity);
+        let scenario = &store.base().scenario;
+        for denial in store.denials().filter(|d| d.sequence > self.reviewed) {
+            let key = PoolKey {
+                scenario: scenario.clone(),
+                client: match &denial.patch.scope {
+                    PatchScope::Global => None,
+                    PatchScope::Client(client) => Some(client.clone()),
+                },
+            };
+            if let Some(pool) = self.pools.get_mut(&key) {
+                for denied in denial
+                    .patch
+                    .new_keys
+                    .iter()
+                    .chain(&denial.patch.modified_keys)
+                {
+                    pool.reopen(denied.key_name.as_str());
+                }
             }
         }
-        let mut patch = SchemaPatch::new(
-            patch_id(key, need, now),
-            template.schema_id.clone(),
-            now,
-            // Near the end of the representable range the lifetime is cut
-            // at its last instant; at that very instant the store refuses the
-            // patch (it would expire as it starts) and says so in an event.
-            now.checked_add(self.config.patch_lifetime)
-                .unwrap_or(LAST_INSTANT),
-        );
-        // A base without a digest (see `DigestError`) cannot be named; the
-        // patch still names its parent schema id.
-        patch.parent_digest = store.base().digest().ok();
-        if let Some(client) = &key.client {
-            patch.scope = PatchScope::Client(client.clone());
-        }
-        match template.key(candidate.key_name.as_str()) {
-            // Conflict detection (§6.2.2): refine the existing key, never duplicate it.
-            Some(existing) => patch.modified_keys.push(refinement(existing, &candidate)),
-            None => {
-                let mut key_def = candidate;
-                key_def
-                    .extra
-                    .insert(EXPERIMENTAL_MEMBER.to_owned(), Value::Bool(true));
-                patch.new_keys.push(key_def);
-            }
-        }
-        match store.submit_by(patch.clone(), Some("sdsi:evolution"), now, &DenySensitive) {
-            Ok(submission) => events.push(EvolutionEvent::Proposed {
-                pool: key.clone(),
-                need,
-                patch: Box::new(patch),
-                submission,
-            }),
-            Err(error) => events.push(EvolutionEvent::Refused {
-                pool: key.clone(),
-                need,
-                patch: Box::new(patch),
-                errors: error.errors().to_vec(),
-            }),
-        }
+        self.reviewed = latest;
     }
-}
-
-/// A patch id no other pool can produce: global and personal pools number
-/// their needs independently, so the pool is part of it.
-fn patch_id(pool: &PoolKey, need: u64, now: OffsetDateTime) -> String {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = rustc_hash::FxHasher::default();
-    pool.hash(&mut hasher);
-    format!(
-        "evo-{:016x}-{need:016x}-{}",
-        hasher.finish(),
-        now.unix_timestamp()
-    )
-}
-
-/// `existing` with the candidate's description appended: same type, same
-/// flags, so the merge accepts it as a refinement.
-fn refinement(existing: &KeyDefinition, candidate: &KeyDefinition) -> KeyDefinition {
-    let mut refined = existing.clone();
-    refined.semantic_description = format!(
-        "{} {}",
-        existing.semantic_description, candidate.semantic_description
-    );
-    refined
 }
 
 /// The `other` fragments of a message: a string, or the strings of an array.
@@ -573,6 +372,7 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
         now: OffsetDateTime,
     ) -> Vec<EvolutionEvent> {
         store.record(message, client, now);
+        self.reopen_denied(store);
         let scenario = store.base().scenario.clone();
         let mut keys = vec![PoolKey {
             scenario: scenario.clone(),
@@ -612,7 +412,11 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
         }
         // One call for the message's fragments: a model embeds a batch in
         // one forward pass, a Python embedder in one call.
-        let texts: Vec<&str> = cleaned.iter().map(|clean| clean.text.as_str()).collect();
+        let embedded: Vec<Cow<'_, str>> = cleaned
+            .iter()
+            .map(|clean| Redaction::embedded(&clean.text))
+            .collect();
+        let texts: Vec<&str> = embedded.iter().map(|text| text.as_ref()).collect();
         let vectors = self.embedder.embed_batch(&texts);
         if vectors.len() != texts.len() {
             for key in &keys {
@@ -685,28 +489,5 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
             }
         }
         events
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn patch_ids_differ_between_pools() {
-        let now = time::macros::datetime!(2026-05-01 0:00 UTC);
-        let global = PoolKey {
-            scenario: "s".into(),
-            client: None,
-        };
-        let personal = PoolKey {
-            scenario: "s".into(),
-            client: Some("agent-7".into()),
-        };
-        assert_ne!(patch_id(&global, 42, now), patch_id(&personal, 42, now));
-        assert_eq!(
-            patch_id(&global, 42, now),
-            patch_id(&global.clone(), 42, now)
-        );
     }
 }

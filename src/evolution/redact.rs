@@ -72,6 +72,46 @@ impl Redaction {
         Redaction::Secret,
     ];
 
+    /// `text` (redacted) without its placeholders, spaces around them
+    /// folded: what is left of a request once the values it carried are
+    /// gone. A placeholder says a value was there, not what was asked, so
+    /// it is neither embedded nor used to name a key: "refund to <card>"
+    /// and "send the receipt to <email>" do not meet on the placeholders.
+    ///
+    /// ```
+    /// use sdsi::evolution::Redaction;
+    /// assert_eq!(Redaction::strip("refund to <card> please"), "refund to please");
+    /// assert_eq!(Redaction::strip("<email>"), "");
+    /// ```
+    pub fn strip(text: &str) -> std::borrow::Cow<'_, str> {
+        if !text.contains('<') || Redaction::found_in(text).is_empty() {
+            return std::borrow::Cow::Borrowed(text);
+        }
+        let mut out = text.to_owned();
+        for kind in Redaction::ALL {
+            out = out.replace(kind.placeholder(), " ");
+        }
+        std::borrow::Cow::Owned(out.split_whitespace().collect::<Vec<_>>().join(" "))
+    }
+
+    /// What is embedded of a redacted fragment: [`Redaction::strip`]'s
+    /// words, or the placeholders themselves when nothing else is left, so
+    /// that bare card numbers still meet each other.
+    ///
+    /// ```
+    /// use sdsi::evolution::Redaction;
+    /// assert_eq!(Redaction::embedded("pay with <card>"), "pay with");
+    /// assert_eq!(Redaction::embedded("<card>"), "<card>");
+    /// ```
+    pub fn embedded(text: &str) -> std::borrow::Cow<'_, str> {
+        let stripped = Redaction::strip(text);
+        if stripped.chars().any(char::is_alphanumeric) {
+            stripped
+        } else {
+            std::borrow::Cow::Borrowed(text)
+        }
+    }
+
     /// The kinds whose placeholders `text` holds (e.g. an exemplar).
     pub fn found_in(text: &str) -> Vec<Redaction> {
         Redaction::ALL

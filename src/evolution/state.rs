@@ -26,6 +26,8 @@ pub const EVOLUTION_FORMAT_VERSION: u32 = 1;
 pub struct EvolutionState {
     pools: BTreeMap<PoolKey, Pool>,
     last_active: BTreeMap<PoolKey, OffsetDateTime>,
+    /// The last store denial the engine acted on.
+    reviewed: u64,
 }
 
 /// Why a saved state was not put back.
@@ -72,6 +74,12 @@ struct Written<'a> {
     format: &'static str,
     version: u32,
     pools: Vec<Entry<&'a Pool>>,
+    #[serde(skip_serializing_if = "is_zero")]
+    reviewed: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Deserialize)]
@@ -81,16 +89,21 @@ struct Read {
     version: u32,
     /// Optional here, so another format or version is named as such first.
     pools: Option<Vec<Entry<Pool>>>,
+    /// Absent before the operator loop existed, and while no denial was read.
+    #[serde(default)]
+    reviewed: u64,
 }
 
 impl EvolutionState {
     pub(crate) fn new(
         pools: &BTreeMap<PoolKey, Pool>,
         last_active: &BTreeMap<PoolKey, OffsetDateTime>,
+        reviewed: u64,
     ) -> Self {
         Self {
             pools: pools.clone(),
             last_active: last_active.clone(),
+            reviewed,
         }
     }
 
@@ -99,8 +112,16 @@ impl EvolutionState {
         self.pools.iter()
     }
 
-    pub(crate) fn into_parts(self) -> (BTreeMap<PoolKey, Pool>, BTreeMap<PoolKey, OffsetDateTime>) {
-        (self.pools, self.last_active)
+    /// The pools, when each personal pool was last active, and the last
+    /// store denial acted on.
+    pub(crate) fn into_parts(
+        self,
+    ) -> (
+        BTreeMap<PoolKey, Pool>,
+        BTreeMap<PoolKey, OffsetDateTime>,
+        u64,
+    ) {
+        (self.pools, self.last_active, self.reviewed)
     }
 }
 
@@ -118,6 +139,7 @@ impl Serialize for EvolutionState {
                     pool,
                 })
                 .collect(),
+            reviewed: self.reviewed,
         }
         .serialize(serializer)
     }
@@ -137,6 +159,7 @@ impl<'de> Deserialize<'de> for EvolutionState {
         let mut state = EvolutionState {
             pools: BTreeMap::new(),
             last_active: BTreeMap::new(),
+            reviewed: read.reviewed,
         };
         let pools = read
             .pools

@@ -10,7 +10,10 @@
 //! | windowed day counters behind the metrics | `patch/metrics.rs` |
 //! | [`PatchAuthorizer`], [`DenySensitive`] | `patch/security.rs` |
 //! | [`Signer`]: HMAC-SHA-256 signatures of patches, templates, suggestions | `patch/integrity.rs` |
-//! | [`SchemaStore`]: submissions, the convergence guard, suggestions | `patch/store.rs` |
+//! | [`PendingProposal`], [`Denial`], [`Evidence`]: proposals held for an operator | `patch/review.rs` |
+//! | [`SchemaStore`]: submissions, the convergence guard, suggestions | `patch/store/mod.rs` |
+//! | the store's snapshot form | `patch/store/snapshot.rs` |
+//! | [`SchemaStore::hold`], [`SchemaStore::approve`], [`SchemaStore::deny`] | `patch/store/review.rs` |
 //!
 //! Everything here depends on time only through the `now` it is given.
 //! Feature `patch` (on by default).
@@ -19,6 +22,7 @@ mod effective;
 mod integrity;
 mod lifecycle;
 pub(crate) mod metrics;
+mod review;
 mod security;
 mod store;
 
@@ -27,10 +31,14 @@ pub use integrity::{IntegrityError, MIN_KEY_BYTES, SIGNATURE_MEMBER, Signer};
 pub use lifecycle::{
     GuardScope, KeyMetrics, KeyRecord, KeyState, Lifecycle, LifecyclePolicy, Thresholds, Transition,
 };
+pub use review::{
+    Denial, Evidence, HoldReason, MATERIAL_CHANGE, MAX_DENIALS, MAX_PENDING, PendingProposal,
+    ReviewError,
+};
 pub use security::{DenySensitive, PatchAuthorizer};
 #[cfg(feature = "evolution")]
 pub(crate) use store::check_header;
-pub use store::{Evaluation, STORE_FORMAT_VERSION, SchemaStore, Submission};
+pub use store::{APPROVED_BY_MEMBER, Evaluation, STORE_FORMAT_VERSION, SchemaStore, Submission};
 
 use std::fmt;
 

@@ -22,7 +22,7 @@ use sdsi::evolution::{
     Branching, Embedder, Evolution, EvolutionConfig, EvolutionEngine, EvolutionEvent, PoolKey,
     RuleInducer, redact, sanitize_fragment,
 };
-use sdsi::patch::{LifecyclePolicy, PatchScope, Submission};
+use sdsi::patch::{HoldReason, LifecyclePolicy, PatchScope, Submission};
 use sdsi::{SchemaStore, SchemaTemplate};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -96,7 +96,7 @@ pub struct Run {
 }
 
 impl Run {
-    /// The applied proposals and the patches held for authorization (a
+    /// The applied proposals and the patches held for an operator (a
     /// sensitive key: the pipeline's authorizer refuses it, an operator
     /// decides): (pool, cluster, scope, key names).
     fn proposals(&self) -> Vec<(&PoolKey, u64, PatchScope, Vec<String>)> {
@@ -109,17 +109,13 @@ impl Run {
                     patch,
                     submission: Submission::Applied,
                 } => Some((pool, *need, patch)),
-                EvolutionEvent::Refused {
+                EvolutionEvent::Held {
                     pool,
                     need,
                     patch,
-                    errors,
-                } if errors
-                    .iter()
-                    .all(|e| e.code().as_str() == "unauthorized_sensitive_change") =>
-                {
-                    Some((pool, *need, patch))
-                }
+                    reason: HoldReason::Sensitive,
+                    ..
+                } => Some((pool, *need, patch)),
                 _ => None,
             })
             .map(|(pool, cluster, patch)| {
@@ -160,7 +156,7 @@ fn replay<E: Embedder>(engine: &mut Evolution<E, RuleInducer>, stream: &[Sent]) 
         let happened = engine.observe(&mut store, &message(&sent.text), &sent.client, at);
         for event in &happened {
             if let EvolutionEvent::Proposed { pool, need, .. }
-            | EvolutionEvent::Refused { pool, need, .. } = event
+            | EvolutionEvent::Held { pool, need, .. } = event
             {
                 let view = engine.pool(pool).and_then(|p| p.need(*need));
                 let texts = view

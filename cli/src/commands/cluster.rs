@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 
-use sdsi::evolution::{Embedder, Pool, PoolConfig, redact, sanitize_fragment};
+use sdsi::evolution::{Embedder, Pool, PoolConfig, Redaction, redact, sanitize_fragment};
 use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 
@@ -163,7 +163,13 @@ impl Clustering {
                 sanitize_fragment(line).map(|clean| (redact(&clean.text).text, clean.flagged))
             })
             .collect();
-        let texts: Vec<&str> = cleaned.iter().flatten().map(|(t, _)| t.as_str()).collect();
+        // As `sdsi evolve` embeds them: placeholders are not content.
+        let embedded: Vec<String> = cleaned
+            .iter()
+            .flatten()
+            .map(|(t, _)| Redaction::embedded(t).into_owned())
+            .collect();
+        let texts: Vec<&str> = embedded.iter().map(String::as_str).collect();
         let mut vectors = embedder.embed_batch(&texts).into_iter();
         let now = OffsetDateTime::UNIX_EPOCH;
         lines

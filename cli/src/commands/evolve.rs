@@ -240,7 +240,8 @@ fn replay(
 ) -> Outcome {
     let mut out = io::stdout().lock();
     let mut emit = |value: Value| writeln!(out, "{value}").is_ok();
-    let (mut lines, mut bad, mut triggers, mut proposals) = (0u64, 0u64, 0u64, 0u64);
+    let (mut lines, mut bad, mut triggers, mut proposals, mut held) =
+        (0u64, 0u64, 0u64, 0u64, 0u64);
     let resume_after = saving.as_ref().map_or(0, |s| s.resume_after);
     let mut last = resume_after;
     for (number, line) in reader.lines().enumerate() {
@@ -274,6 +275,7 @@ fn replay(
             match value.get("event").and_then(Value::as_str) {
                 Some("triggered") => triggers += 1,
                 Some("proposed") => proposals += 1,
+                Some("held") => held += 1,
                 _ => {}
             }
             if !emit(with_line(value, number)) {
@@ -305,7 +307,7 @@ fn replay(
         }
     }
     let mut summary = json!({"event": "summary", "lines": lines, "unreadable_lines": bad,
-                "triggers": triggers, "patches_proposed": proposals});
+                "triggers": triggers, "patches_proposed": proposals, "patches_held": held});
     if let (true, Some(object)) = (resume_after > 0, summary.as_object_mut()) {
         object.insert("resumed_after_line".to_owned(), json!(resume_after));
     }

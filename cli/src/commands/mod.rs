@@ -7,5 +7,6 @@ pub mod envelope;
 pub mod evolve;
 pub mod export;
 pub mod import;
+pub mod review;
 pub mod validate;
 pub mod validate_lines;

@@ -12,6 +12,7 @@ use crate::digest::canonical_digest;
 use crate::issue::{Issue, IssueCode};
 use crate::key::{KeyDefinition, KeyName};
 use crate::negotiate::{PatchReference, SchemaUpdateSuggestion};
+use crate::patch::review::Review;
 use crate::patch::{CompileError, EffectiveSchema};
 use crate::patch::{GuardScope, KeyState, Lifecycle, LifecyclePolicy, Transition};
 use crate::patch::{PatchAuthorizer, Signer};
@@ -20,8 +21,10 @@ use crate::template::SchemaTemplate;
 use crate::template::TemplateError;
 use crate::validate::{CompiledSchema, ValidateOptions};
 
+mod review;
 mod snapshot;
 
+pub use review::APPROVED_BY_MEMBER;
 pub use snapshot::STORE_FORMAT_VERSION;
 #[cfg(feature = "evolution")]
 pub(crate) use snapshot::check_header;
@@ -88,6 +91,8 @@ pub struct SchemaStore {
     delivered: HashMap<String, HashMap<KeyName, KeyDefinition>>,
     /// When set, `submit` takes only patches signed with this key.
     signer: Option<Signer>,
+    /// Proposals held for an operator, and the denials remembered.
+    review: Review,
     /// Bumped whenever the accepted patches change.
     generation: u64,
     /// Compiled schemas per client, valid while what the merge reads is unchanged.
@@ -146,11 +151,14 @@ struct Taken {
     dropped: bool,
 }
 
-/// A patch behind the convergence guard, and who submitted it.
+/// A patch behind the convergence guard, who submitted it, and whether an
+/// operator approved it (then no authorizer is asked again on release).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Waiting {
     patch: SchemaPatch,
     submitter: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    approved: bool,
 }
 
 /// Patches in the store were authorized when submitted (and again on release).
@@ -176,6 +184,7 @@ impl SchemaStore {
             options: ValidateOptions::default(),
             delivered: HashMap::new(),
             signer: None,
+            review: Review::default(),
             generation: 0,
             compiled: CompiledCache::default(),
         })
@@ -254,6 +263,20 @@ impl SchemaStore {
         submitter: Option<&str>,
         now: OffsetDateTime,
         authorizer: &dyn PatchAuthorizer,
+    ) -> Result<Submission, CompileError> {
+        self.take(patch, submitter, now, authorizer, false)
+    }
+
+    /// `submit_by`, for a patch an operator `approved` (see
+    /// [`SchemaStore::approve`]): it is then authorized on release from the
+    /// guard's queue too, whatever authorizer `evaluate` is given.
+    fn take(
+        &mut self,
+        patch: SchemaPatch,
+        submitter: Option<&str>,
+        now: OffsetDateTime,
+        authorizer: &dyn PatchAuthorizer,
+        approved: bool,
     ) -> Result<Submission, CompileError> {
         if let Some(signer) = &self.signer {
             if let Err(error) = signer.check(&patch) {
@@ -337,6 +360,7 @@ impl SchemaStore {
             self.queue.push_back(Waiting {
                 patch,
                 submitter: submitter.map(str::to_owned),
+                approved,
             });
             Ok(Submission::Queued { ahead })
         }
@@ -486,7 +510,12 @@ impl SchemaStore {
         let mut waiting = std::mem::take(&mut self.queue);
         let mut blocked: Vec<PatchScope> = Vec::new();
         let scenario = self.lifecycle.policy().guard == GuardScope::Scenario;
-        while let Some(Waiting { patch, submitter }) = waiting.pop_front() {
+        while let Some(Waiting {
+            patch,
+            submitter,
+            approved,
+        }) = waiting.pop_front()
+        {
             if patch.expires_at <= now {
                 let error = PatchError::new(
                     Some(patch.patch_id.clone()),
@@ -506,9 +535,18 @@ impl SchemaStore {
             };
             if line_blocked || !self.has_room(&patch, now) {
                 blocked.push(patch.scope.clone());
-                self.queue.push_back(Waiting { patch, submitter });
+                self.queue.push_back(Waiting {
+                    patch,
+                    submitter,
+                    approved,
+                });
                 continue;
             }
+            let authorizer: &dyn PatchAuthorizer = if approved {
+                &already_authorized
+            } else {
+                authorizer
+            };
             match self.check(&patch, submitter.as_deref(), now, authorizer) {
                 Ok(()) => {
                     evaluation.released.push(patch.patch_id.clone());

@@ -1,6 +1,7 @@
 //! The store's serialized form: everything a server needs to carry on after
 //! a restart (base, accepted and queued patches, the ids it took, the
-//! lifecycle with its metric windows, what each client was told), versioned.
+//! lifecycle with its metric windows, what each client was told, the
+//! proposals held for an operator and the denials remembered), versioned.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
@@ -8,6 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{CompiledCache, SchemaStore, Taken, Waiting};
 use crate::key::{KeyDefinition, KeyName};
+use crate::patch::review::Review;
 use crate::patch::{Lifecycle, SchemaPatch};
 use crate::template::SchemaTemplate;
 use crate::validate::ValidateOptions;
@@ -36,6 +38,8 @@ struct SnapshotRef<'a> {
     lifecycle: &'a Lifecycle,
     delivered: BTreeMap<&'a str, BTreeMap<&'a KeyName, &'a KeyDefinition>>,
     generation: u64,
+    #[serde(skip_serializing_if = "Review::is_empty")]
+    review: &'a Review,
 }
 
 /// Owned, for reading. Every member but the header is optional here, so
@@ -56,6 +60,10 @@ struct Snapshot {
     lifecycle: Option<Lifecycle>,
     delivered: Option<HashMap<String, HashMap<KeyName, KeyDefinition>>>,
     generation: Option<u64>,
+    /// Absent in snapshots written before the operator loop, or with
+    /// nothing held or denied.
+    #[serde(default)]
+    review: Review,
 }
 
 /// Refuses a saved form (`what`: "schema store snapshot", "evolution
@@ -107,6 +115,7 @@ impl Serialize for SchemaStore {
                 .map(|(client, keys)| (client.as_str(), keys.iter().collect()))
                 .collect(),
             generation: self.generation,
+            review: &self.review,
         }
         .serialize(serializer)
     }
@@ -151,6 +160,7 @@ impl<'de> Deserialize<'de> for SchemaStore {
             options: member(s.options, "options")?,
             delivered: member(s.delivered, "delivered")?,
             signer: None,
+            review: s.review,
             generation: member(s.generation, "generation")?,
             compiled: CompiledCache::default(),
         })
