@@ -246,9 +246,18 @@ fn main() -> Result<(), Box<dyn Error>> {
         .and_then(Value::as_str)
         .unwrap_or("window_seat")
         .to_owned();
+    // The client fills the key as its type and description say.
+    let value = match suggestion
+        .pointer("/new_keys/0/key_type")
+        .and_then(Value::as_str)
+    {
+        Some("boolean") => json!(true),
+        Some("integer") => json!(1),
+        _ => json!("window"),
+    };
 
-    println!("9. the client maps the wish to `{key}` from now on; the server accepts it:");
-    let adopted = booking(&[(key.as_str(), json!("window"))]);
+    println!("9. the client maps the wish to `{key}: {value}` from now on; the server accepts it:");
+    let adopted = booking(&[(key.as_str(), value.clone())]);
     let mine = server.store.compile_for(Some(me), now)?;
     let report = mine.validate_slice(&adopted);
     println!(
@@ -262,12 +271,12 @@ fn main() -> Result<(), Box<dyn Error>> {
     for hour in 0..(7 * 24) {
         let at = now + Duration::hours(hour);
         for c in 0..4 {
-            let extra: &[(&str, Value)] = if c == 0 {
-                &[(key.as_str(), json!("window"))]
+            let extra = if c == 0 {
+                vec![(key.as_str(), value.clone())]
             } else {
-                &[]
+                Vec::new()
             };
-            server.execute(&booking(extra), &format!("assistant-{c}"), at)?;
+            server.execute(&booking(&extra), &format!("assistant-{c}"), at)?;
         }
         server
             .store

@@ -110,7 +110,7 @@ def normal(text):
 
 
 def keys(lines):
-    """(key name, description, log line) of every key proposed or held."""
+    """(key name, description, log line, type) of every key proposed or held."""
     for line in lines:
         try:
             event = json.loads(line)
@@ -120,7 +120,8 @@ def keys(lines):
         held = kind == "held" and event.get("reason") == "sensitive"
         if kind == "proposed" or held:
             for key in event.get("patch", {}).get("new_keys", []):
-                yield key["key_name"], key.get("semantic_description", ""), event.get("line")
+                yield (key["key_name"], key.get("semantic_description", ""), event.get("line"),
+                       key.get("key_type"))
 
 
 def line_texts(events_path):
@@ -143,9 +144,12 @@ def score(truth, lines, texts=None):
     intent_of = truth["intent_of"]
     texts = texts or {}
     credited = Counter()
+    named = Counter()
+    booleans = 0
     noise = []
-    for name, description, line in keys(lines):
-        quoted = re.findall(r'"([^"]*)"', description.split("for example", 1)[-1]) if "for example" in description else []
+    for name, description, line, key_type in keys(lines):
+        example = re.split(r"[Ff]or example", description, maxsplit=1)
+        quoted = re.findall(r'"([^"]*)"', example[1]) if len(example) == 2 else []
         votes = Counter(intent_of.get(normal(q)) for q in quoted)
         votes.pop(None, None)
         intent = votes.most_common(1)[0][0] if votes else None
@@ -153,6 +157,8 @@ def score(truth, lines, texts=None):
             intent = intent_of.get(normal(texts[line]))
         if intent in needs:
             credited[intent] += 1
+            named[intent] += named_after(name, intent)
+            booleans += key_type == "boolean"
         else:
             noise.append(name)
     return {
@@ -162,7 +168,24 @@ def score(truth, lines, texts=None):
         "extra_keys": sum(max(0, credited[n] - 1) for n in needs),
         "noise_keys": len(noise),
         "missed": [n for n in needs if credited[n] == 0],
+        "named_after_the_need": sum(1 for n in needs if named[n] >= 1),
+        "boolean_keys": booleans,
     }
+
+
+def named_after(key_name, intent):
+    """Whether a key name shares a word stem with the intent's label (what a
+    person calls the need): equal words, or words of 4+ letters sharing
+    their first five (or all of the shorter one's, when it has 4):
+    accept/acceptance, arrive/arrival, rates/rate."""
+    def stems(text):
+        return [w for w in re.split(r"[^a-z0-9]+", text.lower()) if w]
+    for a in stems(key_name):
+        for b in stems(intent):
+            short = min(len(a), len(b))
+            if a == b or (short >= 5 and a[:5] == b[:5]) or (short == 4 and a[:4] == b[:4]):
+                return True
+    return False
 
 
 def evolve(sdsi, run_dir, model, need_threshold=None, need_contrast=None):
@@ -225,15 +248,18 @@ def main():
                                    line_texts(os.path.join(tmp, "events.jsonl")))
                 rows.append((corpus, seed, result))
                 print(json.dumps({"corpus": corpus, "seed": seed, **result}), flush=True)
-        print("\n| corpus | seed | needs with exactly one key | extra keys | keys from noise |")
-        print("|---|---|---|---|---|")
+        print("\n| corpus | seed | needs with exactly one key | extra keys | keys from noise "
+              "| needs with a key named after them | boolean keys |")
+        print("|---|---|---|---|---|---|---|")
         for corpus, seed, r in rows:
-            print(f"| {corpus} | {seed} | {r['exactly_one_key']} of {r['needs']} | {r['extra_keys']} | {r['noise_keys']} |")
+            print(f"| {corpus} | {seed} | {r['exactly_one_key']} of {r['needs']} | {r['extra_keys']} "
+                  f"| {r['noise_keys']} | {r['named_after_the_need']} | {r['boolean_keys']} |")
         for corpus in sorted({c for c, _, _ in rows}):
             mine = [r for c, _, r in rows if c == corpus]
             total = sum(r["exactly_one_key"] for r in mine)
             print(f"| {corpus} | all | {total} of {sum(r['needs'] for r in mine)} "
-                  f"| {sum(r['extra_keys'] for r in mine)} | {sum(r['noise_keys'] for r in mine)} |")
+                  f"| {sum(r['extra_keys'] for r in mine)} | {sum(r['noise_keys'] for r in mine)} "
+                  f"| {sum(r['named_after_the_need'] for r in mine)} | {sum(r['boolean_keys'] for r in mine)} |")
 
 
 if __name__ == "__main__":

@@ -120,7 +120,9 @@ fn many_clients_asking_for_a_window_seat_yield_an_experimental_seat_key() {
     let now = T0 + Duration::days(2);
     let schema = store.compile_for(None, now).unwrap();
     let mut payload = message("none");
-    payload["payload"][key.key_name.as_str()] = json!("window");
+    // A wish present or absent: a boolean.
+    assert_eq!(key.key_type, sdsi::KeyType::Boolean, "{key:?}");
+    payload["payload"][key.key_name.as_str()] = json!(true);
     assert!(schema.validate(&payload).is_valid());
     let suggestion = store.suggestion_for("agent-0", now).unwrap().unwrap();
     assert_eq!(suggestion.new_keys()[0].key_name, key.key_name);

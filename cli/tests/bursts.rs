@@ -46,10 +46,19 @@ fn normal(text: &str) -> String {
 /// The quoted examples of a key's description (after "for example"; none
 /// when it gives no examples).
 fn quoted(description: &str) -> Vec<&str> {
-    let Some((_, tail)) = description.split_once("for example") else {
+    let at = description
+        .find("For example")
+        .or_else(|| description.find("for example"));
+    let Some(at) = at else {
         return Vec::new();
     };
-    tail.split('"').skip(1).step_by(2).collect()
+    description
+        .get(at..)
+        .unwrap_or("")
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .collect()
 }
 
 /// Runs `sdsi evolve` on stream `name` (with `extra` arguments) and scores

@@ -115,6 +115,12 @@ impl<'p> NeedView<'p> {
             .filter(move |e| !e.flagged && e.distinct_clients() >= min)
     }
 
+    /// The pool it belongs to: an inducer weighs the need's words against
+    /// the pool's other needs (see [`super::RuleInducer`]).
+    pub fn pool(&self) -> &'p Pool {
+        self.pool
+    }
+
     /// The mean of its fragments' unit vectors.
     pub fn centroid(&self) -> &[f32] {
         &self.centroid

@@ -1,0 +1,342 @@
+//! The words of a need: stemmed so inflections meet (bag/bags,
+//! travel/travelling), kept only when several clients used them, weighed
+//! against the pool's other needs and the template's key names by
+//! class-based TF-IDF (as BERTopic labels topics), and put in the order
+//! people write them.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+use crate::evolution::Exemplar;
+use crate::evolution::embed::{is_stopword, words};
+use crate::evolution::redact::Redaction;
+use crate::template::SchemaTemplate;
+
+/// Words that frame a request rather than say what it is about, negations
+/// among them; they never name a key (the stopwords aside, which never
+/// count at all). Single Latin letters never do either.
+const FRAME: [&str; 24] = [
+    "able",
+    "ask",
+    "asking",
+    "cant",
+    "didnt",
+    "doesnt",
+    "dont",
+    "give",
+    "isnt",
+    "no",
+    "not",
+    "possible",
+    "prefer",
+    "preferably",
+    "really",
+    "request",
+    "requesting",
+    "require",
+    "required",
+    "something",
+    "sure",
+    "t",
+    "wasnt",
+    "wont",
+];
+
+/// How salient, against the first, the second word of a name must be: a
+/// word most needs use ("flight", "card") does not join a name.
+const SECOND_SALIENCE: f64 = 0.5;
+
+/// A word of a fragment: its stem (what is compared) and its form (what is
+/// written).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Word {
+    pub stem: String,
+    pub form: String,
+}
+
+/// One clean exemplar, as words.
+#[derive(Debug, Clone)]
+pub(super) struct Fragment {
+    /// Its content words (no stopwords, no bare numbers, no placeholder),
+    /// in order, repeats kept.
+    pub words: Vec<Word>,
+    /// Every word in order, stopwords and numbers included (for counts).
+    pub all: Vec<String>,
+    /// The text, lower case, placeholders out (to see what stands next to
+    /// what, punctuation included).
+    pub text: String,
+    pub count: u64,
+    pub clients: Vec<u64>,
+}
+
+/// Stems words (Snowball English for words in Latin letters; others as
+/// they are), remembering what it has stemmed.
+pub(super) struct Stems {
+    stemmer: Stemmer,
+    memo: HashMap<String, String>,
+}
+
+impl Stems {
+    pub fn new() -> Self {
+        Self {
+            stemmer: Stemmer::create(Algorithm::English),
+            memo: HashMap::new(),
+        }
+    }
+
+    pub fn stem(&mut self, word: &str) -> String {
+        if let Some(stem) = self.memo.get(word) {
+            return stem.clone();
+        }
+        let stem = if word.chars().all(|c| c.is_ascii_alphabetic()) {
+            self.stemmer.stem(word).into_owned()
+        } else {
+            word.to_owned()
+        };
+        self.memo.insert(word.to_owned(), stem.clone());
+        stem
+    }
+
+    /// The content words of `text`, in order.
+    pub fn content(&mut self, text: &str) -> Vec<Word> {
+        words(&Redaction::strip(text))
+            .into_iter()
+            .filter(|w| !is_stopword(w) && !w.chars().all(|c| c.is_ascii_digit()))
+            .map(|form| Word {
+                stem: self.stem(&form),
+                form,
+            })
+            .collect()
+    }
+
+    pub fn fragment(&mut self, exemplar: &Exemplar) -> Fragment {
+        let text = Redaction::strip(&exemplar.text).to_lowercase();
+        Fragment {
+            words: self.content(&exemplar.text),
+            all: words(&text),
+            text,
+            count: exemplar.count.max(1),
+            clients: exemplar.client_tags(),
+        }
+    }
+}
+
+/// The stems that at least `min` distinct clients used, and are not
+/// request framing.
+pub(super) fn shared_stems(fragments: &[Fragment], min: usize) -> BTreeSet<String> {
+    let mut clients: BTreeMap<&str, BTreeSet<u64>> = BTreeMap::new();
+    for fragment in fragments {
+        for word in &fragment.words {
+            let letter = word.form.len() == 1 && word.form.is_ascii();
+            if letter || FRAME.binary_search(&word.form.as_str()).is_ok() {
+                continue;
+            }
+            clients
+                .entry(word.stem.as_str())
+                .or_default()
+                .extend(fragment.clients.iter().copied());
+        }
+    }
+    clients
+        .into_iter()
+        .filter(|(_, c)| c.len() >= min)
+        .map(|(stem, _)| stem.to_owned())
+        .collect()
+}
+
+/// A candidate term of the need.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Term {
+    pub stem: String,
+    /// Its most frequent form in the need.
+    pub form: String,
+    /// The weight of the need's fragments that hold it.
+    pub frequency: u64,
+    /// Its class-based TF-IDF weight.
+    pub salience: f64,
+}
+
+/// How often each stem of `wanted` occurs across the pool's other needs and
+/// the template's key names, and the mean weight of a need's words: the
+/// "classes" c-TF-IDF compares the need with.
+pub(super) struct Background {
+    frequency: HashMap<String, f64>,
+    mean_class_weight: f64,
+}
+
+impl Background {
+    /// `others`: each other need's exemplars. The template counts as one
+    /// class of the mean weight for every stem its key names use (`other`
+    /// aside), so a word a key already names weighs less.
+    pub fn new<'a>(
+        stems: &mut Stems,
+        need: &[Fragment],
+        others: impl Iterator<Item = Vec<&'a Exemplar>>,
+        template: &SchemaTemplate,
+        wanted: &BTreeSet<String>,
+    ) -> Self {
+        let mut frequency: HashMap<String, f64> = HashMap::new();
+        let mut classes = 1u64;
+        let mut total: f64 = need
+            .iter()
+            .map(|f| (f.count as f64) * f.words.len() as f64)
+            .sum();
+        for exemplars in others {
+            classes += 1;
+            for exemplar in exemplars {
+                let count = exemplar.count.max(1) as f64;
+                let words = stems.content(&exemplar.text);
+                total += count * words.len() as f64;
+                let mut seen = BTreeSet::new();
+                for word in words {
+                    if wanted.contains(&word.stem) && seen.insert(word.stem.clone()) {
+                        *frequency.entry(word.stem).or_default() += count;
+                    }
+                }
+            }
+        }
+        let mean_class_weight = (total / classes as f64).max(1.0);
+        let named: BTreeSet<String> = template
+            .keys
+            .iter()
+            .filter(|k| k.key_name.as_str() != crate::key::OTHER_KEY)
+            .flat_map(|k| {
+                k.key_name
+                    .as_str()
+                    .split('_')
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .map(|w| stems.stem(&w))
+            .collect();
+        for stem in named.into_iter().filter(|s| wanted.contains(s)) {
+            *frequency.entry(stem).or_default() += mean_class_weight;
+        }
+        Self {
+            frequency,
+            mean_class_weight,
+        }
+    }
+
+    /// c-TF-IDF: `tf × ln(1 + A / f)`, `f` counting the need's own use too.
+    fn salience(&self, stem: &str, tf: u64) -> f64 {
+        let elsewhere = self.frequency.get(stem).copied().unwrap_or(0.0);
+        let f = (tf as f64 + elsewhere).max(1.0);
+        tf as f64 * (1.0 + self.mean_class_weight / f).ln()
+    }
+}
+
+/// The need's terms among `shared`, most salient first (ties by stem).
+pub(super) fn ranked_terms(
+    fragments: &[Fragment],
+    shared: &BTreeSet<String>,
+    background: &Background,
+) -> Vec<Term> {
+    let mut frequency: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut forms: BTreeMap<&str, BTreeMap<&str, u64>> = BTreeMap::new();
+    for fragment in fragments {
+        let mut seen = BTreeSet::new();
+        for word in fragment.words.iter().filter(|w| shared.contains(&w.stem)) {
+            *forms
+                .entry(word.stem.as_str())
+                .or_default()
+                .entry(word.form.as_str())
+                .or_default() += fragment.count;
+            if seen.insert(word.stem.as_str()) {
+                let n = frequency.entry(word.stem.as_str()).or_default();
+                *n = n.saturating_add(fragment.count);
+            }
+        }
+    }
+    let mut terms: Vec<Term> = frequency
+        .into_iter()
+        .map(|(stem, tf)| Term {
+            stem: stem.to_owned(),
+            form: most_common(forms.get(stem)).unwrap_or(stem).to_owned(),
+            frequency: tf,
+            salience: background.salience(stem, tf),
+        })
+        .collect();
+    terms.sort_by(|a, b| {
+        b.salience
+            .total_cmp(&a.salience)
+            .then_with(|| a.stem.cmp(&b.stem))
+    });
+    terms
+}
+
+/// The most frequent form (ties alphabetically).
+fn most_common<'a>(forms: Option<&BTreeMap<&'a str, u64>>) -> Option<&'a str> {
+    forms?
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+        .map(|(form, _)| *form)
+}
+
+/// The weight of the fragments holding both stems.
+pub(super) fn together(fragments: &[Fragment], a: &str, b: &str) -> u64 {
+    fragments
+        .iter()
+        .filter(|f| f.words.iter().any(|w| w.stem == a) && f.words.iter().any(|w| w.stem == b))
+        .fold(0u64, |n, f| n.saturating_add(f.count))
+}
+
+/// The one or two terms that name the need: the most salient, and the most
+/// salient of the others that comes with it in at least a third of its
+/// fragments' weight and is at least [`SECOND_SALIENCE`] as salient, in the
+/// order the fragments mostly put them.
+pub(super) fn naming_terms(fragments: &[Fragment], ranked: &[Term]) -> Vec<Term> {
+    let Some(first) = ranked.first() else {
+        return Vec::new();
+    };
+    let second = ranked.iter().skip(1).find(|t| {
+        t.salience >= SECOND_SALIENCE * first.salience
+            && together(fragments, &first.stem, &t.stem).saturating_mul(3) >= first.frequency
+    });
+    let Some(second) = second else {
+        return vec![first.clone()];
+    };
+    if comes_first(fragments, &second.stem, &first.stem) {
+        vec![second.clone(), first.clone()]
+    } else {
+        vec![first.clone(), second.clone()]
+    }
+}
+
+/// Whether, by the fragments' weight, `a` mostly comes before `b`.
+pub(super) fn comes_first(fragments: &[Fragment], a: &str, b: &str) -> bool {
+    let (mut before, mut after) = (0u64, 0u64);
+    for fragment in fragments {
+        let position = |s: &str| fragment.words.iter().position(|w| w.stem == s);
+        if let (Some(x), Some(y)) = (position(a), position(b)) {
+            if x < y {
+                before = before.saturating_add(fragment.count);
+            } else {
+                after = after.saturating_add(fragment.count);
+            }
+        }
+    }
+    before > after
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_words_are_sorted_for_binary_search() {
+        let mut sorted = FRAME;
+        sorted.sort_unstable();
+        assert_eq!(sorted, FRAME);
+    }
+
+    #[test]
+    fn inflections_share_a_stem() {
+        let mut stems = Stems::new();
+        assert_eq!(stems.stem("bags"), stems.stem("bag"));
+        assert_eq!(stems.stem("travelling"), stems.stem("travel"));
+        assert_eq!(stems.stem("dogs"), stems.stem("dog"));
+        assert_eq!(stems.stem("靠窗"), "靠窗");
+    }
+}
