@@ -14,6 +14,7 @@ fragments come from.
     scripts/bursts.py score run/truth.json evolve-output.jsonl
     scripts/bursts.py run --banking77 DIR --hwu64 DIR [--model MODEL_DIR] [--seeds 1-5]
         [--split held-out|calibration] [--need-threshold X] [--need-contrast C]
+        [--llm-url URL [--llm-model NAME]]   # the LLM inducer (json-object format)
 
 `run` does both for every corpus and seed and prints a table: needs with
 exactly one key, extra keys on a need, keys from the one-off noise. Standard
@@ -188,9 +189,12 @@ def named_after(key_name, intent):
     return False
 
 
-def evolve(sdsi, run_dir, model, need_threshold=None, need_contrast=None):
+def evolve(sdsi, run_dir, model, need_threshold=None, need_contrast=None, llm=None):
     command = [sdsi, "evolve", "--schema", os.path.join(run_dir, "template.json"),
                os.path.join(run_dir, "events.jsonl")]
+    if llm:
+        url, name = llm
+        command += ["--inducer", "llm", "--llm-url", url, "--llm-model", name, "--llm-format", "json-object"]
     if model:
         command += ["--model", model]
     if need_threshold is not None:
@@ -228,6 +232,8 @@ def main():
     r.add_argument("--split", choices=["held-out", "calibration"], default="held-out")
     r.add_argument("--need-threshold", type=float, help="passed to sdsi evolve (default: the embedder's)")
     r.add_argument("--need-contrast", type=float, help="passed to sdsi evolve (default: the embedder's)")
+    r.add_argument("--llm-url", help="induce with the LLM at this OpenAI-compatible API base (…/v1)")
+    r.add_argument("--llm-model", default="smollm2", help="the model name the endpoint serves")
     r.add_argument("--sdsi", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "sdsi"))
     args = parser.parse_args()
     if args.command == "generate":
@@ -244,7 +250,8 @@ def main():
             for seed in seeds(args.seeds):
                 with tempfile.TemporaryDirectory() as tmp:
                     generate(corpus, data, seed, tmp, args.split)
-                    result = score(json.load(open(os.path.join(tmp, "truth.json"))), evolve(args.sdsi, tmp, args.model, args.need_threshold, args.need_contrast),
+                    result = score(json.load(open(os.path.join(tmp, "truth.json"))), evolve(args.sdsi, tmp, args.model, args.need_threshold, args.need_contrast,
+                                                  (args.llm_url, args.llm_model) if args.llm_url else None),
                                    line_texts(os.path.join(tmp, "events.jsonl")))
                 rows.append((corpus, seed, result))
                 print(json.dumps({"corpus": corpus, "seed": seed, **result}), flush=True)

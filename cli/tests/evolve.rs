@@ -385,3 +385,76 @@ fn the_model_clusters_and_evolves() {
     let key = &proposed[0]["patch"]["new_keys"][0];
     assert!(key["key_name"].as_str().unwrap().contains("seat"), "{key}");
 }
+
+/// `--inducer llm`: against the local llama.cpp server (scripts/with-llm.sh),
+/// the seat need gets a key from the model; against an endpoint that is not
+/// there, the rule inducer answers and the replay is the same as without
+/// the flag; without `--llm-url` the command is a usage error.
+#[test]
+fn evolve_with_the_llm_inducer() {
+    let base = [
+        "evolve",
+        "--schema",
+        &fixture("flight_template.json"),
+        &fixture("events.jsonl"),
+    ];
+    let (code, _) = sdsi(&[&base[..], &["--inducer", "llm"]].concat());
+    assert_eq!(code, 2, "--inducer llm needs --llm-url and --llm-model");
+
+    let (_, rules) = sdsi(&base);
+    let gone = [
+        "--inducer",
+        "llm",
+        "--llm-url",
+        "http://127.0.0.1:9/v1",
+        "--llm-model",
+        "none",
+        "--llm-timeout",
+        "1",
+    ];
+    let (code, fallback) = sdsi(&[&base[..], &gone].concat());
+    assert_eq!(code, 1, "{fallback:#?}");
+    assert_eq!(
+        fallback, rules,
+        "an endpoint that is not there falls back to the rules"
+    );
+
+    let Ok(url) = std::env::var("SDSI_LLM_URL") else {
+        assert!(
+            std::env::var_os("SDSI_REQUIRE_LLM").is_none(),
+            "SDSI_REQUIRE_LLM is set but SDSI_LLM_URL is not (run under scripts/with-llm.sh)"
+        );
+        eprintln!("skipped the local model: no SDSI_LLM_URL (scripts/with-llm.sh)");
+        return;
+    };
+    let model = std::env::var("SDSI_LLM_MODEL").unwrap_or_else(|_| "smollm2".to_owned());
+    let local = [
+        "--inducer",
+        "llm",
+        "--llm-url",
+        &url,
+        "--llm-model",
+        &model,
+        "--llm-format",
+        "json-object",
+    ];
+    let (code, lines) = sdsi(&[&base[..], &local].concat());
+    assert_eq!(code, 1, "{lines:#?}");
+    let proposed = events(&lines, "proposed");
+    assert_eq!(proposed.len(), 1, "{lines:#?}");
+    let key = &proposed[0]["patch"]["new_keys"][0];
+    eprintln!("the local model proposed {key}");
+    assert!(
+        KEY_TYPES.contains(&key["key_type"].as_str().unwrap()),
+        "{key}"
+    );
+    assert!(
+        key["semantic_description"]
+            .as_str()
+            .unwrap()
+            .contains("For example: \""),
+        "{key}"
+    );
+}
+
+const KEY_TYPES: [&str; 4] = ["boolean", "integer", "number", "string"];

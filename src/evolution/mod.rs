@@ -181,6 +181,14 @@ pub trait IntentInducer: Send + Sync {
     fn induce(&self, need: &NeedView<'_>, schema: &SchemaTemplate) -> Option<KeyDefinition>;
 }
 
+/// A boxed inducer is an inducer, so the inducer can be chosen at run time
+/// (`Evolution<E, Box<dyn IntentInducer>>`).
+impl<I: IntentInducer + ?Sized> IntentInducer for Box<I> {
+    fn induce(&self, need: &NeedView<'_>, schema: &SchemaTemplate) -> Option<KeyDefinition> {
+        (**self).induce(need, schema)
+    }
+}
+
 /// The whole evolution pipeline, so a server can swap the engine.
 ///
 /// ```

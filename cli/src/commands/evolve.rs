@@ -6,10 +6,12 @@ use std::path::PathBuf;
 
 use sdsi::SchemaStore;
 use sdsi::evolution::{
-    Branching, Embedder, Evolution, EvolutionConfig, EvolutionEngine, PoolConfig, RuleInducer,
+    Branching, Embedder, Evolution, EvolutionConfig, EvolutionEngine, IntentInducer, PoolConfig,
+    RuleInducer,
 };
 use sdsi::patch::{DenySensitive, LifecyclePolicy};
 use sdsi::validate::ValidateOptions;
+use sdsi_llm::{LlmConfig, LlmInducer, ResponseFormat};
 use sdsi_sqlite::SqliteState;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -18,8 +20,29 @@ use time::{Duration, OffsetDateTime};
 use crate::output::{Entry, Format, Outcome, Status};
 use crate::{duration, embedder, input, template};
 
-/// The engine, with the embedder chosen at run time (`--model`).
-type Engine = Evolution<Box<dyn Embedder>, RuleInducer>;
+/// The engine, with the embedder (`--model`) and the inducer (`--inducer`)
+/// chosen at run time.
+type Engine = Evolution<Box<dyn Embedder>, Box<dyn IntentInducer>>;
+
+/// Which inducer names, types and describes the keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Inducer {
+    /// The rule-based inducer (no model).
+    Rules,
+    /// An OpenAI-compatible chat-completions endpoint (--llm-url,
+    /// --llm-model; a bearer token from SDSI_LLM_API_KEY), falling back to
+    /// the rules when it fails.
+    Llm,
+}
+
+/// How the reply's JSON schema is sent to the LLM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LlmFormat {
+    /// OpenAI's `{"type": "json_schema", "json_schema": {"strict": true, ...}}`.
+    JsonSchema,
+    /// `{"type": "json_object", "schema": ...}` (llama-cpp-python's server).
+    JsonObject,
+}
 
 /// Arguments of `evolve`.
 #[derive(Debug, clap::Args)]
@@ -84,6 +107,26 @@ pub struct Args {
     /// Also keep a pool per client, proposing patches scoped to that client.
     #[arg(long)]
     pub per_client: bool,
+
+    /// Who induces a key when a need's gate opens.
+    #[arg(long, value_enum, default_value = "rules")]
+    pub inducer: Inducer,
+
+    /// With `--inducer llm`: the API base, up to and including `/v1`.
+    #[arg(long, value_name = "URL", required_if_eq("inducer", "llm"))]
+    pub llm_url: Option<String>,
+
+    /// With `--inducer llm`: the model name the endpoint serves.
+    #[arg(long, value_name = "NAME", required_if_eq("inducer", "llm"))]
+    pub llm_model: Option<String>,
+
+    /// With `--inducer llm`: how the reply's schema is sent.
+    #[arg(long, value_enum, default_value = "json-schema")]
+    pub llm_format: LlmFormat,
+
+    /// With `--inducer llm`: seconds one request may take.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub llm_timeout: u64,
 
     /// Keep the store and the engine in this SQLite file: a later run with
     /// the same file and log resumes after the last line saved, with the same
@@ -215,7 +258,29 @@ pub fn run(args: &Args, format: Format) -> Outcome {
             );
         }
     };
-    let mut engine = Evolution::new(embedder, RuleInducer, config);
+    let inducer: Box<dyn IntentInducer> = match args.inducer {
+        Inducer::Rules => Box::new(RuleInducer),
+        Inducer::Llm => {
+            let reply_format = match args.llm_format {
+                LlmFormat::JsonSchema => ResponseFormat::JsonSchema,
+                LlmFormat::JsonObject => ResponseFormat::JsonObject,
+            };
+            let config = LlmConfig::new(
+                args.llm_url.clone().unwrap_or_default(),
+                args.llm_model.clone().unwrap_or_default(),
+            )
+            .api_key(std::env::var("SDSI_LLM_API_KEY").ok())
+            .format(reply_format)
+            .timeout(std::time::Duration::from_secs(args.llm_timeout.max(1)));
+            match LlmInducer::new(config) {
+                Ok(inducer) => Box::new(inducer),
+                Err(error) => {
+                    return unusable(vec![Entry::unreadable("--llm-url", error)], format);
+                }
+            }
+        }
+    };
+    let mut engine = Evolution::new(embedder, inducer, config);
     let saving = match &args.state {
         None => None,
         Some(path) => match Saving::open(path, &mut store, &mut engine, args.save_every) {
