@@ -75,8 +75,8 @@ impl Redaction {
     /// `text` (redacted) without its placeholders, spaces around them
     /// folded: what is left of a request once the values it carried are
     /// gone. A placeholder says a value was there, not what was asked, so
-    /// it is neither embedded nor used to name a key: "refund to <card>"
-    /// and "send the receipt to <email>" do not meet on the placeholders.
+    /// it is neither embedded nor used to name a key: `refund to <card>`
+    /// and `send the receipt to <email>` do not meet on the placeholders.
     ///
     /// ```
     /// use sdsi::evolution::Redaction;
