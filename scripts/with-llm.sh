@@ -31,5 +31,19 @@ for _ in $(seq 1 120); do
     fi
     sleep 1
 done
+# One completion before the command: a server that cannot run the model
+# (an instruction the CPU refuses) fails here, with its log, not in a test.
+if ! "$python" - "http://127.0.0.1:$port/v1/chat/completions" <<'PY'
+import json, sys, urllib.request
+body = json.dumps({"model": "smollm2", "max_tokens": 4,
+                   "messages": [{"role": "user", "content": "Say hi."}]}).encode()
+request = urllib.request.Request(sys.argv[1], body, {"content-type": "application/json"})
+json.load(urllib.request.urlopen(request, timeout=120))
+PY
+then
+    echo "with-llm: the server could not answer a completion:" >&2
+    cat "$log" >&2
+    exit 1
+fi
 export SDSI_LLM_URL="http://127.0.0.1:$port/v1" SDSI_LLM_MODEL=smollm2
 "$@"

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use sdsi::SchemaTemplate;
 use sdsi::evolution::{IntentInducer, Pool, PoolConfig, RuleInducer};
-use sdsi_llm::{LlmConfig, LlmInducer, ResponseFormat, Source};
+use sdsi_llm::{LlmConfig, LlmError, LlmInducer, ResponseFormat, Source};
 use serde_json::{Value, json};
 use time::macros::datetime;
 
@@ -127,29 +127,54 @@ fn a_real_local_model_names_a_key_through_the_constrained_reply() {
             .timeout(Duration::from_secs(120)),
     )
     .unwrap();
-    let (pool, need) = pool(&SEAT, &[]);
-    let view = pool.need(need).unwrap();
-    let started = Instant::now();
+    // The constrained reply always fits: the model's key is taken or, for
+    // its content (a settled name, an instruction), refused, never garbled.
+    for need in [&SEAT[..], &WHEELCHAIR[..], &BAGS[..]] {
+        let (pool, id) = pool(need, &[]);
+        let view = pool.need(id).unwrap();
+        let started = Instant::now();
+        let asked = inducer.ask(&view, &template());
+        eprintln!("{asked:?} in {:?}", started.elapsed());
+        match asked {
+            Ok(key) => {
+                assert!(!key.required);
+                assert!(KEY_TYPES.contains(&key.key_type.as_str()), "{key:?}");
+                assert!(!["origin", "destination", "other"].contains(&key.key_name.as_str()));
+                // The examples are the need's own, quoted by sdsi.
+                assert!(
+                    need.iter()
+                        .any(|s| key.semantic_description.contains(&format!("\"{s}\""))),
+                    "{key:?}"
+                );
+            }
+            Err(LlmError::Rejected(why)) => eprintln!("refused for its content: {why}"),
+            Err(other) => panic!("the constrained reply did not come through: {other}"),
+        }
+    }
+    // SmolLM2-135M names this one sensibly (`wheelchair_assistance_at_gate`
+    // here): the model's answer is taken, through the engine's inducer
+    // trait.
+    let (pool, id) = pool(&WHEELCHAIR, &[]);
+    let view = pool.need(id).unwrap();
     let induction = inducer.induce_traced(&view, &template());
-    eprintln!("{:?} in {:?}", induction, started.elapsed());
     assert_eq!(induction.source, Source::Llm, "{induction:?}");
-    let key = induction.key.unwrap();
-    assert!(!key.required);
-    assert!(
-        matches!(
-            key.key_type.as_str(),
-            "boolean" | "integer" | "number" | "string"
-        ),
-        "{key:?}"
-    );
-    assert!(!["origin", "destination", "other"].contains(&key.key_name.as_str()));
-    // The examples are the need's own, quoted by sdsi.
-    assert!(
-        SEAT.iter()
-            .any(|s| key.semantic_description.contains(&format!("\"{s}\""))),
-        "{key:?}"
-    );
+    let name = induction.key.unwrap().key_name;
+    assert!(name.as_str().starts_with("wheelchair"), "{name}");
 }
+
+const KEY_TYPES: [&str; 4] = ["boolean", "integer", "number", "string"];
+
+const WHEELCHAIR: [&str; 3] = [
+    "wheelchair assistance at the gate",
+    "need wheelchair help",
+    "mobility assistance with a wheelchair",
+];
+
+const BAGS: [&str; 3] = [
+    "2 extra bags",
+    "I need 3 extra bags",
+    "two extra bags please",
+];
 
 #[test]
 fn the_request_holds_the_data_as_data_and_no_flagged_text() {
