@@ -37,6 +37,7 @@ pub(crate) fn canonical_digest<T: Serialize>(value: &T) -> Result<String, Digest
 /// The first 8 bytes of `bytes`' SHA-256, little-endian: a tag that is the
 /// same on every platform and release, for counting or comparing texts and
 /// ids without keeping them.
+#[cfg(feature = "patch")]
 pub(crate) fn short_tag(bytes: &[u8]) -> u64 {
     let digest = Sha256::digest(bytes);
     let mut tag = [0u8; 8];
