@@ -501,6 +501,51 @@ fn ingest_grouped_case(c: &mut Criterion, name: &str, f: Fixture) {
     group.finish();
 }
 
+/// The rule inducer on a need of a full pool: its class-based TF-IDF reads
+/// every other cluster's exemplars, so this is the cost of one proposal's
+/// naming as the pool grows.
+fn induce(c: &mut Criterion) {
+    use sdsi::SchemaTemplate;
+    use sdsi::evolution::{IntentInducer, RuleInducer};
+    let template = SchemaTemplate::from_slice(
+        br#"{"schema_id": "s", "scenario": "x", "keys": [
+            {"key_name": "origin", "key_type": "string", "required": true,
+             "semantic_description": "Departure airport."}]}"#,
+    )
+    .unwrap();
+    let mut group = c.benchmark_group("evolution");
+    group
+        .sample_size(20)
+        .measurement_time(StdDuration::from_secs(2))
+        .warm_up_time(StdDuration::from_millis(300));
+    for f in fixtures() {
+        // A need of its own (a direction no fixture vector takes), sent
+        // in three wordings by three clients each.
+        let mut pool = f.pool.clone();
+        let mut axis = vec![0.0; DIM];
+        axis[0] = 1.0;
+        let mut need = 0;
+        for (k, text) in ["window seat please", "a window seat", "seat by the window"]
+            .iter()
+            .enumerate()
+        {
+            for client in 0..3 {
+                let now = T0 + Duration::days(1) + Duration::seconds((k * 3 + client) as i64);
+                need = pool
+                    .ingest(&axis, text, false, &format!("reader-{client}"), now)
+                    .unwrap()
+                    .need;
+            }
+        }
+        let view = pool.need(need).unwrap();
+        assert!(RuleInducer.induce(&view, &template).is_some());
+        group.bench_function(BenchmarkId::new("induce_rules", f.pool.len()), |b| {
+            b.iter(|| black_box(RuleInducer.induce(black_box(&view), &template)));
+        });
+    }
+    group.finish();
+}
+
 fn heat(c: &mut Criterion) {
     let fixtures = fixtures();
     let mut group = c.benchmark_group("evolution");
@@ -581,5 +626,5 @@ fn snapshot(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, ingest, ingest_grouped, heat, embed, snapshot);
+criterion_group!(benches, ingest, ingest_grouped, heat, induce, embed, snapshot);
 criterion_main!(benches);
