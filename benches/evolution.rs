@@ -626,5 +626,13 @@ fn snapshot(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, ingest, ingest_grouped, heat, induce, embed, snapshot);
+criterion_group!(
+    benches,
+    ingest,
+    ingest_grouped,
+    heat,
+    induce,
+    embed,
+    snapshot
+);
 criterion_main!(benches);
