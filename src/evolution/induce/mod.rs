@@ -62,6 +62,9 @@ pub struct RuleInducer;
 const MAX_NAME: usize = 40;
 /// Longest quoted fragment, in characters.
 const MAX_QUOTE: usize = 80;
+/// Most other needs whose words are read to weigh a need's words; past it,
+/// an even sample of them (`induce_rules` in docs/benchmarks.md).
+const MAX_BACKGROUND_NEEDS: usize = 1_000;
 
 impl IntentInducer for RuleInducer {
     fn induce(&self, need: &NeedView<'_>, schema: &SchemaTemplate) -> Option<KeyDefinition> {
@@ -75,10 +78,14 @@ impl IntentInducer for RuleInducer {
             return None;
         }
         let others = other_needs(need);
+        // Past MAX_BACKGROUND_NEEDS, every k-th need (in id order) stands
+        // for k: the cost of naming stays bounded as the pool grows.
+        let step = others.len().div_ceil(MAX_BACKGROUND_NEEDS).max(1);
         let background = Background::new(
             &mut stems,
             &fragments,
-            others.into_values(),
+            others.into_values().step_by(step),
+            step as f64,
             schema,
             &shared,
         );
@@ -421,6 +428,63 @@ mod tests {
         assert!(names[1].contains("legroom"), "{names:?}");
         assert!(names[2].contains("pet"), "{names:?}");
         assert!(names.iter().all(|n| !n.contains("flight")), "{names:?}");
+    }
+
+    /// Past [`MAX_BACKGROUND_NEEDS`] other needs, a sample of them weighs
+    /// the words, and a word every need uses still loses.
+    #[test]
+    fn a_large_pool_is_sampled_and_still_weighs_common_words_down() {
+        const DIMENSION: usize = 64;
+        let mut pool = Pool::new(PoolConfig::new(DIMENSION, 0.99)).unwrap();
+        let at = time::macros::datetime!(2026-05-01 8:00 UTC);
+        // A pseudo-random direction per filler need: nearly orthogonal.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut direction = || {
+            let mut v: Vec<f32> = (0..DIMENSION)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state % 2001) as f32 / 1000.0 - 1.0
+                })
+                .collect();
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.iter_mut().for_each(|x| *x /= norm);
+            v
+        };
+        for i in 0..(MAX_BACKGROUND_NEEDS + 200) {
+            let text = format!("flight booking number {i}");
+            let client = format!("filler-{}", i % 10);
+            pool.ingest(&direction(), &text, false, &client, at)
+                .unwrap();
+        }
+        assert!(pool.need_count() > MAX_BACKGROUND_NEEDS);
+        let target = direction();
+        let mut id = 0;
+        for text in [
+            "flight with a vegetarian meal",
+            "vegetarian meal on my flight",
+        ] {
+            for client in 0..3 {
+                id = pool
+                    .ingest(&target, text, false, &format!("agent-{client}"), at)
+                    .unwrap()
+                    .need;
+            }
+        }
+        let key = RuleInducer
+            .induce(&pool.need(id).unwrap(), &template())
+            .unwrap();
+        assert!(
+            key.key_name.as_str().contains("vegetarian"),
+            "{}",
+            key.key_name
+        );
+        assert!(
+            !key.key_name.as_str().contains("flight"),
+            "{}",
+            key.key_name
+        );
     }
 
     #[test]

@@ -166,13 +166,15 @@ pub(super) struct Background {
 }
 
 impl Background {
-    /// `others`: each other need's exemplars. The template counts as one
+    /// `others`: each other need's exemplars, each standing for `scale`
+    /// needs (a sample of a large pool). The template counts as one
     /// class of the mean weight for every stem its key names use (`other`
     /// aside), so a word a key already names weighs less.
     pub fn new<'a>(
         stems: &mut Stems,
         need: &[Fragment],
         others: impl Iterator<Item = Vec<&'a Exemplar>>,
+        scale: f64,
         template: &SchemaTemplate,
         wanted: &BTreeSet<String>,
     ) -> Self {
@@ -191,7 +193,7 @@ impl Background {
                 let mut seen = BTreeSet::new();
                 for word in words {
                     if wanted.contains(&word.stem) && seen.insert(word.stem.clone()) {
-                        *frequency.entry(word.stem).or_default() += count;
+                        *frequency.entry(word.stem).or_default() += count * scale;
                     }
                 }
             }
