@@ -9,6 +9,8 @@
     reason = "test helpers: a panic is a failed test"
 )]
 
+mod common;
+
 use sdsi::evolution::{
     Branching, Evolution, EvolutionConfig, EvolutionEngine, EvolutionEvent, HashingEmbedder,
     RuleInducer,
@@ -259,33 +261,13 @@ fn a_burst_at_the_end_of_time_does_not_panic() {
     }
 }
 
-/// A valid card number per request (Luhn), different for every message.
+/// A valid card number per request (Luhn), different for every message,
+/// written in groups of four.
 fn card_number(seed: u64) -> String {
-    let mut digits: Vec<u32> = (0..15)
-        .map(|i| ((seed * 7919 + i * 104_729) % 10) as u32)
-        .collect();
-    digits[0] = 4;
-    let sum: u32 = digits
-        .iter()
-        .rev()
-        .enumerate()
-        .map(|(i, &d)| {
-            if i % 2 == 0 {
-                let x = d * 2;
-                if x > 9 { x - 9 } else { x }
-            } else {
-                d
-            }
-        })
-        .sum();
-    digits.push((10 - sum % 10) % 10);
+    let digits: Vec<char> = common::card_number(seed).chars().collect();
     digits
         .chunks(4)
-        .map(|g| {
-            g.iter()
-                .map(|d| char::from_digit(*d, 10).unwrap())
-                .collect::<String>()
-        })
+        .map(|g| g.iter().collect::<String>())
         .collect::<Vec<_>>()
         .join(" ")
 }

@@ -11,6 +11,9 @@
     reason = "test helpers: a panic is a failed test"
 )]
 
+mod common;
+
+use common::card_number;
 use sdsi::evolution::{
     Embedder, Evolution, EvolutionConfig, EvolutionEngine, EvolutionEvent, IntentInducer, NeedView,
     RuleInducer,
@@ -59,29 +62,6 @@ fn store() -> SchemaStore {
 fn message(other: &str) -> Value {
     json!({"schema_id": "flight_booking_v1", "payload": {
         "origin": "PEK", "destination": "SHA", "departure_date": "2026-05-04", "other": other}})
-}
-
-/// A valid (Luhn) card number, different for every seed.
-fn card_number(seed: u64) -> String {
-    let mut digits: Vec<u32> = (0..15)
-        .map(|i| ((seed * 7919 + i * 104_729) % 10) as u32)
-        .collect();
-    digits[0] = 4;
-    let sum: u32 = digits
-        .iter()
-        .rev()
-        .enumerate()
-        .map(|(i, &d)| match (i % 2, d * 2) {
-            (0, doubled) if doubled > 9 => doubled - 9,
-            (0, doubled) => doubled,
-            _ => d,
-        })
-        .sum();
-    digits.push((10 - sum % 10) % 10);
-    digits
-        .iter()
-        .map(|d| char::from_digit(*d, 10).unwrap())
-        .collect()
 }
 
 /// Ways people ask to pay by card; `{}` is the card number.

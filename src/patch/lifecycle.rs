@@ -1,5 +1,5 @@
-//! The key lifecycle (§6.2.3): states, the evaluation policy, per-key metrics
-//! and the forward-only evaluation driven by `now`.
+//! The key lifecycle (§6.2.3): states, per-key metrics and the
+//! forward-only evaluation driven by `now` (its policy: `patch/policy.rs`).
 
 use rustc_hash::FxHashMap;
 
@@ -9,6 +9,7 @@ use time::{Duration, OffsetDateTime};
 
 use crate::key::{KeyDefinition, KeyName, KeyType};
 use crate::patch::metrics::{DayWindow, day_of};
+use crate::patch::policy::{GuardScope, LifecyclePolicy, Thresholds};
 use crate::patch::{PatchScope, SchemaPatch};
 
 /// Where a patch key is in its life. States only move forward (the order of
@@ -28,89 +29,6 @@ pub enum KeyState {
     Withdrawn,
     /// Past every window: an `unknown_key`. Its name stays reserved for its type.
     Gone,
-}
-
-/// Metric thresholds: usage frequency, semantic alignment accuracy and value
-/// type correctness, each a ratio in `0.0..=1.0`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct Thresholds {
-    /// Share of the scenario's payloads that carry the key.
-    pub usage_frequency: f64,
-    /// Share of judged payloads whose value matched the user's intent.
-    pub semantic_alignment_accuracy: f64,
-    /// Share of payloads carrying the key whose value had the declared type.
-    pub value_type_correctness: f64,
-}
-
-/// The lifecycle's numbers, with the draft's defaults; every one can be changed.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-#[must_use]
-pub struct LifecyclePolicy {
-    /// How long a new key stays experimental before it is judged. Default 7 days.
-    pub trial: Duration,
-    /// Promotion needs every metric at or above these. Default 15 %, 80 %, 90 %.
-    pub promote_at: Thresholds,
-    /// Deprecation follows any metric below these. Default 5 %, 60 %, 70 %.
-    pub deprecate_below: Thresholds,
-    /// How long a deprecated key stays in the schema. Default 14 days.
-    pub grace: Duration,
-    /// How long a withdrawn key is still accepted. Default 30 days.
-    pub backward_compatibility: Duration,
-    /// The window metrics are counted over, in whole UTC days. Default 30 days.
-    pub observation_window: Duration,
-    /// The convergence guard: most experimental keys at once. Default 10.
-    pub max_experimental: usize,
-    /// What the guard's cap counts: every scope of the scenario together
-    /// (the draft's reading, the default) or each scope on its own.
-    pub guard: GuardScope,
-    /// How far in the future a submitted patch's timestamp may lie, for
-    /// clocks that disagree a little. Default 5 minutes.
-    pub clock_skew: Duration,
-}
-
-/// What the convergence guard's cap counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum GuardScope {
-    /// Experimental keys of the whole scenario: global ones plus every
-    /// client's personal ones (§6.2.3: "per scenario").
-    #[default]
-    Scenario,
-    /// Experimental keys of the patch's own scope (global, or one client).
-    PerScope,
-}
-
-impl Default for LifecyclePolicy {
-    fn default() -> Self {
-        Self {
-            trial: Duration::days(7),
-            promote_at: Thresholds {
-                usage_frequency: 0.15,
-                semantic_alignment_accuracy: 0.80,
-                value_type_correctness: 0.90,
-            },
-            deprecate_below: Thresholds {
-                usage_frequency: 0.05,
-                semantic_alignment_accuracy: 0.60,
-                value_type_correctness: 0.70,
-            },
-            grace: Duration::days(14),
-            backward_compatibility: Duration::days(30),
-            observation_window: Duration::days(30),
-            max_experimental: 10,
-            guard: GuardScope::Scenario,
-            clock_skew: Duration::minutes(5),
-        }
-    }
-}
-
-impl LifecyclePolicy {
-    fn window_days(&self) -> usize {
-        self.observation_window.whole_days().clamp(1, 3660) as usize
-    }
 }
 
 /// A key's metrics over the observation window; `None` where nothing was

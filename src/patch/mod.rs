@@ -6,7 +6,8 @@
 //! |---|---|
 //! | [`SchemaPatch`], [`PatchScope`], [`PatchError`] | `patch/mod.rs` |
 //! | [`EffectiveSchema`]: base + patches at `now`, merged and compiled | `patch/effective.rs` |
-//! | [`Lifecycle`], [`LifecyclePolicy`], [`KeyState`], metrics | `patch/lifecycle.rs` |
+//! | [`Lifecycle`], [`KeyState`], [`KeyMetrics`], records, evaluation | `patch/lifecycle.rs` |
+//! | [`LifecyclePolicy`], [`Thresholds`], [`GuardScope`] | `patch/policy.rs` |
 //! | windowed day counters behind the metrics | `patch/metrics.rs` |
 //! | [`PatchAuthorizer`], [`DenySensitive`] | `patch/security.rs` |
 //! | [`Signer`]: HMAC-SHA-256 signatures of patches, templates, suggestions | `patch/integrity.rs` |
@@ -22,15 +23,15 @@ mod effective;
 mod integrity;
 mod lifecycle;
 pub(crate) mod metrics;
+mod policy;
 mod review;
 mod security;
 mod store;
 
 pub use effective::{AllExperimental, CompileError, EffectiveSchema, KeyStates};
 pub use integrity::{IntegrityError, MIN_KEY_BYTES, SIGNATURE_MEMBER, Signer};
-pub use lifecycle::{
-    GuardScope, KeyMetrics, KeyRecord, KeyState, Lifecycle, LifecyclePolicy, Thresholds, Transition,
-};
+pub use lifecycle::{KeyMetrics, KeyRecord, KeyState, Lifecycle, Transition};
+pub use policy::{GuardScope, LifecyclePolicy, Thresholds};
 pub use review::{
     Denial, Evidence, HoldReason, MATERIAL_CHANGE, MAX_DENIALS, MAX_PENDING, PendingProposal,
     ReviewError,

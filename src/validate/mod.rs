@@ -34,6 +34,7 @@ mod response;
 mod scalars;
 mod scan;
 mod shape;
+mod skip;
 mod stream;
 mod typed;
 mod value;

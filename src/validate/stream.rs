@@ -25,6 +25,7 @@ use super::pass::{
 };
 use super::report::{Collect, Outcome, Report, Verdict, finish_problems, finish_report};
 use super::shape::Shape;
+use super::skip::{Skip, drain_seq};
 use crate::issue::Issue;
 use crate::key::JsonKind;
 
@@ -424,57 +425,6 @@ impl<'de> Visitor<'de> for PayloadMemberSeed<'_, '_> {
     }
 }
 
-/// A value passed over, but still read in full: unlike `IgnoredAny` (which
-/// serde_json skips checking syntax only), it goes through `deserialize_any`,
-/// so strings are checked for UTF-8 and lone surrogates, numbers for range,
-/// and nesting for depth — whatever `serde_json::Value` would refuse, this
-/// refuses too. Borrowed strings are not copied.
-struct Skip;
-
-impl<'de> de::Deserialize<'de> for Skip {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(SkipVisitor)
-    }
-}
-
-struct SkipVisitor;
-
-impl<'de> Visitor<'de> for SkipVisitor {
-    type Value = Skip;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
-        while seq.next_element::<Skip>()?.is_some() {}
-        Ok(Skip)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
-        while map.next_key::<Skip>()?.is_some() {
-            map.next_value::<Skip>()?;
-        }
-        Ok(Skip)
-    }
-}
-
 /// The message's `schema_id`: `None` when it is the expected one (compared
 /// without copying it), else the value found, for the issue.
 struct SchemaIdSeed<'a>(&'a str);
@@ -521,12 +471,6 @@ impl<'de> Visitor<'de> for SchemaIdSeed<'_> {
         let value = Value::deserialize(de::value::MapAccessDeserializer::new(map))?;
         Ok(Some(value))
     }
-}
-
-/// Drains a sequence we do not look into.
-fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
-    while seq.next_element::<Skip>()?.is_some() {}
-    Ok(())
 }
 
 /// Implements every non-object `visit_*` of a visitor as "not an object".
