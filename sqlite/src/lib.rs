@@ -107,6 +107,12 @@ CREATE TABLE IF NOT EXISTS sdsi_state (
     version  INTEGER NOT NULL,
     state    BLOB NOT NULL
 ) STRICT;
+CREATE TABLE IF NOT EXISTS sdsi_attachment (
+    scenario TEXT NOT NULL,
+    name     TEXT NOT NULL,
+    bytes    BLOB NOT NULL,
+    PRIMARY KEY (scenario, name)
+) STRICT;
 ";
 
 impl SqliteState {
@@ -171,6 +177,38 @@ impl SqliteState {
             message: e.to_string(),
         })?;
         StateStorage::save(self, scenario, expected, &bytes)
+    }
+}
+
+impl SqliteState {
+    /// Keeps `bytes` under `name` beside `scenario`'s state (the CLI keeps
+    /// its report history there), replacing what was there. Not versioned:
+    /// the last write wins.
+    pub fn save_attachment(
+        &mut self,
+        scenario: &str,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<(), Error> {
+        self.connection.execute(
+            "INSERT INTO sdsi_attachment (scenario, name, bytes) VALUES (?1, ?2, ?3)
+             ON CONFLICT(scenario, name) DO UPDATE SET bytes = excluded.bytes",
+            params![scenario, name, bytes],
+        )?;
+        Ok(())
+    }
+
+    /// What [`SqliteState::save_attachment`] kept under `name` for
+    /// `scenario`, if anything.
+    pub fn attachment(&mut self, scenario: &str, name: &str) -> Result<Option<Vec<u8>>, Error> {
+        Ok(self
+            .connection
+            .query_row(
+                "SELECT bytes FROM sdsi_attachment WHERE scenario = ?1 AND name = ?2",
+                params![scenario, name],
+                |r| r.get(0),
+            )
+            .optional()?)
     }
 }
 

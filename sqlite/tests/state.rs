@@ -179,3 +179,33 @@ fn rusqlite_update(path: &std::path::Path, sql: &str) -> usize {
         .execute(sql, [])
         .unwrap()
 }
+
+#[test]
+fn attachments_sit_beside_a_scenario_and_the_last_write_wins() {
+    let d = dir("attachment");
+    let path = d.join("state.db");
+    let mut db = SqliteState::open(&path).unwrap();
+    assert_eq!(db.attachment("flight_booking", "history").unwrap(), None);
+    db.save_attachment("flight_booking", "history", b"one")
+        .unwrap();
+    db.save_attachment("flight_booking", "history", b"two")
+        .unwrap();
+    db.save_attachment("hotel", "history", b"other scenario")
+        .unwrap();
+    drop(db);
+    let mut db = SqliteState::open(&path).unwrap();
+    assert_eq!(
+        db.attachment("flight_booking", "history")
+            .unwrap()
+            .as_deref(),
+        Some(&b"two"[..])
+    );
+    assert_eq!(
+        db.attachment("hotel", "history").unwrap().as_deref(),
+        Some(&b"other scenario"[..])
+    );
+    assert_eq!(db.attachment("flight_booking", "notes").unwrap(), None);
+    // An attachment is no state: the scenario still has none saved.
+    assert!(db.load("flight_booking").unwrap().is_none());
+    std::fs::remove_dir_all(&d).unwrap();
+}

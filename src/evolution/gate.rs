@@ -93,7 +93,7 @@ impl Pool {
 
     /// Requests within the window ending at `at` over the needs at `needs`,
     /// counted up to the gate's minimum.
-    fn window_requests(&self, needs: &[usize], at: f64) -> usize {
+    pub(super) fn window_requests(&self, needs: &[usize], at: f64) -> usize {
         let window = self.config.window_secs;
         self.members(needs)
             .flat_map(|c| c.recent_times_in(at, window))

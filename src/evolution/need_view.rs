@@ -81,6 +81,12 @@ impl<'p> NeedView<'p> {
         self.pool.window_clients(&[self.index], seconds(now))
     }
 
+    /// Requests within the gate window ending at `now`, counted up to the
+    /// gate's minimum ([`super::PoolConfig::min_occurrences`]).
+    pub fn recent_requests(&self, now: OffsetDateTime) -> usize {
+        self.pool.window_requests(&[self.index], seconds(now))
+    }
+
     /// Distinct clients it has recently seen (each cluster remembers its
     /// most recent ones).
     pub fn clients(&self) -> Vec<&'p str> {
@@ -124,6 +130,16 @@ impl<'p> NeedView<'p> {
     /// The mean of its fragments' unit vectors.
     pub fn centroid(&self) -> &[f32] {
         &self.centroid
+    }
+
+    /// Until when it may not trigger, after a deferral or a withholding
+    /// (`None` when it may, or the time is not representable).
+    pub fn retry_at(&self) -> Option<OffsetDateTime> {
+        let at = self.pool.needs.states.get(self.index)?.retry_at?;
+        if !at.is_finite() {
+            return None;
+        }
+        OffsetDateTime::from_unix_timestamp(at.ceil() as i64).ok()
     }
 
     /// The key proposed from it, if any (`""` when it was withheld).

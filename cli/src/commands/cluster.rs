@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 
 use crate::output::{Format, Outcome, Status};
-use crate::{embedder, input};
+use crate::{embedder, input, progress};
 
 /// Arguments of `cluster`.
 #[derive(Debug, clap::Args)]
@@ -57,7 +57,7 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         Outcome::new(Status::Unusable, &json!({"errors": [entry]}), format)
     };
     let reader = match input::lines(&args.fragments) {
-        Ok(reader) => reader,
+        Ok(reader) => progress::track(&args.fragments, reader),
         Err(entry) => return Outcome::new(Status::Unusable, &json!({"errors": [entry]}), format),
     };
     let embedder = match embedder::load(args.model.as_deref()) {

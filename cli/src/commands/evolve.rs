@@ -12,13 +12,14 @@ use sdsi::evolution::{
 use sdsi::patch::{DenySensitive, LifecyclePolicy};
 use sdsi::validate::ValidateOptions;
 use sdsi_llm::{LlmConfig, LlmInducer, ResponseFormat};
+use sdsi_report::{History, Report, render};
 use sdsi_sqlite::SqliteState;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
 use crate::output::{Entry, Format, Outcome, Status};
-use crate::{duration, embedder, input, template};
+use crate::{duration, embedder, input, progress, template};
 
 /// The engine, with the embedder (`--model`) and the inducer (`--inducer`)
 /// chosen at run time.
@@ -139,6 +140,11 @@ pub struct Args {
     /// replays.
     #[arg(long, value_name = "N", default_value_t = 1000, requires = "state")]
     pub save_every: u64,
+
+    /// Write an HTML report of the run to this file at the end (see
+    /// `sdsi report` for one from a saved state); the summary names it.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
 }
 
 /// Where the state lives and how far it got.
@@ -150,6 +156,8 @@ struct Saving {
     /// Lines up to this number were replayed by an earlier run.
     resume_after: u64,
     every: u64,
+    /// What the report shows, kept beside the state.
+    history: History,
 }
 
 impl Saving {
@@ -168,6 +176,7 @@ impl Saving {
             version: None,
             resume_after: 0,
             every: every.max(1),
+            history: History::new(),
         };
         if let Some(saved) = saving
             .db
@@ -186,17 +195,24 @@ impl Saving {
             *store = saved.store;
             saving.version = Some(saved.version);
             saving.resume_after = saved.cursor;
+            saving.history = crate::history::load(&mut saving.db, &saving.scenario)?;
         }
         Ok(saving)
     }
 
-    fn save(&mut self, store: &SchemaStore, engine: &Engine, line: u64) -> Result<(), String> {
+    fn save(
+        &mut self,
+        store: &SchemaStore,
+        engine: &Engine,
+        history: &History,
+        line: u64,
+    ) -> Result<(), String> {
         let version = self
             .db
             .save(&self.scenario, self.version, line, store, &engine.state())
             .map_err(|e| e.to_string())?;
         self.version = Some(version);
-        Ok(())
+        crate::history::save(&mut self.db, &self.scenario, history)
     }
 }
 
@@ -222,7 +238,7 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         },
     };
     let reader = match input::lines(&args.events) {
-        Ok(reader) => reader,
+        Ok(reader) => progress::track(&args.events, reader),
         Err(entry) => return unusable(vec![entry], format),
     };
     let Ok(mut store) = SchemaStore::new(template, LifecyclePolicy::default()) else {
@@ -293,7 +309,8 @@ pub fn run(args: &Args, format: Format) -> Outcome {
             }
         },
     };
-    replay(reader, &mut store, &mut engine, saving)
+    let report = args.report.as_deref();
+    replay(reader, &mut store, &mut engine, saving, report)
 }
 
 /// Replays the log, streaming one JSON object per line of output.
@@ -302,12 +319,19 @@ fn replay(
     store: &mut SchemaStore,
     engine: &mut Engine,
     mut saving: Option<Saving>,
+    report: Option<&std::path::Path>,
 ) -> Outcome {
     let mut out = io::stdout().lock();
     let mut emit = |value: Value| writeln!(out, "{value}").is_ok();
     let (mut lines, mut bad, mut triggers, mut proposals, mut held) =
         (0u64, 0u64, 0u64, 0u64, 0u64);
     let resume_after = saving.as_ref().map_or(0, |s| s.resume_after);
+    // Kept only when someone will read it: a report, or a saved state.
+    let keep_history = report.is_some() || saving.is_some();
+    let mut history = saving
+        .as_mut()
+        .map(|s| std::mem::take(&mut s.history))
+        .unwrap_or_default();
     let mut last = resume_after;
     for (number, line) in reader.lines().enumerate() {
         let number = number + 1;
@@ -335,8 +359,9 @@ fn replay(
                 continue;
             }
         };
-        for happened in engine.observe(store, &event.message, &event.client, event.at) {
-            let value = serde_json::to_value(&happened).unwrap_or(Value::Null);
+        let happenings = engine.observe(store, &event.message, &event.client, event.at);
+        for happened in &happenings {
+            let value = serde_json::to_value(happened).unwrap_or(Value::Null);
             match value.get("event").and_then(Value::as_str) {
                 Some("triggered") => triggers += 1,
                 Some("proposed") => proposals += 1,
@@ -349,6 +374,15 @@ fn replay(
         }
         // The pipeline submits with `DenySensitive`; releases are held to the same rule.
         let evaluation = store.evaluate(event.at, &DenySensitive);
+        if keep_history {
+            history.record(
+                event.at,
+                &happenings,
+                &evaluation.transitions,
+                store,
+                shared_pools(engine),
+            );
+        }
         for transition in evaluation.transitions {
             let value = serde_json::to_value(&transition).unwrap_or(Value::Null);
             emit(with_line(
@@ -358,7 +392,7 @@ fn replay(
         }
         if let Some(saving) = saving.as_mut() {
             if last % saving.every == 0 {
-                if let Err(message) = saving.save(store, engine, last) {
+                if let Err(message) = saving.save(store, engine, &history, last) {
                     emit(json!({"event": "error", "line": number, "message": message}));
                     return Outcome::streamed(Status::Unusable);
                 }
@@ -366,15 +400,34 @@ fn replay(
         }
     }
     if let Some(saving) = saving.as_mut() {
-        if let Err(message) = saving.save(store, engine, last) {
+        if let Err(message) = saving.save(store, engine, &history, last) {
             emit(json!({"event": "error", "message": message}));
             return Outcome::streamed(Status::Unusable);
         }
     }
+    let written = match report {
+        None => None,
+        Some(path) => {
+            let at = history.last_at.unwrap_or(OffsetDateTime::UNIX_EPOCH);
+            let page = render(&Report::gather(store, shared_pools(engine), &history, at));
+            if let Err(error) = std::fs::write(path, page) {
+                emit(
+                    json!({"event": "error", "message": format!("cannot write the report {}: {error}", path.display())}),
+                );
+                return Outcome::streamed(Status::Unusable);
+            }
+            Some(path.display().to_string())
+        }
+    };
     let mut summary = json!({"event": "summary", "lines": lines, "unreadable_lines": bad,
                 "triggers": triggers, "patches_proposed": proposals, "patches_held": held});
-    if let (true, Some(object)) = (resume_after > 0, summary.as_object_mut()) {
-        object.insert("resumed_after_line".to_owned(), json!(resume_after));
+    if let Some(object) = summary.as_object_mut() {
+        if resume_after > 0 {
+            object.insert("resumed_after_line".to_owned(), json!(resume_after));
+        }
+        if let Some(path) = written {
+            object.insert("report".to_owned(), json!(path));
+        }
     }
     emit(summary);
     Outcome::streamed(if bad == 0 {
@@ -382,6 +435,15 @@ fn replay(
     } else {
         Status::Invalid
     })
+}
+
+/// The scenario pools: personal pools are left out of reports, their
+/// clients being people.
+fn shared_pools(engine: &Engine) -> impl Iterator<Item = &sdsi::evolution::Pool> {
+    engine
+        .pools()
+        .filter(|(key, _)| key.client.is_none())
+        .map(|(_, pool)| pool)
 }
 
 fn with_line(mut value: Value, line: usize) -> Value {

@@ -7,6 +7,7 @@ pub mod envelope;
 pub mod evolve;
 pub mod export;
 pub mod import;
+pub mod report;
 pub mod review;
 pub mod validate;
 pub mod validate_lines;

@@ -56,3 +56,26 @@ pub fn model_dir() -> Option<String> {
     };
     Some(model.into_string().expect("a UTF-8 model path"))
 }
+
+/// A valid (Luhn) card number, different for every seed.
+pub fn card_number(seed: usize) -> String {
+    let mut digits: Vec<u32> = (0..15)
+        .map(|i| ((seed * 7919 + i * 104_729) % 10) as u32)
+        .collect();
+    digits[0] = 5;
+    let sum: u32 = digits
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(i, &d)| match (i % 2, d * 2) {
+            (0, doubled) if doubled > 9 => doubled - 9,
+            (0, doubled) => doubled,
+            _ => d,
+        })
+        .sum();
+    digits.push((10 - sum % 10) % 10);
+    digits
+        .iter()
+        .map(|d| char::from_digit(*d, 10).unwrap())
+        .collect()
+}
