@@ -50,9 +50,10 @@ const HOSTILE: [&str; 4] = [
     "<iframe src=\"javascript:parent.document.body.dataset.pwned='frame'\"></iframe> window seat",
 ];
 
-/// Three needs phrased many ways by a dozen clients, the seat need also in
-/// hostile markup as often as in plain words; card payments (every
-/// request its own number); one-off requests.
+/// Three needs phrased many ways by a dozen clients, starting at different
+/// hours and at different rates; the seat need also in hostile markup, each
+/// piece twice as often as each plain wording (so it is quoted); card payments (every request its own number);
+/// one-off questions.
 fn log(path: &Path) -> Vec<String> {
     let seat: Vec<&str> = [
         "window seat please",
@@ -61,38 +62,45 @@ fn log(path: &Path) -> Vec<String> {
     ]
     .into_iter()
     .chain(HOSTILE)
+    .chain(HOSTILE)
     .collect();
-    let needs: [&[&str]; 3] = [
-        &seat,
-        &[
-            "I need a wheelchair at the gate",
-            "wheelchair assistance please",
-            "my mother needs wheelchair help at the airport",
-            "please arrange a wheelchair",
-        ],
-        &[
-            "I will bring 2 extra bags",
-            "add 1 extra bag",
-            "two more checked bags please",
-            "extra baggage: 3 bags",
-        ],
+    let wheelchair = [
+        "I need a wheelchair at the gate",
+        "wheelchair assistance please",
+        "my mother needs wheelchair help at the airport",
+        "please arrange a wheelchair",
     ];
+    let bags = [
+        "I will bring 2 extra bags",
+        "add 1 extra bag",
+        "two more checked bags please",
+        "extra baggage: 3 bags",
+    ];
+    let one_offs = [
+        "can I bring my cat in the cabin",
+        "is there wifi on board",
+        "what is the lounge opening time",
+        "do you sell gift cards",
+        "how early should I be at the airport",
+        "can I change the name on the ticket",
+    ];
+    let pick = |texts: &[&str], i: usize| texts[(i / 10) % texts.len()].to_owned();
     let mut lines = Vec::new();
     let mut cards = Vec::new();
+    // 600 messages, one every three minutes: 30 hours.
     for i in 0..600usize {
         // Clients spread evenly over needs and phrasings.
         let client = format!("agent-{:02}", (i.wrapping_mul(2_654_435_761) >> 7) % 12);
-        let text = match i % 5 {
-            0..=2 => {
-                let need = needs[i % 3];
-                need[(i / 3) % need.len()].to_owned()
-            }
-            3 => {
+        let text = match i % 10 {
+            0..=2 => pick(&seat, i),
+            3 | 4 if i >= 120 => pick(&wheelchair, i),
+            5..=7 if i >= 300 => pick(&bags, i),
+            8 | 9 if i % 3 != 0 => {
                 let card = card_number(i);
                 cards.push(card.clone());
                 format!("please charge my card {card} for the fare")
             }
-            _ => format!("one-off question number {i} about lounge {}", i * 7),
+            _ => pick(&one_offs, i),
         };
         lines.push(line(3 * i as i64, &client, &text));
     }
@@ -145,8 +153,8 @@ fn check_page(page: &str, keys: &[String], cards: &[String], what: &str) {
     for tag in ["<script", "<img", "<iframe", "<link", "<object", "<embed"] {
         assert!(!lower.contains(tag), "{what} holds a {tag} element");
     }
-    for resource in ["src=\"http", "href=\"http", "src=http", "url(", "@import"] {
-        assert!(!lower.contains(resource), "{what} loads {resource}");
+    for resource in ["http://", "https://", "url(", "@import"] {
+        assert!(!lower.contains(resource), "{what} holds {resource}");
     }
     // Event handlers: an attribute `on…=` inside a tag (text shows a `<`
     // only escaped, so no tag starts inside client text).

@@ -89,7 +89,7 @@ pub fn heat_chart(series: &[Series], threshold: f64) -> Option<String> {
             .ok()?;
         root.present().ok()?;
     }
-    Some(svg)
+    Some(inline(svg))
 }
 
 /// Each key's life as a bar per state, from its introduction to `now`.
@@ -144,7 +144,14 @@ pub fn lifecycle_chart(keys: &[KeyRow], now: OffsetDateTime) -> Option<String> {
         }
         root.present().ok()?;
     }
-    Some(svg)
+    Some(inline(svg))
+}
+
+/// An SVG document as markup inside an HTML page: the namespace attribute
+/// goes (an HTML parser puts `<svg>` in the SVG namespace anyway), so the
+/// page holds no URL at all.
+fn inline(svg: String) -> String {
+    svg.replacen(r#" xmlns="http://www.w3.org/2000/svg""#, "", 1)
 }
 
 /// A key's states as (from, to, state) spans, up to `now`.

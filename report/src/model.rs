@@ -116,6 +116,8 @@ pub enum Status {
     Deferred,
     /// A key was proposed from it.
     Proposed,
+    /// A key was proposed from it and waits for an operator.
+    Held,
     /// It proposes nothing: its text reads as instructions to a model.
     Withheld,
 }
@@ -129,6 +131,7 @@ impl Status {
             Status::Open => "open",
             Status::Deferred => "put off",
             Status::Proposed => "proposed",
+            Status::Held => "held for review",
             Status::Withheld => "withheld",
         }
     }
@@ -242,6 +245,17 @@ impl Report {
             .collect();
         let series = series(&needs, history);
         needs.sort_by(|a, b| b.heat.total_cmp(&a.heat).then(a.id.cmp(&b.id)));
+        let pending = pending_rows(store);
+        for need in &mut needs {
+            let held = need.key.as_ref().is_some_and(|key| {
+                pending
+                    .iter()
+                    .any(|p| p.keys.iter().any(|(name, _, _)| name == key))
+            });
+            if held {
+                need.status = Status::Held;
+            }
+        }
         let summary = Summary {
             messages: history.messages,
             needs: needs.len(),
@@ -269,7 +283,7 @@ impl Report {
             needs,
             series,
             keys: key_rows(store, history),
-            pending: pending_rows(store),
+            pending,
         }
     }
 }

@@ -17,7 +17,7 @@ body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 1000
 h1 { font-size: 1.6rem; margin-bottom: .2rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid #ddd; }
 .muted { color: #666; } table { border-collapse: collapse; width: 100%; margin: .6rem 0; }
 th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid #eee; vertical-align: top; }
-th { background: #f6f6f6; font-weight: 600; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.text { overflow-wrap: anywhere; min-width: 16rem; } td code { white-space: nowrap; } th { background: #f6f6f6; font-weight: 600; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .cards { display: flex; flex-wrap: wrap; gap: .6rem; } .card { border: 1px solid #ddd; border-radius: 6px; padding: .5rem .9rem; min-width: 7.5rem; }
 .card b { display: block; font-size: 1.4rem; } .bar { background: #eee; border-radius: 3px; height: .55rem; width: 8rem; }
 .bar span { display: block; height: 100%; border-radius: 3px; background: #0072b2; } .bar span.full { background: #d55e00; }
@@ -140,7 +140,7 @@ fn need_row(need: &NeedRow, gate: &GateSettings) -> Markup {
         "status-{}",
         match need.status {
             Status::Open => "open",
-            Status::Proposed => "proposed",
+            Status::Proposed | Status::Held => "proposed",
             Status::Withheld | Status::Deferred => "withheld",
             _ => "closed",
         }
@@ -163,13 +163,15 @@ fn need_row(need: &NeedRow, gate: &GateSettings) -> Markup {
             td.num { (format!("{:.1}", need.heat)) }
             td { div.bar { span class=[(share >= 1.0).then_some("full")] style=(width) {} } }
             td.num { (need.clients) }
-            td.num { (at_least(need.recent_requests, gate.min_requests)) " requests, "
-                     (at_least(need.recent_clients, gate.min_clients)) " clients" }
+            td.num {
+                div { (at_least(need.recent_requests, gate.min_requests)) " requests" }
+                div { (at_least(need.recent_clients, gate.min_clients)) " clients" }
+            }
             td class=(status_class) {
                 (need.status.label())
                 @if let Some(at) = need.retry_at { div.muted { "until " time { (rfc3339(at)) } } }
             }
-            td {
+            td.text {
                 @if need.quotes.is_empty() {
                     span.muted { "nothing several clients sent alike" }
                 }
