@@ -106,6 +106,55 @@ fn every_view_serves(store: &SchemaStore, clients: &[&str], now: OffsetDateTime)
     }
 }
 
+/// A key whose record is gone by projection (its windows passed) but whose
+/// stored state is older (nobody called `evaluate` since) is taken again by
+/// a new patch: it starts a new trial and is served at once, as it is after
+/// an `evaluate` (the CLI submits before it evaluates).
+#[test]
+fn a_key_gone_by_projection_is_taken_again_before_evaluate_runs() {
+    let mut store = store();
+    let add = patch("a", T0, 5, vec![key("seat", KeyType::String)]);
+    store.submit(add, T0, &DenySensitive).unwrap();
+    store.evaluate(T0 + Duration::days(1), &DenySensitive);
+    // Withdrawn at day 5, gone 30 days later; no evaluate in between.
+    let later = T0 + Duration::days(40);
+    assert_eq!(
+        store
+            .lifecycle()
+            .state_at(&PatchScope::Global, "seat", later),
+        Some(KeyState::Gone)
+    );
+    let again = patch("b", later, 30, vec![key("seat", KeyType::String)]);
+    assert_eq!(
+        store.submit(again, later, &DenySensitive).unwrap(),
+        Submission::Applied
+    );
+    assert_eq!(
+        store
+            .lifecycle()
+            .state_at(&PatchScope::Global, "seat", later),
+        Some(KeyState::Experimental),
+        "the new trial is the key's state"
+    );
+    let schema = store.compile_for(None, later).unwrap();
+    let report = schema.validate_owned(message(json!({"origin": "PEK", "seat": "window"})));
+    assert!(
+        report.is_valid() && report.warnings().is_empty(),
+        "{:?}",
+        report.warnings()
+    );
+    // And evaluate agrees: the key stays on trial.
+    store.evaluate(later, &DenySensitive);
+    assert_eq!(
+        store
+            .lifecycle()
+            .record(&PatchScope::Global, "seat")
+            .unwrap()
+            .state,
+        KeyState::Experimental
+    );
+}
+
 #[test]
 fn a_refinement_outlives_the_key_it_refined() {
     let mut store = store();

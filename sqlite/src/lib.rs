@@ -87,6 +87,17 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// Another writer held the file's write lock for longer than the busy
+    /// timeout ([`SqliteState::set_busy_timeout`], 5 s by default). Nothing
+    /// was written: load again and retry, as after a
+    /// [`Error::Conflict`].
+    #[error(
+        "scenario {scenario:?}: another writer held the database for longer than the busy timeout"
+    )]
+    Busy {
+        /// The scenario.
+        scenario: String,
+    },
     /// Another writer saved since the version this save started from.
     #[error(
         "scenario {scenario:?} was saved by another writer: expected version {expected:?}, found {found:?}"
@@ -99,6 +110,22 @@ pub enum Error {
         /// The version in the file.
         found: Option<u64>,
     },
+}
+
+impl Error {
+    /// Whether loading again and retrying may succeed: another writer got
+    /// there first ([`Error::Conflict`]) or held the lock ([`Error::Busy`]).
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, Error::Conflict { .. } | Error::Busy { .. })
+    }
+}
+
+/// Whether SQLite said another connection holds the lock.
+fn is_busy(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 const SCHEMA: &str = "
@@ -181,6 +208,12 @@ impl SqliteState {
 }
 
 impl SqliteState {
+    /// How long a save waits for another writer's lock before it gives up
+    /// with [`Error::Busy`] (5 s when opened).
+    pub fn set_busy_timeout(&mut self, timeout: std::time::Duration) -> Result<(), Error> {
+        Ok(self.connection.busy_timeout(timeout)?)
+    }
+
     /// Keeps `bytes` under `name` beside `scenario`'s state (the CLI keeps
     /// its report history there), replacing what was there. Not versioned:
     /// the last write wins.
@@ -235,7 +268,30 @@ impl StateStorage for SqliteState {
     }
 
     fn save(&mut self, scenario: &str, expected: Option<u64>, bytes: &[u8]) -> Result<u64, Error> {
-        let transaction = self.connection.transaction()?;
+        self.save_versioned(scenario, expected, bytes)
+            .map_err(|error| match error {
+                Error::Sqlite(e) if is_busy(&e) => Error::Busy {
+                    scenario: scenario.to_owned(),
+                },
+                other => other,
+            })
+    }
+}
+
+impl SqliteState {
+    /// The save itself, in an immediate transaction: the write lock is taken
+    /// before the version is read, so a second writer waits for the first
+    /// (up to the busy timeout) instead of failing to upgrade a read it made
+    /// before the first committed.
+    fn save_versioned(
+        &mut self,
+        scenario: &str,
+        expected: Option<u64>,
+        bytes: &[u8],
+    ) -> Result<u64, Error> {
+        let transaction = self
+            .connection
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let found: Option<i64> = transaction
             .query_row(
                 "SELECT version FROM sdsi_state WHERE scenario = ?1",

@@ -209,3 +209,68 @@ fn attachments_sit_beside_a_scenario_and_the_last_write_wins() {
     assert!(db.load("flight_booking").unwrap().is_none());
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// A writer that holds the lock past the busy timeout gets a retryable
+/// `Busy`, not a plain SQLite error; once the lock is free the save goes
+/// through.
+#[test]
+fn a_held_lock_is_a_retryable_busy() {
+    let d = dir("busy");
+    let path = d.join("state.db");
+    let (s, e) = busy();
+    let mut a = SqliteState::open(&path).unwrap();
+    a.set_busy_timeout(std::time::Duration::from_millis(100))
+        .unwrap();
+    let holder = rusqlite::Connection::open(&path).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let r = a.save("flight_booking", None, 1, &s, &e.state());
+    assert!(matches!(r, Err(Error::Busy { .. })), "{r:?}");
+    assert!(r.unwrap_err().is_retryable());
+    holder.execute_batch("COMMIT").unwrap();
+    assert_eq!(
+        a.save("flight_booking", None, 1, &s, &e.state()).unwrap(),
+        1
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// Writers in threads, each loading and saving in a loop, retrying what is
+/// retryable: no save is lost or doubled, and no error is a plain one (a
+/// deferred transaction failed here when a writer upgraded a read made
+/// before another committed).
+#[test]
+fn racing_writers_see_only_retryable_errors() {
+    let d = dir("race");
+    let path = d.join("state.db");
+    let (s, e) = busy();
+    let state = e.state();
+    SqliteState::open(&path)
+        .unwrap()
+        .save("flight_booking", None, 0, &s, &state)
+        .unwrap();
+    let (writers, saves) = (4, 15);
+    std::thread::scope(|scope| {
+        for w in 0..writers {
+            let (path, s, state) = (&path, &s, &state);
+            scope.spawn(move || {
+                let mut db = SqliteState::open(path).unwrap();
+                let mut done = 0;
+                while done < saves {
+                    let saved = db.load("flight_booking").unwrap().unwrap();
+                    match db.save("flight_booking", Some(saved.version), w, s, state) {
+                        Ok(_) => done += 1,
+                        Err(error) if error.is_retryable() => {}
+                        Err(error) => panic!("writer {w}: {error}"),
+                    }
+                }
+            });
+        }
+    });
+    let saved = SqliteState::open(&path)
+        .unwrap()
+        .load("flight_booking")
+        .unwrap()
+        .unwrap();
+    assert_eq!(saved.version, 1 + writers * saves);
+    std::fs::remove_dir_all(&d).unwrap();
+}

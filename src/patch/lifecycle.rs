@@ -295,9 +295,10 @@ impl Lifecycle {
 
     /// Starts tracking the keys `patch` introduces, each on trial from
     /// `at` (not before the patch's timestamp) until its patch expires. A key
-    /// already tracked in the scope and not withdrawn is a refinement, not a
-    /// new key, and is skipped; a gone key's name taken again (by the same
-    /// type: the store refuses another) starts a new record. Returns how many
+    /// already tracked in the scope and not gone is a refinement, not a new
+    /// key, and is skipped; a gone key's name taken again (by the same type:
+    /// the store refuses another) starts a new record, also when it is gone
+    /// only by projection (no `evaluate` since its windows passed). Returns how many
     /// keys were added.
     pub fn track(&mut self, patch: &SchemaPatch, at: OffsetDateTime) -> usize {
         let days = self.policy.window_days();
@@ -306,9 +307,14 @@ impl Lifecycle {
         for key in &patch.new_keys {
             let name = key.key_name.as_str();
             let existing = self.record_index(&patch.scope, name);
-            let reusable = existing
-                .and_then(|i| self.records.get(i))
-                .is_some_and(|r| r.state == KeyState::Gone);
+            // Gone as stored, or by projection: the store answers by the
+            // projected state, which evaluate has not caught up with yet.
+            let reusable = existing.and_then(|i| self.records.get(i)).is_some_and(|r| {
+                r.state == KeyState::Gone
+                    || self
+                        .project(r, start)
+                        .is_some_and(|(state, _)| state == KeyState::Gone)
+            });
             if existing.is_some() && !reusable {
                 continue;
             }
@@ -333,6 +339,13 @@ impl Lifecycle {
                 Some(index) => {
                     if let Some(slot) = self.records.get_mut(index) {
                         *slot = record;
+                    }
+                    // A record gone only by projection is still listed as
+                    // moving; it is listed once, anew, below.
+                    self.live.retain(|&i| i != index);
+                    self.live_global.retain(|&i| i != index);
+                    for listed in self.experimental.values_mut() {
+                        listed.retain(|&i| i != index);
                     }
                     index
                 }
