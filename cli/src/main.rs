@@ -9,7 +9,8 @@
 //! files, `output.rs` prints and picks the exit status, `template.rs` loads
 //! a template, `patches.rs` the patch flags and the effective schema,
 //! `duration.rs` parses durations, `history.rs` keeps the report's history
-//! in a state file, `progress.rs` draws progress bars on a terminal). Commands use helpers, never each other.
+//! and the log cursor in a state file, `log_cursor.rs` ties the resume
+//! point to the log, `progress.rs` draws progress bars on a terminal). Commands use helpers, never each other.
 //!
 //! Adding a command: write `commands/<name>.rs` with an `Args` struct (clap
 //! derive) and a `run(&Args, Format) -> Outcome` function, declare it in
@@ -23,6 +24,7 @@ mod duration;
 mod embedder;
 mod history;
 mod input;
+mod log_cursor;
 mod output;
 mod patches;
 mod progress;

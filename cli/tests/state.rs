@@ -102,6 +102,99 @@ fn a_replay_stopped_halfway_resumes_with_the_same_output() {
     assert_eq!(third[0]["lines"], 0);
 }
 
+/// The events without their line numbers (each log numbers from 1).
+fn unnumbered(lines: &[Value]) -> Vec<Value> {
+    without_summary(lines)
+        .into_iter()
+        .map(|mut l| {
+            l.as_object_mut().unwrap().remove("line");
+            l
+        })
+        .collect()
+}
+
+/// Runs `sdsi evolve ... -` with `input` on standard input.
+fn evolve_stdin(input: &str, extra: &[&str]) -> Vec<Value> {
+    let run = common::run_with_stdin(
+        &[
+            &["evolve", "--schema", &fixture("flight_template.json")],
+            extra,
+            &["-"],
+        ]
+        .concat(),
+        input.as_bytes(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A daily run with a new file each day: each file is read from its first
+/// line (the cursor is tied to the log it read, not a bare line number),
+/// and three days in turn propose what one run over the three does.
+#[test]
+fn a_state_fed_new_logs_in_turn_replays_them_whole() {
+    let d = dir("days");
+    let whole = d.join("all.jsonl");
+    log(&whole, 600);
+    let text = std::fs::read_to_string(&whole).unwrap();
+    let all: Vec<&str> = text.lines().collect();
+    let days: Vec<PathBuf> = (0..3)
+        .map(|k| {
+            let path = d.join(format!("day{k}.jsonl"));
+            let day: String = all[200 * k..200 * (k + 1)]
+                .iter()
+                .map(|l| format!("{l}\n"))
+                .collect();
+            std::fs::write(&path, day).unwrap();
+            path
+        })
+        .collect();
+    let straight = evolve(&whole, &[]);
+    let db = d.join("state.db");
+    let db = db.to_str().unwrap();
+    let mut in_turn = Vec::new();
+    for (k, day) in days.iter().enumerate() {
+        let run = evolve(day, &["--state", db, "--save-every", "50"]);
+        let summary = run.last().unwrap();
+        assert_eq!(summary["lines"], 200, "day {k} is read whole: {summary}");
+        assert_eq!(summary["new_log"] == true, k > 0, "day {k}: {summary}");
+        in_turn.extend(run);
+    }
+    assert!(straight.iter().any(|l| l["event"] == "proposed"));
+    assert_eq!(unnumbered(&in_turn), unnumbered(&straight));
+    // The last day again: it is the log the state was saved from, all read.
+    let again = evolve(&days[2], &["--state", db]);
+    assert_eq!(again.last().unwrap()["resumed_after_line"], 200);
+    assert_eq!(again.last().unwrap()["lines"], 0);
+}
+
+/// Standard input too: the same log grown since resumes after what was
+/// replayed; another log is read from its first line.
+#[test]
+fn standard_input_resumes_only_the_same_log() {
+    let d = dir("stdin");
+    let whole = d.join("all.jsonl");
+    log(&whole, 300);
+    let text = std::fs::read_to_string(&whole).unwrap();
+    let first: String = text.lines().take(100).map(|l| format!("{l}\n")).collect();
+    let other: String = text.lines().skip(100).map(|l| format!("{l}\n")).collect();
+    let db = d.join("state.db");
+    let db = db.to_str().unwrap();
+    evolve_stdin(&first, &["--state", db]);
+    let grown = evolve_stdin(&text, &["--state", db]);
+    let summary = grown.last().unwrap();
+    assert_eq!(summary["resumed_after_line"], 100, "{summary}");
+    assert_eq!(summary["lines"], 200);
+    // A state at line 300 of `text`, given a 200-line log that is not it.
+    let new = evolve_stdin(&other, &["--state", db]);
+    let summary = new.last().unwrap();
+    assert_eq!(summary["new_log"], true, "{summary}");
+    assert_eq!(summary["lines"], 200);
+}
+
 #[test]
 fn a_killed_replay_resumes_from_its_last_save() {
     let d = dir("killed");

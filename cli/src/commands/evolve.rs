@@ -1,7 +1,7 @@
 //! `sdsi evolve --schema TEMPLATE EVENTS.jsonl`: replay a traffic log through
 //! validation and the default evolution engine, printing what it would do.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use sdsi::SchemaStore;
@@ -18,6 +18,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
+use crate::log_cursor::{Cursor, Lines, Reopen, Resumed};
 use crate::output::{Entry, Format, Outcome, Status};
 use crate::{duration, embedder, input, progress, template};
 
@@ -155,6 +156,8 @@ struct Saving {
     version: Option<u64>,
     /// Lines up to this number were replayed by an earlier run.
     resume_after: u64,
+    /// The same, tied to the log it read (states saved before have none).
+    log: Option<Cursor>,
     every: u64,
     /// What the report shows, kept beside the state.
     history: History,
@@ -175,6 +178,7 @@ impl Saving {
             scenario,
             version: None,
             resume_after: 0,
+            log: None,
             every: every.max(1),
             history: History::new(),
         };
@@ -196,6 +200,7 @@ impl Saving {
             saving.version = Some(saved.version);
             saving.resume_after = saved.cursor;
             saving.history = crate::history::load(&mut saving.db, &saving.scenario)?;
+            saving.log = crate::history::load_cursor(&mut saving.db, &saving.scenario)?;
         }
         Ok(saving)
     }
@@ -205,14 +210,21 @@ impl Saving {
         store: &SchemaStore,
         engine: &Engine,
         history: &History,
-        line: u64,
+        cursor: &Cursor,
     ) -> Result<(), String> {
         let version = self
             .db
-            .save(&self.scenario, self.version, line, store, &engine.state())
+            .save(
+                &self.scenario,
+                self.version,
+                cursor.line,
+                store,
+                &engine.state(),
+            )
             .map_err(|e| e.to_string())?;
         self.version = Some(version);
-        crate::history::save(&mut self.db, &self.scenario, history)
+        crate::history::save(&mut self.db, &self.scenario, history)?;
+        crate::history::save_cursor(&mut self.db, &self.scenario, cursor)
     }
 }
 
@@ -309,13 +321,32 @@ pub fn run(args: &Args, format: Format) -> Outcome {
             }
         },
     };
+    let reopen: Option<Reopen> = if input::is_stdin(&args.events) {
+        None
+    } else {
+        let path = args.events.clone();
+        Some(Box::new(move || {
+            input::lines(&path)
+                .map(|reader| progress::track(&path, reader))
+                .map_err(|entry| io::Error::other(format!("{entry:?}")))
+        }))
+    };
+    let saved = saving.as_ref().and_then(|s| s.log.as_ref());
+    let legacy = saving.as_ref().map_or(0, |s| s.resume_after);
+    let lines = match Lines::resume(reader, saved, legacy, reopen) {
+        Ok(lines) => lines,
+        Err(message) => {
+            let what = input::describe(&args.events);
+            return unusable(vec![Entry::unreadable(&what, message)], format);
+        }
+    };
     let report = args.report.as_deref();
-    replay(reader, &mut store, &mut engine, saving, report)
+    replay(lines, &mut store, &mut engine, saving, report)
 }
 
 /// Replays the log, streaming one JSON object per line of output.
 fn replay(
-    reader: Box<dyn BufRead>,
+    mut reader: Lines,
     store: &mut SchemaStore,
     engine: &mut Engine,
     mut saving: Option<Saving>,
@@ -325,20 +356,15 @@ fn replay(
     let mut emit = |value: Value| writeln!(out, "{value}").is_ok();
     let (mut lines, mut bad, mut triggers, mut proposals, mut held) =
         (0u64, 0u64, 0u64, 0u64, 0u64);
-    let resume_after = saving.as_ref().map_or(0, |s| s.resume_after);
     // Kept only when someone will read it: a report, or a saved state.
     let keep_history = report.is_some() || saving.is_some();
     let mut history = saving
         .as_mut()
         .map(|s| std::mem::take(&mut s.history))
         .unwrap_or_default();
-    let mut last = resume_after;
-    for (number, line) in reader.lines().enumerate() {
-        let number = number + 1;
-        if (number as u64) <= resume_after {
-            continue; // replayed by an earlier run (see `--state`)
-        }
-        last = number as u64;
+    let resumed = reader.resumed;
+    while let Some((number, line)) = reader.next() {
+        let number = usize::try_from(number).unwrap_or(usize::MAX);
         let line = match line {
             Ok(line) if line.trim().is_empty() => continue,
             Ok(line) => line,
@@ -391,8 +417,9 @@ fn replay(
             ));
         }
         if let Some(saving) = saving.as_mut() {
-            if last % saving.every == 0 {
-                if let Err(message) = saving.save(store, engine, &history, last) {
+            let cursor = reader.cursor();
+            if cursor.line % saving.every == 0 {
+                if let Err(message) = saving.save(store, engine, &history, &cursor) {
                     emit(json!({"event": "error", "line": number, "message": message}));
                     return Outcome::streamed(Status::Unusable);
                 }
@@ -400,7 +427,7 @@ fn replay(
         }
     }
     if let Some(saving) = saving.as_mut() {
-        if let Err(message) = saving.save(store, engine, &history, last) {
+        if let Err(message) = saving.save(store, engine, &history, &reader.cursor()) {
             emit(json!({"event": "error", "message": message}));
             return Outcome::streamed(Status::Unusable);
         }
@@ -422,8 +449,14 @@ fn replay(
     let mut summary = json!({"event": "summary", "lines": lines, "unreadable_lines": bad,
                 "triggers": triggers, "patches_proposed": proposals, "patches_held": held});
     if let Some(object) = summary.as_object_mut() {
-        if resume_after > 0 {
-            object.insert("resumed_after_line".to_owned(), json!(resume_after));
+        match resumed {
+            Resumed::After(line) | Resumed::Unverified(line) if line > 0 => {
+                object.insert("resumed_after_line".to_owned(), json!(line));
+            }
+            Resumed::NewLog => {
+                object.insert("new_log".to_owned(), json!(true));
+            }
+            _ => {}
         }
         if let Some(path) = written {
             object.insert("report".to_owned(), json!(path));
