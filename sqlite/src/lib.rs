@@ -42,6 +42,7 @@ use std::path::Path;
 use rusqlite::{Connection, OptionalExtension, params};
 use sdsi::SchemaStore;
 use sdsi::evolution::{EvolutionState, SavedServer, StateStorage, Versioned};
+use sdsi::patch::{SealError, Signer};
 
 /// A state file.
 #[derive(Debug)]
@@ -79,6 +80,15 @@ pub enum Error {
         scenario: String,
         /// What was wrong.
         message: String,
+    },
+    /// A sealed state did not restore: no seal, another key, or bytes
+    /// changed since it was sealed.
+    #[error("saved state of scenario {scenario:?}: {error}")]
+    Seal {
+        /// The scenario.
+        scenario: String,
+        /// What was wrong.
+        error: SealError,
     },
     /// The state could not be serialized (see the store's documentation:
     /// patches dated outside years 0-9999 cannot be written).
@@ -170,6 +180,28 @@ impl SqliteState {
         let saved = SavedServer::from_bytes(&versioned.bytes).map_err(|e| Error::Damaged {
             scenario: scenario.to_owned(),
             message: e.to_string(),
+        })?;
+        Ok(Some(Saved {
+            version: versioned.version,
+            cursor: saved.cursor,
+            store: saved.store,
+            engine: saved.engine,
+        }))
+    }
+
+    /// The state saved for `scenario` by a store that required signatures
+    /// with `signer`'s key: refused ([`Error::Seal`]) unless its sealed
+    /// snapshot is intact and sealed with that key; the restored store
+    /// requires signatures again. [`SqliteState::load`] refuses such a state.
+    pub fn load_sealed(&mut self, scenario: &str, signer: Signer) -> Result<Option<Saved>, Error> {
+        let Some(versioned) = StateStorage::load(self, scenario)? else {
+            return Ok(None);
+        };
+        let saved = SavedServer::from_bytes_sealed(&versioned.bytes, signer).map_err(|error| {
+            Error::Seal {
+                scenario: scenario.to_owned(),
+                error,
+            }
         })?;
         Ok(Some(Saved {
             version: versioned.version,

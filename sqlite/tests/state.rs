@@ -274,3 +274,59 @@ fn racing_writers_see_only_retryable_errors() {
     assert_eq!(saved.version, 1 + writers * saves);
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// A store that required signatures comes back only through `load_sealed`
+/// with its key; `load` refuses it, and a row changed by someone without
+/// the key is refused too.
+#[test]
+fn a_sealed_state_loads_only_with_its_key() {
+    use sdsi::patch::{SealError, Signer};
+    let d = dir("sealed");
+    let path = d.join("state.db");
+    let signer = Signer::new(*b"0123456789abcdef0123456789abcdef").unwrap();
+    let (s, e) = busy();
+    let s = s.require_signatures(signer.clone());
+    let mut db = SqliteState::open(&path).unwrap();
+    db.save("flight_booking", None, 80, &s, &e.state()).unwrap();
+    assert!(matches!(
+        db.load("flight_booking"),
+        Err(Error::Damaged { .. })
+    ));
+    let saved = db
+        .load_sealed("flight_booking", signer.clone())
+        .unwrap()
+        .unwrap();
+    assert_eq!(saved.cursor, 80);
+    assert_eq!(
+        serde_json::to_value(&saved.store).unwrap(),
+        serde_json::to_value(&s).unwrap()
+    );
+    let other = Signer::new(*b"another key, also thirty-two byt").unwrap();
+    assert!(matches!(
+        db.load_sealed("flight_booking", other),
+        Err(Error::Seal {
+            error: SealError::WrongKey,
+            ..
+        })
+    ));
+    // Someone with write access to the file but not the key edits a key.
+    let raw = rusqlite::Connection::open(&path).unwrap();
+    let bytes: Vec<u8> = raw
+        .query_row("SELECT state FROM sdsi_state", [], |r| r.get(0))
+        .unwrap();
+    let forged = String::from_utf8(bytes).unwrap().replacen(
+        "\"key_type\":\"string\"",
+        "\"key_type\":\"integer\"",
+        1,
+    );
+    raw.execute("UPDATE sdsi_state SET state = ?1", [forged.as_bytes()])
+        .unwrap();
+    assert!(matches!(
+        db.load_sealed("flight_booking", signer),
+        Err(Error::Seal {
+            error: SealError::Tampered,
+            ..
+        })
+    ));
+    std::fs::remove_dir_all(&d).unwrap();
+}

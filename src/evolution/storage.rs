@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::state::EvolutionState;
 use crate::SchemaStore;
+use crate::patch::{SealError, Signer};
 
 /// Everything a server running evolution needs to carry on after a restart:
 /// the schema store, the engine's state and the application's cursor (how
@@ -56,9 +57,31 @@ impl SavedServer {
     }
 
     /// Reads bytes written by [`SavedServer::to_bytes`]; another version of
-    /// either part, or damaged bytes, is an error.
+    /// either part, or damaged bytes, is an error, and so is a store that
+    /// required signatures (its snapshot is sealed: see
+    /// [`SavedServer::from_bytes_sealed`]).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, serde_json::Error> {
         serde_json::from_slice(bytes)
+    }
+
+    /// Reads bytes whose store required signatures with `signer`'s key:
+    /// its sealed snapshot must be intact and sealed with that key
+    /// ([`SchemaStore::from_sealed_slice`]), and the restored store requires
+    /// signatures again.
+    pub fn from_bytes_sealed(bytes: &[u8], signer: Signer) -> Result<Self, SealError> {
+        #[derive(Deserialize)]
+        struct Parts {
+            cursor: u64,
+            store: serde_json::Value,
+            engine: EvolutionState,
+        }
+        let parts: Parts =
+            serde_json::from_slice(bytes).map_err(|e| SealError::Snapshot(e.to_string()))?;
+        Ok(Self {
+            cursor: parts.cursor,
+            store: SchemaStore::from_sealed_value(parts.store, signer)?,
+            engine: parts.engine,
+        })
     }
 }
 

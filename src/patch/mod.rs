@@ -39,7 +39,9 @@ pub use review::{
 pub use security::{DenySensitive, PatchAuthorizer};
 #[cfg(feature = "evolution")]
 pub(crate) use store::check_header;
-pub use store::{APPROVED_BY_MEMBER, Evaluation, STORE_FORMAT_VERSION, SchemaStore, Submission};
+pub use store::{
+    APPROVED_BY_MEMBER, Evaluation, STORE_FORMAT_VERSION, SchemaStore, SealError, Submission,
+};
 
 use std::fmt;
 

@@ -25,9 +25,9 @@ mod review;
 mod snapshot;
 
 pub use review::APPROVED_BY_MEMBER;
-pub use snapshot::STORE_FORMAT_VERSION;
 #[cfg(feature = "evolution")]
 pub(crate) use snapshot::check_header;
+pub use snapshot::{STORE_FORMAT_VERSION, SealError};
 
 /// What became of a submitted patch.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -194,6 +194,13 @@ impl SchemaStore {
     /// `signer`'s key (see [`Signer::seal`]); others are refused with
     /// `invalid_signature`. For a store fed by more than one process, so that
     /// a patch altered on the way is never applied.
+    ///
+    /// Its snapshot is then sealed with the same key, and restores only
+    /// through [`SchemaStore::from_sealed_slice`] with it (requiring
+    /// signatures again): whoever can write the stored bytes cannot add a
+    /// patch or a key, or drop the requirement. Calling this on a store
+    /// restored from an unsealed snapshot (one saved before it required
+    /// signatures) trusts that snapshot as it is.
     pub fn require_signatures(mut self, signer: Signer) -> Self {
         self.signer = Some(signer);
         self

@@ -10,7 +10,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::{CompiledCache, SchemaStore, Taken, Waiting};
 use crate::key::{KeyDefinition, KeyName};
 use crate::patch::review::Review;
-use crate::patch::{Lifecycle, SchemaPatch};
+use crate::patch::{Lifecycle, SchemaPatch, Signer};
 use crate::template::SchemaTemplate;
 use crate::validate::ValidateOptions;
 
@@ -40,7 +40,26 @@ struct SnapshotRef<'a> {
     generation: u64,
     #[serde(skip_serializing_if = "Review::is_empty")]
     review: &'a Review,
+    /// Present when the store requires signatures: see [`Seal`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seal: Option<Seal>,
 }
+
+/// What a store that requires signatures writes into its snapshot, so that
+/// whoever can write the stored bytes but holds no key cannot change them
+/// (add a patch, a lifecycle record, a delivered key) or strip the
+/// requirement: `key_check` is the key's MAC of a fixed text (which key,
+/// without revealing it) and `mac` the key's MAC of the whole snapshot
+/// without its seal (canonical JSON, so member order does not matter).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Seal {
+    key_check: String,
+    mac: String,
+}
+
+/// The text whose MAC identifies the sealing key.
+const KEY_CHECK_TEXT: &str = "sdsi.store.key-check";
 
 /// Owned, for reading. Every member but the header is optional here, so
 /// that a snapshot of another format or version is named as such rather
@@ -64,6 +83,9 @@ struct Snapshot {
     /// nothing held or denied.
     #[serde(default)]
     review: Review,
+    /// Absent unless the store required signatures.
+    #[serde(default)]
+    seal: Option<Seal>,
 }
 
 /// Refuses a saved form (`what`: "schema store snapshot", "evolution
@@ -93,11 +115,27 @@ fn member<T, E: serde::de::Error>(value: Option<T>, name: &str) -> Result<T, E> 
 
 /// Writes the store's state as a versioned snapshot (`{"format":
 /// "sdsi.store", "version": 1, ...}`). The signing key of
-/// [`SchemaStore::require_signatures`] is a secret and is never written:
-/// give it again after restoring. The compiled-schema cache is not written
-/// either; it fills again on use.
+/// [`SchemaStore::require_signatures`] is a secret and is never written; a
+/// store that requires signatures writes a `seal` instead (the key's MAC of
+/// the snapshot), and only [`SchemaStore::from_sealed_slice`] with that key
+/// reads it back. The compiled-schema cache is not written; it fills again
+/// on use.
 impl Serialize for SchemaStore {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut snapshot = self.snapshot_ref();
+        if let Some(signer) = &self.signer {
+            snapshot.seal = Some(Seal {
+                key_check: signer.sign(&KEY_CHECK_TEXT),
+                mac: signer.sign(&snapshot),
+            });
+        }
+        snapshot.serialize(serializer)
+    }
+}
+
+impl SchemaStore {
+    /// The snapshot of the store's state, unsealed.
+    fn snapshot_ref(&self) -> SnapshotRef<'_> {
         SnapshotRef {
             format: STORE_FORMAT,
             version: STORE_FORMAT_VERSION,
@@ -116,53 +154,120 @@ impl Serialize for SchemaStore {
                 .collect(),
             generation: self.generation,
             review: &self.review,
+            seal: None,
         }
-        .serialize(serializer)
     }
+
+    /// Restores a store that required signatures from its sealed snapshot
+    /// (see [`SchemaStore::require_signatures`]): the snapshot must carry a
+    /// seal made with `signer`'s key, over exactly what it holds, and the
+    /// restored store requires signatures with that key again. A snapshot
+    /// without a seal is refused too: whoever stripped it could have changed
+    /// anything.
+    pub fn from_sealed_slice(bytes: &[u8], signer: Signer) -> Result<Self, SealError> {
+        let snapshot: Snapshot =
+            serde_json::from_slice(bytes).map_err(|e| SealError::Snapshot(e.to_string()))?;
+        Self::unseal(snapshot, signer)
+    }
+
+    /// [`SchemaStore::from_sealed_slice`] from a parsed JSON value (the
+    /// `store` member of a saved server, say).
+    pub fn from_sealed_value(value: serde_json::Value, signer: Signer) -> Result<Self, SealError> {
+        let snapshot: Snapshot =
+            serde_json::from_value(value).map_err(|e| SealError::Snapshot(e.to_string()))?;
+        Self::unseal(snapshot, signer)
+    }
+
+    fn unseal(mut snapshot: Snapshot, signer: Signer) -> Result<Self, SealError> {
+        let seal = snapshot.seal.take().ok_or(SealError::NotSealed)?;
+        if signer.verify(&KEY_CHECK_TEXT, &seal.key_check).is_err() {
+            return Err(SealError::WrongKey);
+        }
+        let mut store =
+            build::<serde_json::Error>(snapshot).map_err(|e| SealError::Snapshot(e.to_string()))?;
+        signer
+            .verify(&store.snapshot_ref(), &seal.mac)
+            .map_err(|_| SealError::Tampered)?;
+        store.signer = Some(signer);
+        Ok(store)
+    }
+}
+
+/// Why a sealed snapshot did not restore.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SealError {
+    /// The snapshot carries no seal, so nothing vouches for it.
+    #[error(
+        "the store snapshot is not sealed: it was not saved by a store that required signatures, or its seal was removed"
+    )]
+    NotSealed,
+    /// The seal was made with another key.
+    #[error("the store snapshot was sealed with another key")]
+    WrongKey,
+    /// The snapshot was changed after it was sealed.
+    #[error("the store snapshot was changed after it was sealed")]
+    Tampered,
+    /// The snapshot does not read (another format or version, damage).
+    #[error("the store snapshot does not read: {0}")]
+    Snapshot(String),
 }
 
 /// Reads a snapshot written by [`Serialize`]: a snapshot of another format
 /// or version, a base template that is not valid, or a lifecycle whose
 /// indexes do not fit its records (a damaged file) is an error, never a
-/// store that behaves wrongly. The restored store requires no signatures
-/// until [`SchemaStore::require_signatures`] is called again.
+/// store that behaves wrongly. A sealed snapshot (written by a store that
+/// required signatures) is refused here: only
+/// [`SchemaStore::from_sealed_slice`] with its key reads it, so a restore
+/// never silently drops the requirement.
 impl<'de> Deserialize<'de> for SchemaStore {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let s = Snapshot::deserialize(deserializer)?;
-        check_header(
-            "schema store snapshot",
-            (&s.format, s.version),
-            (STORE_FORMAT, STORE_FORMAT_VERSION),
-        )?;
-        let base: SchemaTemplate = member(s.base, "base")?;
-        let lifecycle: Lifecycle = member(s.lifecycle, "lifecycle")?;
-        let check = base.check();
-        if !check.is_valid() {
-            return Err(D::Error::custom(format!(
-                "the snapshot's base template is not valid: {}",
-                crate::template::TemplateError::from(check)
-            )));
-        }
-        if !lifecycle.is_consistent() {
+        if s.seal.is_some() {
             return Err(D::Error::custom(
-                "the snapshot's lifecycle is damaged: an index points past its records",
+                "the store snapshot is sealed: the store required signatures; restore it with \
+                 SchemaStore::from_sealed_slice and its key",
             ));
         }
-        Ok(SchemaStore {
-            base,
-            global: member(s.global, "global")?,
-            personal: member(s.personal, "personal")?,
-            queue: member(s.queue, "queue")?,
-            seen: member(s.seen, "seen")?,
-            personal_names: member(s.personal_names, "personal_names")?,
-            lifecycle,
-            options: member(s.options, "options")?,
-            delivered: member(s.delivered, "delivered")?,
-            signer: None,
-            review: s.review,
-            generation: member(s.generation, "generation")?,
-            compiled: CompiledCache::default(),
-        })
+        build(s)
     }
+}
+
+/// The store a snapshot (its seal already taken) describes, checked.
+fn build<E: serde::de::Error>(s: Snapshot) -> Result<SchemaStore, E> {
+    check_header(
+        "schema store snapshot",
+        (&s.format, s.version),
+        (STORE_FORMAT, STORE_FORMAT_VERSION),
+    )?;
+    let base: SchemaTemplate = member(s.base, "base")?;
+    let lifecycle: Lifecycle = member(s.lifecycle, "lifecycle")?;
+    let check = base.check();
+    if !check.is_valid() {
+        return Err(E::custom(format!(
+            "the snapshot's base template is not valid: {}",
+            crate::template::TemplateError::from(check)
+        )));
+    }
+    if !lifecycle.is_consistent() {
+        return Err(E::custom(
+            "the snapshot's lifecycle is damaged: an index points past its records",
+        ));
+    }
+    Ok(SchemaStore {
+        base,
+        global: member(s.global, "global")?,
+        personal: member(s.personal, "personal")?,
+        queue: member(s.queue, "queue")?,
+        seen: member(s.seen, "seen")?,
+        personal_names: member(s.personal_names, "personal_names")?,
+        lifecycle,
+        options: member(s.options, "options")?,
+        delivered: member(s.delivered, "delivered")?,
+        signer: None,
+        review: s.review,
+        generation: member(s.generation, "generation")?,
+        compiled: CompiledCache::default(),
+    })
 }
