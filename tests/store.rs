@@ -710,6 +710,62 @@ fn a_signed_store_restores_only_sealed_with_its_key() {
     assert!(unsealed.get("seal").is_none());
 }
 
+/// One clock far ahead (a replica's, a log line's) is refused by evaluate
+/// and ignored by the recorders instead of moving every key to gone and
+/// freezing the store until real time catches up; a server back from a
+/// real pause evaluates once with `evaluate_after_pause`.
+#[test]
+fn a_clock_far_ahead_is_refused_not_obeyed() {
+    let mut store = store();
+    let add = patch("a", T0, 30, vec![key("seat", KeyType::String)]);
+    store.submit(add, T0, &DenySensitive).unwrap();
+    store.evaluate(T0, &DenySensitive);
+    let wrong = datetime!(2100-01-01 0:00 UTC);
+    let evaluation = store.evaluate(wrong, &DenySensitive);
+    let jump = evaluation.clock_refused.expect("refused");
+    assert_eq!((jump.now, jump.last), (wrong, T0));
+    assert!(evaluation.transitions.is_empty());
+    assert_eq!(store.lifecycle().evaluated_at(), Some(T0));
+    // The metrics did not rotate to year 9999 either.
+    store.record(&message(json!({"origin": "PEK", "seat": "w"})), "c", wrong);
+    assert!(!store.record_alignment(&PatchScope::Global, "seat", true, wrong));
+    // Real time goes on as if nothing happened.
+    let next_day = T0 + Duration::days(1);
+    let evaluation = store.evaluate(next_day, &DenySensitive);
+    assert!(evaluation.clock_refused.is_none());
+    assert_eq!(store.lifecycle().evaluated_at(), Some(next_day));
+    assert_eq!(
+        store
+            .lifecycle()
+            .state_at(&PatchScope::Global, "seat", next_day),
+        Some(KeyState::Experimental)
+    );
+    store.record(
+        &message(json!({"origin": "PEK", "seat": "w"})),
+        "c",
+        next_day,
+    );
+    let usage = store
+        .lifecycle()
+        .metrics(&PatchScope::Global, "seat", next_day)
+        .unwrap()
+        .usage_frequency;
+    assert_eq!(usage, Some(1.0), "only the message at a sane time counted");
+    // Within the bound is not a jump; past it after a real pause, once.
+    let month = next_day + Duration::days(30);
+    assert!(
+        store
+            .evaluate(month, &DenySensitive)
+            .clock_refused
+            .is_none()
+    );
+    let back = month + Duration::days(45);
+    assert!(store.evaluate(back, &DenySensitive).clock_refused.is_some());
+    let resumed = store.evaluate_after_pause(back, &DenySensitive);
+    assert!(resumed.clock_refused.is_none());
+    assert_eq!(store.lifecycle().evaluated_at(), Some(back));
+}
+
 #[test]
 fn suggestions_say_what_left_and_where_keys_come_from() {
     let mut store = store();
@@ -1059,10 +1115,15 @@ fn the_signing_key_is_never_written() {
     let s = store().require_signatures(Signer::new(*key).unwrap());
     let text = serde_json::to_string(&s).unwrap();
     assert!(!text.contains("0123456789abcdef"));
-    // Restored, it takes unsigned patches until signatures are required again.
-    let mut restored: SchemaStore = serde_json::from_str(&text).unwrap();
+    // Restored (only with the key), it still refuses unsigned patches.
+    assert!(serde_json::from_str::<SchemaStore>(&text).is_err());
+    let mut restored =
+        SchemaStore::from_sealed_slice(text.as_bytes(), Signer::new(*key).unwrap()).unwrap();
     let p = build(2, None, 0, 30, &[(1, 0)], &[]);
-    assert!(restored.submit(p, T0, &DenySensitive).is_ok());
+    assert_eq!(
+        first_code(restored.submit(p, T0, &DenySensitive)),
+        IssueCode::InvalidSignature
+    );
 }
 
 /// Many clients fill the lifecycle's per-client maps (delivery, adoption,

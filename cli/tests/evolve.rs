@@ -370,6 +370,13 @@ fn evolve_keeps_a_hostile_stream_out_of_the_schema() {
             );
         }
     }
+    // The burst dated 9999 does not move the store there: refused, and no
+    // key moves at that time.
+    assert!(!events(&lines, "clock_refused").is_empty(), "{lines:#?}");
+    for t in events(&lines, "transition") {
+        let at = t["transition"]["at"].as_str().unwrap();
+        assert!(at.starts_with("2026"), "a key moved at {at}");
+    }
     // The control burst does propose its key.
     assert!(
         proposed

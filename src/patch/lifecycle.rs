@@ -129,6 +129,29 @@ pub struct KeyRecord {
     counts: Counts,
 }
 
+/// A `now` refused for lying too far past the last evaluation (see
+/// [`LifecyclePolicy::max_clock_jump`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error(
+    "{now} is more than {allowed} after the last evaluation ({last}): a clock that jumped ahead is refused"
+)]
+#[non_exhaustive]
+pub struct ClockJump {
+    /// The time refused.
+    #[serde(with = "time::serde::rfc3339")]
+    pub now: OffsetDateTime,
+    /// The last evaluation.
+    #[serde(with = "time::serde::rfc3339")]
+    pub last: OffsetDateTime,
+    /// How far past it `now` may lie.
+    #[serde(serialize_with = "seconds")]
+    pub allowed: Duration,
+}
+
+fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_i64(d.whole_seconds())
+}
+
 /// A state change made by [`Lifecycle::evaluate`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
@@ -286,6 +309,15 @@ impl Lifecycle {
     /// The latest `now` [`Lifecycle::evaluate`] ran at.
     pub fn evaluated_at(&self) -> Option<OffsetDateTime> {
         self.evaluated_at
+    }
+
+    /// The refusal of `now` when it lies more than the policy's
+    /// [`LifecyclePolicy::max_clock_jump`] past the last evaluation.
+    pub fn clock_jump(&self, now: OffsetDateTime) -> Option<ClockJump> {
+        let last = self.evaluated_at?;
+        let allowed = self.policy.max_clock_jump;
+        let latest = last.checked_add(allowed)?;
+        (now > latest).then_some(ClockJump { now, last, allowed })
     }
 
     /// Every key record, in the order keys were introduced.

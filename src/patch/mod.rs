@@ -30,7 +30,7 @@ mod store;
 
 pub use effective::{AllExperimental, CompileError, EffectiveSchema, KeyStates};
 pub use integrity::{IntegrityError, MIN_KEY_BYTES, SIGNATURE_MEMBER, Signer};
-pub use lifecycle::{KeyMetrics, KeyRecord, KeyState, Lifecycle, Transition};
+pub use lifecycle::{ClockJump, KeyMetrics, KeyRecord, KeyState, Lifecycle, Transition};
 pub use policy::{GuardScope, LifecyclePolicy, Thresholds};
 pub use review::{
     Denial, Evidence, HoldReason, MATERIAL_CHANGE, MAX_DENIALS, MAX_PENDING, PendingProposal,

@@ -43,6 +43,21 @@ pub struct LifecyclePolicy {
     /// How far in the future a submitted patch's timestamp may lie, for
     /// clocks that disagree a little. Default 5 minutes.
     pub clock_skew: Duration,
+    /// The furthest `now` may lie past the last evaluation: a later one (a
+    /// replica or a log line with a wrong clock) is refused by `evaluate`
+    /// and ignored by the metric recorders, instead of moving every key to
+    /// gone, emptying the metric windows and freezing the store until real
+    /// time catches up. A server restarted
+    /// after a longer pause evaluates once with
+    /// `SchemaStore::evaluate_after_pause`. Default 30 days.
+    #[serde(default = "default_max_clock_jump")]
+    pub max_clock_jump: Duration,
+}
+
+/// The default [`LifecyclePolicy::max_clock_jump`] (also for policies saved
+/// before it existed).
+fn default_max_clock_jump() -> Duration {
+    Duration::days(30)
 }
 
 /// What the convergence guard's cap counts.
@@ -78,6 +93,7 @@ impl Default for LifecyclePolicy {
             max_experimental: 10,
             guard: GuardScope::Scenario,
             clock_skew: Duration::minutes(5),
+            max_clock_jump: default_max_clock_jump(),
         }
     }
 }

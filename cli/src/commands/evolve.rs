@@ -409,6 +409,14 @@ fn replay(
                 shared_pools(engine),
             );
         }
+        if let Some(jump) = &evaluation.clock_refused {
+            // The line's time lies too far past the store's last evaluation.
+            let value = serde_json::to_value(jump).unwrap_or(Value::Null);
+            emit(with_line(
+                json!({"event": "clock_refused", "clock": value}),
+                number,
+            ));
+        }
         for transition in evaluation.transitions {
             let value = serde_json::to_value(&transition).unwrap_or(Value::Null);
             emit(with_line(

@@ -13,8 +13,8 @@ use crate::issue::{Issue, IssueCode};
 use crate::key::{KeyDefinition, KeyName};
 use crate::negotiate::{PatchReference, SchemaUpdateSuggestion};
 use crate::patch::review::Review;
+use crate::patch::{ClockJump, GuardScope, KeyState, Lifecycle, LifecyclePolicy, Transition};
 use crate::patch::{CompileError, EffectiveSchema};
-use crate::patch::{GuardScope, KeyState, Lifecycle, LifecyclePolicy, Transition};
 use crate::patch::{PatchAuthorizer, Signer};
 use crate::patch::{PatchError, PatchScope, SchemaPatch};
 use crate::template::SchemaTemplate;
@@ -55,6 +55,8 @@ pub struct Evaluation {
     /// refused by the authorizer, or no longer merging (another patch took
     /// their key meanwhile).
     pub dropped: Vec<PatchError>,
+    /// Set when `now` lay too far past the last evaluation: nothing moved.
+    pub clock_refused: Option<ClockJump>,
 }
 
 /// A server's evolving schema for one scenario.
@@ -494,7 +496,31 @@ impl SchemaStore {
     /// again (with `authorizer`) and its keys start their trial now. Patches
     /// that expired while waiting are dropped. A `now` earlier than a
     /// previous evaluation's changes nothing.
+    ///
+    /// A `now` more than the policy's
+    /// [`LifecyclePolicy::max_clock_jump`] past the last evaluation is
+    /// refused ([`Evaluation::clock_refused`]) and changes nothing; see
+    /// [`SchemaStore::evaluate_after_pause`] for a server that really was
+    /// away that long.
     pub fn evaluate(
+        &mut self,
+        now: OffsetDateTime,
+        authorizer: &dyn PatchAuthorizer,
+    ) -> Evaluation {
+        if let Some(jump) = self.lifecycle.clock_jump(now) {
+            return Evaluation {
+                clock_refused: Some(jump),
+                ..Evaluation::default()
+            };
+        }
+        self.evaluate_after_pause(now, authorizer)
+    }
+
+    /// [`SchemaStore::evaluate`] without the bound on how far `now` may lie
+    /// past the last evaluation: for a server restarted after a pause
+    /// longer than [`LifecyclePolicy::max_clock_jump`], once, with a clock
+    /// it trusts.
+    pub fn evaluate_after_pause(
         &mut self,
         now: OffsetDateTime,
         authorizer: &dyn PatchAuthorizer,
@@ -619,6 +645,8 @@ impl SchemaStore {
 
     /// Feeds the lifecycle's metrics from one received message
     /// `{"schema_id", "payload"}` (valid or not): O(keys in the payload).
+    /// Ignored when `now` lies more than
+    /// [`LifecyclePolicy::max_clock_jump`] past the last evaluation.
     pub fn record(&mut self, message: &Value, client: &str, now: OffsetDateTime) {
         if let Some(payload) = message.get("payload").and_then(Value::as_object) {
             self.record_payload(payload, client, now);
@@ -632,11 +660,16 @@ impl SchemaStore {
         client: &str,
         now: OffsetDateTime,
     ) {
-        self.lifecycle.record_payload(payload, client, now);
+        // A clock far ahead would rotate every metric window away.
+        if self.lifecycle.clock_jump(now).is_none() {
+            self.lifecycle.record_payload(payload, client, now);
+        }
     }
 
     /// Records a semantic-alignment judgment for key `name` (from an LLM judge
-    /// or audit sampler outside the crate). False when the key is not tracked.
+    /// or audit sampler outside the crate). False when the key is not
+    /// tracked, or `now` lies too far past the last evaluation (as for
+    /// [`SchemaStore::record`]).
     pub fn record_alignment(
         &mut self,
         scope: &PatchScope,
@@ -644,7 +677,8 @@ impl SchemaStore {
         aligned: bool,
         now: OffsetDateTime,
     ) -> bool {
-        self.lifecycle.record_alignment(scope, name, aligned, now)
+        self.lifecycle.clock_jump(now).is_none()
+            && self.lifecycle.record_alignment(scope, name, aligned, now)
     }
 
     /// The `schema_update_suggestion` to attach to `client`'s next execution
