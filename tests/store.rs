@@ -766,6 +766,70 @@ fn a_clock_far_ahead_is_refused_not_obeyed() {
     assert_eq!(store.lifecycle().evaluated_at(), Some(back));
 }
 
+/// The state a store keeps per client is bounded by the keys that live:
+/// 100,000 clients told about three global keys and sending them, a
+/// thousand of them with a personal key, then every key's life runs out.
+/// While the keys live the snapshot holds under 300 bytes per client;
+/// once they are gone, what is left is the keys' reserved names, a few
+/// kilobytes, however many clients there were.
+#[test]
+fn per_client_state_goes_with_the_keys() {
+    const CLIENTS: usize = 100_000;
+    let mut store = store();
+    let keys = vec![
+        key("seat", KeyType::String),
+        key("meal", KeyType::String),
+        key("bags", KeyType::Integer),
+    ];
+    store
+        .submit(patch("g", T0, 30, keys), T0, &DenySensitive)
+        .unwrap();
+    let empty = serde_json::to_vec(&self::store()).unwrap().len();
+    let day = T0 + Duration::hours(1);
+    for c in 0..CLIENTS {
+        let client = format!("client-{c:06}");
+        if c % 100 == 0 {
+            let own = self::client(
+                &client,
+                patch(&format!("p{c}"), T0, 20, vec![key("pet", KeyType::String)]),
+            );
+            store.submit(own, T0, &DenySensitive).unwrap();
+        }
+        assert!(store.suggestion_for(&client, day).unwrap().is_some());
+        let payload = json!({"origin": "PEK", "seat": "window", "meal": "veg", "bags": 2});
+        store.record(&message(payload), &client, day);
+    }
+    store.evaluate(day, &DenySensitive);
+    let live = serde_json::to_vec(&store).unwrap().len();
+    let per_client = (live - empty) / CLIENTS;
+    eprintln!("live: {live} bytes, {per_client} per client");
+    assert!(per_client < 300, "{per_client} bytes per client");
+    // Offers end at day 30 (20 for the personal keys), the keys are
+    // withdrawn, then gone 30 days later.
+    for d in (0..=75).step_by(5) {
+        store.evaluate(T0 + Duration::days(d), &DenySensitive);
+    }
+    let gone = T0 + Duration::days(75);
+    assert_eq!(
+        store
+            .lifecycle()
+            .state_at(&PatchScope::Global, "seat", gone),
+        Some(KeyState::Gone)
+    );
+    let after = serde_json::to_vec(&store).unwrap();
+    eprintln!("after: {} bytes", after.len());
+    assert!(after.len() < empty + 200_000, "{} bytes", after.len());
+    // The names stay reserved for their types.
+    let retyped = patch("r", gone, 30, vec![key("seat", KeyType::Integer)]);
+    assert_eq!(
+        first_code(store.submit(retyped, gone, &DenySensitive)),
+        IssueCode::ReservedKeyName
+    );
+    // And a restored store is the same store.
+    let restored: SchemaStore = serde_json::from_slice(&after).unwrap();
+    assert_eq!(serde_json::to_vec(&restored).unwrap(), after);
+}
+
 #[test]
 fn suggestions_say_what_left_and_where_keys_come_from() {
     let mut store = store();

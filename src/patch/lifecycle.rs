@@ -774,7 +774,34 @@ impl Lifecycle {
             .retain(|&i| records.get(i).is_some_and(|r| r.state < KeyState::Gone));
         self.live_global
             .retain(|&i| records.get(i).is_some_and(|r| r.state < KeyState::Gone));
+        if moves.iter().any(|m| m.to == KeyState::Gone) {
+            self.forget_gone_clients();
+        }
         moves
+    }
+
+    /// Per-client data of gone keys goes: who was told and who sent them
+    /// (no metric is read for a gone key), and the payload totals of
+    /// clients left with no personal key that is not gone. What stays of a
+    /// gone key is its record without clients: its name and type, reserved.
+    fn forget_gone_clients(&mut self) {
+        for record in self
+            .records
+            .iter_mut()
+            .filter(|r| r.state == KeyState::Gone)
+        {
+            record.counts.delivered_to = FxHashMap::default();
+            record.counts.adopted_by = FxHashMap::default();
+        }
+        let records = &self.records;
+        let personal = &self.personal;
+        self.client_totals.retain(|client, _| {
+            personal.get(client).is_some_and(|names| {
+                names
+                    .values()
+                    .any(|&i| records.get(i).is_some_and(|r| r.state < KeyState::Gone))
+            })
+        });
     }
 
     /// The move after `(state, since)` that `now` allows, and when it happened.

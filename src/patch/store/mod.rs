@@ -89,8 +89,10 @@ pub struct SchemaStore {
     personal_names: HashMap<KeyName, BTreeSet<String>>,
     lifecycle: Lifecycle,
     options: ValidateOptions,
-    /// Client → the key definitions it was last told about.
-    delivered: HashMap<String, HashMap<KeyName, KeyDefinition>>,
+    /// Client → a tag of each key definition it was last told about (a
+    /// SHA-256 prefix, not the definition: this map grows with clients).
+    /// A key's entries go when the key is gone.
+    delivered: HashMap<String, HashMap<KeyName, u64>>,
     /// When set, `submit` takes only patches signed with this key.
     signer: Option<Signer>,
     /// Proposals held for an operator, and the denials remembered.
@@ -161,6 +163,14 @@ struct Waiting {
     submitter: Option<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     approved: bool,
+}
+
+/// A definition's tag, for telling whether a client was told this exact
+/// definition: the first 8 bytes of the SHA-256 of its canonical form.
+pub(super) fn definition_tag(key: &KeyDefinition) -> u64 {
+    let bytes = crate::digest::canonical_bytes(key)
+        .unwrap_or_else(|_| serde_json::to_vec(key).unwrap_or_default());
+    crate::digest::short_tag(&bytes)
 }
 
 /// Patches in the store were authorized when submitted (and again on release).
@@ -536,10 +546,15 @@ impl SchemaStore {
         // lifecycle's records, and their ids in `seen`.
         self.generation += 1;
         self.global.retain(|p| p.expires_at > now);
+        let personal_before: usize = self.personal.values().map(Vec::len).sum();
         for patches in self.personal.values_mut() {
             patches.retain(|p| p.expires_at > now);
         }
         self.personal.retain(|_, patches| !patches.is_empty());
+        if self.personal.values().map(Vec::len).sum::<usize>() != personal_before {
+            self.index_personal_names();
+        }
+        self.forget_gone(&evaluation.transitions);
         let mut waiting = std::mem::take(&mut self.queue);
         let mut blocked: Vec<PatchScope> = Vec::new();
         let scenario = self.lifecycle.policy().guard == GuardScope::Scenario;
@@ -594,6 +609,44 @@ impl SchemaStore {
             }
         }
         evaluation
+    }
+
+    /// Rebuilds `personal_names` from the personal patches still held.
+    fn index_personal_names(&mut self) {
+        self.personal_names.clear();
+        for (client, patches) in &self.personal {
+            for key in patches
+                .iter()
+                .flat_map(|p| p.new_keys.iter().chain(&p.modified_keys))
+            {
+                self.personal_names
+                    .entry(key.key_name.clone())
+                    .or_default()
+                    .insert(client.clone());
+            }
+        }
+    }
+
+    /// Drops what clients were told about keys that are now gone (they were
+    /// withdrawn for the whole backward-compatibility window first, when
+    /// suggestions said so), and clients left with nothing.
+    fn forget_gone(&mut self, transitions: &[Transition]) {
+        for gone in transitions.iter().filter(|t| t.to == KeyState::Gone) {
+            let name = &gone.key_name;
+            match &gone.scope {
+                PatchScope::Global => {
+                    for told in self.delivered.values_mut() {
+                        told.remove(name);
+                    }
+                }
+                PatchScope::Client(client) => {
+                    if let Some(told) = self.delivered.get_mut(client) {
+                        told.remove(name);
+                    }
+                }
+            }
+        }
+        self.delivered.retain(|_, told| !told.is_empty());
     }
 
     fn effective<'a>(&'a self, client: Option<&'a str>) -> EffectiveSchema<'a> {
@@ -699,10 +752,13 @@ impl SchemaStore {
         for key in &template.keys {
             let known = seen
                 .get(&key.key_name)
-                .or_else(|| self.base.key(key.key_name.as_str()));
+                .copied()
+                .or_else(|| self.base.key(key.key_name.as_str()).map(definition_tag));
             match known {
                 None => new_keys.push(key.clone()),
-                Some(previous) if previous != key => modified_keys.push(key.clone()),
+                Some(previous) if previous != definition_tag(key) => {
+                    modified_keys.push(key.clone());
+                }
                 Some(_) => {}
             }
         }
@@ -719,7 +775,7 @@ impl SchemaStore {
             seen.remove(name);
         }
         for key in new_keys.iter().chain(&modified_keys) {
-            seen.insert(key.key_name.clone(), key.clone());
+            seen.insert(key.key_name.clone(), definition_tag(key));
         }
         for key in &new_keys {
             let scope = self.scope_of(client, &key.key_name);

@@ -36,7 +36,7 @@ struct SnapshotRef<'a> {
     seen: BTreeMap<&'a str, &'a Taken>,
     personal_names: BTreeMap<&'a KeyName, &'a BTreeSet<String>>,
     lifecycle: &'a Lifecycle,
-    delivered: BTreeMap<&'a str, BTreeMap<&'a KeyName, &'a KeyDefinition>>,
+    delivered: BTreeMap<&'a str, BTreeMap<&'a KeyName, Told>>,
     generation: u64,
     #[serde(skip_serializing_if = "Review::is_empty")]
     review: &'a Review,
@@ -58,6 +58,30 @@ struct Seal {
     mac: String,
 }
 
+/// What a client was told about a key: the definition's tag as 16 hex
+/// digits (snapshots written before tags hold the definition itself, read
+/// as its tag).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+enum Told {
+    Tag(String),
+    Definition(Box<KeyDefinition>),
+}
+
+impl Told {
+    fn of(tag: u64) -> Self {
+        Told::Tag(format!("{tag:016x}"))
+    }
+
+    fn tag<E: serde::de::Error>(&self) -> Result<u64, E> {
+        match self {
+            Told::Tag(hex) => u64::from_str_radix(hex, 16)
+                .map_err(|_| E::custom(format!("delivered tag {hex:?} is not 16 hex digits"))),
+            Told::Definition(key) => Ok(super::definition_tag(key)),
+        }
+    }
+}
+
 /// The text whose MAC identifies the sealing key.
 const KEY_CHECK_TEXT: &str = "sdsi.store.key-check";
 
@@ -77,7 +101,7 @@ struct Snapshot {
     seen: Option<HashMap<String, Taken>>,
     personal_names: Option<HashMap<KeyName, BTreeSet<String>>>,
     lifecycle: Option<Lifecycle>,
-    delivered: Option<HashMap<String, HashMap<KeyName, KeyDefinition>>>,
+    delivered: Option<HashMap<String, HashMap<KeyName, Told>>>,
     generation: Option<u64>,
     /// Absent in snapshots written before the operator loop, or with
     /// nothing held or denied.
@@ -150,7 +174,10 @@ impl SchemaStore {
             delivered: self
                 .delivered
                 .iter()
-                .map(|(client, keys)| (client.as_str(), keys.iter().collect()))
+                .map(|(client, keys)| {
+                    let told = keys.iter().map(|(name, tag)| (name, Told::of(*tag)));
+                    (client.as_str(), told.collect())
+                })
                 .collect(),
             generation: self.generation,
             review: &self.review,
@@ -264,7 +291,16 @@ fn build<E: serde::de::Error>(s: Snapshot) -> Result<SchemaStore, E> {
         personal_names: member(s.personal_names, "personal_names")?,
         lifecycle,
         options: member(s.options, "options")?,
-        delivered: member(s.delivered, "delivered")?,
+        delivered: member(s.delivered, "delivered")?
+            .into_iter()
+            .map(|(client, keys)| {
+                let tags = keys
+                    .into_iter()
+                    .map(|(name, told)| Ok((name, told.tag::<E>()?)))
+                    .collect::<Result<_, E>>()?;
+                Ok((client, tags))
+            })
+            .collect::<Result<_, E>>()?,
         signer: None,
         review: s.review,
         generation: member(s.generation, "generation")?,
