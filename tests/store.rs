@@ -830,6 +830,42 @@ fn per_client_state_goes_with_the_keys() {
     assert_eq!(serde_json::to_vec(&restored).unwrap(), after);
 }
 
+/// A personal key that became stable outlives its patch; a global patch
+/// naming it with another type must still be checked against that
+/// client's view after the personal patch expired.
+#[test]
+fn a_stable_personal_key_still_guards_its_clients_view() {
+    let mut store = store();
+    let own = client("a1", patch("p", T0, 10, vec![key("pet", KeyType::String)]));
+    store.submit(own, T0, &DenySensitive).unwrap();
+    let scope = PatchScope::Client("a1".to_owned());
+    for h in 0..(7 * 24) {
+        let at = T0 + Duration::hours(h);
+        store.record(&message(json!({"origin": "PEK", "pet": "cat"})), "a1", at);
+        store.record_alignment(&scope, "pet", true, at);
+    }
+    let promoted = T0 + Duration::days(8);
+    store.evaluate(promoted, &DenySensitive);
+    assert_eq!(
+        store.lifecycle().state_at(&scope, "pet", promoted),
+        Some(KeyState::Stable)
+    );
+    // The personal patch expires; the key lives on, stable.
+    let later = T0 + Duration::days(12);
+    store.evaluate(later, &DenySensitive);
+    assert_eq!(
+        store.lifecycle().state_at(&scope, "pet", later),
+        Some(KeyState::Stable)
+    );
+    let retyped = patch("g", later, 30, vec![key("pet", KeyType::Integer)]);
+    let refused = store.submit(retyped, later, &DenySensitive);
+    assert!(
+        refused.is_err(),
+        "a global `pet: integer` would break a1: {refused:?}"
+    );
+    every_view_serves(&store, &["a1"], later);
+}
+
 #[test]
 fn suggestions_say_what_left_and_where_keys_come_from() {
     let mut store = store();

@@ -2,7 +2,9 @@
 //! lines an earlier run replayed and a SHA-256 of those lines. A later run
 //! skips them only when its log starts with the same lines (the same file,
 //! perhaps grown since); any other log is read from its first line, so a
-//! daily run with a new file loses nothing.
+//! daily run with a new file loses nothing. A last line still being
+//! written (no newline yet) counts as written: if the writer then extends
+//! it, the log reads as another one and is replayed from its start.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead};
@@ -70,13 +72,16 @@ impl Lines {
             resumed: Resumed::Fresh,
         };
         let Some(saved) = saved else {
+            // Hashed as they are skipped, so the cursor saved next is whole.
+            while lines.number < legacy_line {
+                let Some(Ok(line)) = lines.inner.next() else {
+                    break;
+                };
+                lines.hasher.update(line.as_bytes());
+                lines.hasher.update(b"\n");
+                lines.number += 1;
+            }
             if legacy_line > 0 {
-                for _ in lines
-                    .inner
-                    .by_ref()
-                    .take(usize::try_from(legacy_line).unwrap_or(usize::MAX))
-                {}
-                lines.number = legacy_line;
                 lines.resumed = Resumed::Unverified(legacy_line);
             }
             return Ok(lines);
@@ -150,10 +155,13 @@ impl Iterator for Lines {
             Some(line) => Ok(line),
             None => self.inner.next()?,
         };
-        if let Ok(text) = &line {
-            self.hasher.update(text.as_bytes());
-            self.hasher.update(b"\n");
-        }
+        // A line that cannot be read is not counted: the cursor stays
+        // before it, so a later run meets it at the same place.
+        let Ok(text) = &line else {
+            return Some((self.number.saturating_add(1), line));
+        };
+        self.hasher.update(text.as_bytes());
+        self.hasher.update(b"\n");
         self.number += 1;
         Some((self.number, line))
     }

@@ -195,6 +195,103 @@ fn standard_input_resumes_only_the_same_log() {
     assert_eq!(summary["lines"], 200);
 }
 
+/// A line that cannot be read stops the replay before it, and a later run
+/// over the same log resumes there (the cursor does not count it), rather
+/// than taking the log for another one and replaying it all again.
+#[test]
+fn an_unreadable_line_is_met_again_not_replayed_around() {
+    let d = dir("unreadable");
+    let path = d.join("log.jsonl");
+    log(&path, 100);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let good: Vec<u8> = bytes
+        .split(|b| *b == b'\n')
+        .take(50)
+        .flat_map(|l| [l, b"\n"].concat())
+        .collect();
+    bytes = [
+        good.as_slice(),
+        b"\xff\xfe not UTF-8\n",
+        &bytes[good.len()..],
+    ]
+    .concat();
+    std::fs::write(&path, bytes).unwrap();
+    let db = d.join("state.db");
+    let db = db.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_sdsi"))
+            .args([
+                "evolve",
+                "--schema",
+                &fixture("flight_template.json"),
+                "--state",
+                db,
+            ])
+            .args(extra)
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "an unreadable line exits 1");
+        let lines: Vec<Value> = String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        lines.last().unwrap().clone()
+    };
+    assert_eq!(run(&[])["lines"], 50);
+    let again = run(&[]);
+    assert_eq!(again["resumed_after_line"], 50, "{again}");
+    assert_eq!(again["lines"], 0, "{again}");
+}
+
+/// A state resumed 40 days later: the lines are refused (the store does
+/// not jump past its 30-day bound on one clock's word) until the run says
+/// the pause was real with `--after-pause`.
+#[test]
+fn a_long_pause_is_accepted_only_when_said() {
+    let d = dir("pause");
+    let first = d.join("first.jsonl");
+    log(&first, 200);
+    let text = std::fs::read_to_string(&first).unwrap();
+    let later: String = text
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            let at = time::OffsetDateTime::parse(
+                v["at"].as_str().unwrap(),
+                &time::format_description::well_known::Rfc3339,
+            )
+            .unwrap()
+                + time::Duration::days(40);
+            v["at"] = at
+                .format(&time::format_description::well_known::Rfc3339)
+                .unwrap()
+                .into();
+            format!("{v}\n")
+        })
+        .collect();
+    let second = d.join("second.jsonl");
+    std::fs::write(&second, later).unwrap();
+    let db = d.join("state.db");
+    let db = db.to_str().unwrap();
+    evolve(&first, &["--state", db]);
+    let copy = d.join("copy.db");
+    std::fs::copy(db, &copy).unwrap();
+    let refused = evolve(&second, &["--state", db]);
+    let count = |lines: &[Value], kind: &str| lines.iter().filter(|l| l["event"] == kind).count();
+    assert_eq!(count(&refused, "clock_refused"), 200, "every line refused");
+    let accepted = evolve(
+        &second,
+        &["--state", copy.to_str().unwrap(), "--after-pause"],
+    );
+    assert_eq!(count(&accepted, "clock_refused"), 0);
+    assert!(
+        count(&accepted, "transition") > 0,
+        "the keys' lives moved on"
+    );
+}
+
 #[test]
 fn a_killed_replay_resumes_from_its_last_save() {
     let d = dir("killed");

@@ -195,7 +195,7 @@ fn keys(report: &Report) -> Markup {
         KeyState::Withdrawn,
     ];
     html! {
-        @if let Some(svg) = lifecycle_chart(&report.keys, report.at) {
+        @if let Some(svg) = lifecycle_chart(charted_keys(&report.keys), report.at) {
             figure {
                 (PreEscaped(svg))
                 figcaption.muted {
@@ -210,6 +210,14 @@ fn keys(report: &Report) -> Markup {
             tbody { @for key in &report.keys { (key_row(key)) } }
         }
     }
+}
+
+/// Most keys drawn on the timeline (the newest); the table lists them all.
+const CHARTED_KEYS: usize = 60;
+
+fn charted_keys(keys: &[KeyRow]) -> &[KeyRow] {
+    keys.get(keys.len().saturating_sub(CHARTED_KEYS)..)
+        .unwrap_or(keys)
 }
 
 fn key_row(key: &KeyRow) -> Markup {

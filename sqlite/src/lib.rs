@@ -138,6 +138,17 @@ fn is_busy(error: &rusqlite::Error) -> bool {
     )
 }
 
+/// `error` as [`Error::Busy`] when SQLite said another writer holds the lock.
+fn busy_or(error: rusqlite::Error, scenario: &str) -> Error {
+    if is_busy(&error) {
+        Error::Busy {
+            scenario: scenario.to_owned(),
+        }
+    } else {
+        Error::Sqlite(error)
+    }
+}
+
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS sdsi_state (
     scenario TEXT PRIMARY KEY NOT NULL,
@@ -203,6 +214,16 @@ impl SqliteState {
                 error,
             }
         })?;
+        if saved.store.base().scenario != scenario {
+            // Another scenario's sealed row copied here: sealed, but not this one.
+            return Err(Error::Damaged {
+                scenario: scenario.to_owned(),
+                message: format!(
+                    "the row holds the state of scenario {:?}",
+                    saved.store.base().scenario
+                ),
+            });
+        }
         Ok(Some(Saved {
             version: versioned.version,
             cursor: saved.cursor,
@@ -255,11 +276,13 @@ impl SqliteState {
         name: &str,
         bytes: &[u8],
     ) -> Result<(), Error> {
-        self.connection.execute(
-            "INSERT INTO sdsi_attachment (scenario, name, bytes) VALUES (?1, ?2, ?3)
-             ON CONFLICT(scenario, name) DO UPDATE SET bytes = excluded.bytes",
-            params![scenario, name, bytes],
-        )?;
+        self.connection
+            .execute(
+                "INSERT INTO sdsi_attachment (scenario, name, bytes) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(scenario, name) DO UPDATE SET bytes = excluded.bytes",
+                params![scenario, name, bytes],
+            )
+            .map_err(|e| busy_or(e, scenario))?;
         Ok(())
     }
 
@@ -302,9 +325,7 @@ impl StateStorage for SqliteState {
     fn save(&mut self, scenario: &str, expected: Option<u64>, bytes: &[u8]) -> Result<u64, Error> {
         self.save_versioned(scenario, expected, bytes)
             .map_err(|error| match error {
-                Error::Sqlite(e) if is_busy(&e) => Error::Busy {
-                    scenario: scenario.to_owned(),
-                },
+                Error::Sqlite(e) => busy_or(e, scenario),
                 other => other,
             })
     }

@@ -309,8 +309,20 @@ fn a_sealed_state_loads_only_with_its_key() {
             ..
         })
     ));
-    // Someone with write access to the file but not the key edits a key.
+    // Someone with write access to the file but not the key copies the
+    // row to another scenario, then edits a key.
     let raw = rusqlite::Connection::open(&path).unwrap();
+    raw.execute(
+        "INSERT INTO sdsi_state SELECT 'hotel', version, state FROM sdsi_state",
+        [],
+    )
+    .unwrap();
+    assert!(matches!(
+        db.load_sealed("hotel", signer.clone()),
+        Err(Error::Damaged { .. })
+    ));
+    raw.execute("DELETE FROM sdsi_state WHERE scenario = 'hotel'", [])
+        .unwrap();
     let bytes: Vec<u8> = raw
         .query_row("SELECT state FROM sdsi_state", [], |r| r.get(0))
         .unwrap();

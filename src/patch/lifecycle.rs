@@ -316,6 +316,9 @@ impl Lifecycle {
     pub fn clock_jump(&self, now: OffsetDateTime) -> Option<ClockJump> {
         let last = self.evaluated_at?;
         let allowed = self.policy.max_clock_jump;
+        if !allowed.is_positive() {
+            return None; // no bound set
+        }
         let latest = last.checked_add(allowed)?;
         (now > latest).then_some(ClockJump { now, last, allowed })
     }
@@ -600,6 +603,9 @@ impl Lifecycle {
             record.counts.present.add(day, 1);
             if record.key_type.matches(value) {
                 record.counts.well_typed.add(day, 1);
+                if record.state == KeyState::Gone {
+                    continue; // no metric is read for it: remember no client
+                }
                 match record.counts.adopted_by.get_mut(client) {
                     Some(latest) => *latest = (*latest).max(day),
                     None => {
@@ -778,6 +784,22 @@ impl Lifecycle {
             self.forget_gone_clients();
         }
         moves
+    }
+
+    /// The (client, key name) of every personal key that is not gone as of
+    /// the last evaluation: served from its record even after its patch
+    /// expired.
+    pub(crate) fn personal_live_names(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        self.personal.iter().flat_map(move |(client, names)| {
+            names
+                .iter()
+                .filter(move |(_, i)| {
+                    self.records
+                        .get(**i)
+                        .is_some_and(|r| r.state < KeyState::Gone)
+                })
+                .map(move |(name, _)| (client.as_str(), &**name))
+        })
     }
 
     /// Per-client data of gone keys goes: who was told and who sent them

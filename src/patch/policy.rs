@@ -49,7 +49,8 @@ pub struct LifecyclePolicy {
     /// gone, emptying the metric windows and freezing the store until real
     /// time catches up. A server restarted
     /// after a longer pause evaluates once with
-    /// `SchemaStore::evaluate_after_pause`. Default 30 days.
+    /// `SchemaStore::evaluate_after_pause`. Zero or less sets no bound.
+    /// Default 30 days.
     #[serde(default = "default_max_clock_jump")]
     pub max_clock_jump: Duration,
 }

@@ -142,6 +142,13 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 1000, requires = "state")]
     pub save_every: u64,
 
+    /// Accept one jump of the clock past the store's bound (30 days after
+    /// its last evaluation): for a state resumed after a long pause, or a
+    /// log with a quiet month. Without it such lines are refused
+    /// (`clock_refused`) and the store does not move.
+    #[arg(long)]
+    pub after_pause: bool,
+
     /// Write an HTML report of the run to this file at the end (see
     /// `sdsi report` for one from a saved state); the summary names it.
     #[arg(long, value_name = "FILE.html")]
@@ -200,7 +207,10 @@ impl Saving {
             saving.version = Some(saved.version);
             saving.resume_after = saved.cursor;
             saving.history = crate::history::load(&mut saving.db, &saving.scenario)?;
-            saving.log = crate::history::load_cursor(&mut saving.db, &saving.scenario)?;
+            // The cursor is written just after the state: one that does not
+            // match the state's line count is from an interrupted save.
+            saving.log = crate::history::load_cursor(&mut saving.db, &saving.scenario)?
+                .filter(|cursor| cursor.line == saving.resume_after);
         }
         Ok(saving)
     }
@@ -341,7 +351,14 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         }
     };
     let report = args.report.as_deref();
-    replay(lines, &mut store, &mut engine, saving, report)
+    replay(
+        lines,
+        &mut store,
+        &mut engine,
+        saving,
+        report,
+        args.after_pause,
+    )
 }
 
 /// Replays the log, streaming one JSON object per line of output.
@@ -351,6 +368,7 @@ fn replay(
     engine: &mut Engine,
     mut saving: Option<Saving>,
     report: Option<&std::path::Path>,
+    mut after_pause: bool,
 ) -> Outcome {
     let mut out = io::stdout().lock();
     let mut emit = |value: Value| writeln!(out, "{value}").is_ok();
@@ -385,6 +403,12 @@ fn replay(
                 continue;
             }
         };
+        let mut resumed_at = None;
+        if after_pause && store.lifecycle().clock_jump(event.at).is_some() {
+            // Once, as asked: the store moves to this line's time.
+            after_pause = false;
+            resumed_at = Some(store.evaluate_after_pause(event.at, &DenySensitive));
+        }
         let happenings = engine.observe(store, &event.message, &event.client, event.at);
         for happened in &happenings {
             let value = serde_json::to_value(happened).unwrap_or(Value::Null);
@@ -399,7 +423,11 @@ fn replay(
             }
         }
         // The pipeline submits with `DenySensitive`; releases are held to the same rule.
-        let evaluation = store.evaluate(event.at, &DenySensitive);
+        let mut evaluation = store.evaluate(event.at, &DenySensitive);
+        if let Some(mut first) = resumed_at {
+            first.transitions.append(&mut evaluation.transitions);
+            evaluation.transitions = first.transitions;
+        }
         if keep_history {
             history.record(
                 event.at,

@@ -554,6 +554,13 @@ impl SchemaStore {
         if self.personal.values().map(Vec::len).sum::<usize>() != personal_before {
             self.index_personal_names();
         }
+        let personal_gone = evaluation
+            .transitions
+            .iter()
+            .any(|t| t.to == KeyState::Gone && !t.scope.is_global());
+        if personal_gone {
+            self.index_personal_names();
+        }
         self.forget_gone(&evaluation.transitions);
         let mut waiting = std::mem::take(&mut self.queue);
         let mut blocked: Vec<PatchScope> = Vec::new();
@@ -611,7 +618,9 @@ impl SchemaStore {
         evaluation
     }
 
-    /// Rebuilds `personal_names` from the personal patches still held.
+    /// Rebuilds `personal_names` from the personal patches still held and
+    /// the personal keys not gone (a stable personal key outlives its
+    /// patch, and a global patch must still suit that client's view).
     fn index_personal_names(&mut self) {
         self.personal_names.clear();
         for (client, patches) in &self.personal {
@@ -623,6 +632,14 @@ impl SchemaStore {
                     .entry(key.key_name.clone())
                     .or_default()
                     .insert(client.clone());
+            }
+        }
+        for (client, name) in self.lifecycle.personal_live_names() {
+            if let Ok(name) = KeyName::new(name) {
+                self.personal_names
+                    .entry(name)
+                    .or_default()
+                    .insert(client.to_owned());
             }
         }
     }
