@@ -62,6 +62,12 @@ CREATE TABLE IF NOT EXISTS sdsi_state (
     scenario TEXT PRIMARY KEY,
     version  BIGINT NOT NULL CHECK (version > 0),
     state    BYTEA NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sdsi_attachment (
+    scenario TEXT NOT NULL,
+    name     TEXT NOT NULL,
+    bytes    BYTEA NOT NULL,
+    PRIMARY KEY (scenario, name)
 )";
 
 impl PgState {
@@ -77,6 +83,32 @@ impl PgState {
         transaction.batch_execute(SCHEMA)?;
         transaction.commit()?;
         Ok(Self { client })
+    }
+
+    /// Keeps `bytes` under `name` beside `scenario`'s state (what an
+    /// application keeps with it: the CLI's report history and log
+    /// cursor), replacing what was there. Not versioned: the last write wins.
+    pub fn save_attachment(
+        &mut self,
+        scenario: &str,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<(), Error> {
+        self.client.execute(
+            "INSERT INTO sdsi_attachment (scenario, name, bytes) VALUES ($1, $2, $3)
+             ON CONFLICT (scenario, name) DO UPDATE SET bytes = EXCLUDED.bytes",
+            &[&scenario, &name, &bytes],
+        )?;
+        Ok(())
+    }
+
+    /// What [`PgState::save_attachment`] kept under `name` for `scenario`.
+    pub fn attachment(&mut self, scenario: &str, name: &str) -> Result<Option<Vec<u8>>, Error> {
+        let row = self.client.query_opt(
+            "SELECT bytes FROM sdsi_attachment WHERE scenario = $1 AND name = $2",
+            &[&scenario, &name],
+        )?;
+        Ok(row.map(|r| r.get::<_, Vec<u8>>(0)))
     }
 
     fn version_of(&mut self, scenario: &str) -> Result<Option<u64>, Error> {

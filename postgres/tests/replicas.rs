@@ -82,6 +82,30 @@ fn proposed_keys(events: &[EvolutionEvent]) -> BTreeSet<String> {
         .collect()
 }
 
+/// Attachments sit beside a scenario's state, per name; the last write
+/// wins and another connection reads it.
+#[test]
+fn attachments_sit_beside_a_scenario() {
+    let Some(params) = server() else { return };
+    let key = "attachments/flight_booking";
+    let mut a = PgState::connect(&params).unwrap();
+    let mut b = PgState::connect(&params).unwrap();
+    assert_eq!(a.attachment(key, "history").unwrap(), None);
+    a.save_attachment(key, "history", b"one").unwrap();
+    b.save_attachment(key, "history", b"two").unwrap();
+    a.save_attachment(key, "cursor", b"c").unwrap();
+    assert_eq!(
+        b.attachment(key, "history").unwrap().as_deref(),
+        Some(&b"two"[..])
+    );
+    assert_eq!(
+        b.attachment(key, "cursor").unwrap().as_deref(),
+        Some(&b"c"[..])
+    );
+    assert_eq!(b.attachment("another", "history").unwrap(), None);
+    assert!(a.load(key).unwrap().is_none(), "an attachment is no state");
+}
+
 #[test]
 fn saves_round_trip_and_never_overwrite_another_writer() {
     let Some(params) = server() else { return };

@@ -157,7 +157,10 @@ fn inline(svg: String) -> String {
 /// A key's states as (from, to, state) spans, up to `now`.
 fn spans(key: &KeyRow, now: OffsetDateTime) -> Vec<(OffsetDateTime, OffsetDateTime, KeyState)> {
     let mut spans = Vec::new();
-    let (mut since, mut state) = (key.introduced_at, KeyState::Experimental);
+    // The state before the first step kept (older steps may have been
+    // dropped from a long history).
+    let first = key.steps.first().map_or(KeyState::Experimental, |s| s.from);
+    let (mut since, mut state) = (key.introduced_at, first);
     for step in &key.steps {
         spans.push((since, step.at, state));
         (since, state) = (step.at, step.to);
