@@ -20,10 +20,7 @@ use serde_json::{Value, json};
 use time::format_description::well_known::Rfc3339;
 
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sdsi-cli-review-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_dir(&format!("review-{name}"))
 }
 
 /// A log line: `other` from `client`, `minutes` after the start.

@@ -19,10 +19,7 @@ use common::fixture;
 use serde_json::{Value, json};
 
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sdsi-cli-state-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_dir(&format!("state-{name}"))
 }
 
 /// A log of `n` lines: eight clients asking, in turn, for three needs, one

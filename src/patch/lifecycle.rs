@@ -12,6 +12,12 @@ use crate::patch::metrics::{DayWindow, day_of};
 use crate::patch::policy::{GuardScope, LifecyclePolicy, Thresholds};
 use crate::patch::{PatchScope, SchemaPatch};
 
+mod clock;
+mod serialized;
+
+pub use clock::ClockJump;
+use serialized::{scope_pairs, sorted};
+
 /// Where a patch key is in its life. States only move forward (the order of
 /// the variants): experimental → stable, or experimental (or stable) →
 /// deprecated → withdrawn → gone.
@@ -129,29 +135,6 @@ pub struct KeyRecord {
     counts: Counts,
 }
 
-/// A `now` refused for lying too far past the last evaluation (see
-/// [`LifecyclePolicy::max_clock_jump`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, thiserror::Error)]
-#[error(
-    "{now} is more than {allowed} after the last evaluation ({last}): a clock that jumped ahead is refused"
-)]
-#[non_exhaustive]
-pub struct ClockJump {
-    /// The time refused.
-    #[serde(with = "time::serde::rfc3339")]
-    pub now: OffsetDateTime,
-    /// The last evaluation.
-    #[serde(with = "time::serde::rfc3339")]
-    pub last: OffsetDateTime,
-    /// How far past it `now` may lie.
-    #[serde(serialize_with = "seconds")]
-    pub allowed: Duration,
-}
-
-fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_i64(d.whole_seconds())
-}
-
 /// A state change made by [`Lifecycle::evaluate`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
@@ -211,64 +194,6 @@ pub struct Lifecycle {
     by_name: FxHashMap<Box<str>, Vec<usize>>,
 }
 
-/// Hash maps written in key order: a hash map iterates in an order that
-/// depends on its history, and one state must always give the same bytes
-/// (a saved store read back and saved again is byte-identical).
-mod sorted {
-    use std::collections::BTreeMap;
-
-    use rustc_hash::FxHashMap;
-    use serde::{Serialize, Serializer};
-
-    pub(super) fn map<K: Ord + Serialize, V: Serialize, S: Serializer>(
-        map: &FxHashMap<K, V>,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        map.iter().collect::<BTreeMap<_, _>>().serialize(serializer)
-    }
-
-    pub(super) fn nested<K, L, V, S>(
-        map: &FxHashMap<K, FxHashMap<L, V>>,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error>
-    where
-        K: Ord + Serialize,
-        L: Ord + Serialize,
-        V: Serialize,
-        S: Serializer,
-    {
-        map.iter()
-            .map(|(k, inner)| (k, inner.iter().collect::<BTreeMap<_, _>>()))
-            .collect::<BTreeMap<_, _>>()
-            .serialize(serializer)
-    }
-}
-
-/// `FxHashMap<PatchScope, Vec<usize>>` as a list of `[scope, indexes]` pairs.
-mod scope_pairs {
-    use rustc_hash::FxHashMap;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    use crate::patch::PatchScope;
-
-    pub(super) fn serialize<S: Serializer>(
-        map: &FxHashMap<PatchScope, Vec<usize>>,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        // Sorted, so one state always serializes the same way.
-        let mut pairs: Vec<(&PatchScope, &Vec<usize>)> = map.iter().collect();
-        pairs.sort_by(|a, b| format!("{:?}", a.0).cmp(&format!("{:?}", b.0)));
-        pairs.serialize(serializer)
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<FxHashMap<PatchScope, Vec<usize>>, D::Error> {
-        let pairs = Vec::<(PatchScope, Vec<usize>)>::deserialize(deserializer)?;
-        Ok(pairs.into_iter().collect())
-    }
-}
-
 impl Lifecycle {
     /// Whether every index the lifecycle keeps points at one of its
     /// records: true of every lifecycle built through its methods; checked
@@ -309,18 +234,6 @@ impl Lifecycle {
     /// The latest `now` [`Lifecycle::evaluate`] ran at.
     pub fn evaluated_at(&self) -> Option<OffsetDateTime> {
         self.evaluated_at
-    }
-
-    /// The refusal of `now` when it lies more than the policy's
-    /// [`LifecyclePolicy::max_clock_jump`] past the last evaluation.
-    pub fn clock_jump(&self, now: OffsetDateTime) -> Option<ClockJump> {
-        let last = self.evaluated_at?;
-        let allowed = self.policy.max_clock_jump;
-        if !allowed.is_positive() {
-            return None; // no bound set
-        }
-        let latest = last.checked_add(allowed)?;
-        (now > latest).then_some(ClockJump { now, last, allowed })
     }
 
     /// Every key record, in the order keys were introduced.

@@ -79,3 +79,12 @@ pub fn card_number(seed: usize) -> String {
         .map(|d| char::from_digit(*d, 10).unwrap())
         .collect()
 }
+
+/// A fresh, empty directory for one test (`sdsi-cli-{what}` in the temp
+/// directory, per process).
+pub fn fresh_dir(what: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("sdsi-cli-{what}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("create a test directory");
+    d
+}

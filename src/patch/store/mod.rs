@@ -6,12 +6,10 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
 
 use crate::digest::canonical_digest;
 use crate::issue::{Issue, IssueCode};
-use crate::key::{KeyDefinition, KeyName};
-use crate::negotiate::{PatchReference, SchemaUpdateSuggestion};
+use crate::key::KeyName;
 use crate::patch::review::Review;
 use crate::patch::{ClockJump, GuardScope, KeyState, Lifecycle, LifecyclePolicy, Transition};
 use crate::patch::{CompileError, EffectiveSchema};
@@ -21,8 +19,11 @@ use crate::template::SchemaTemplate;
 use crate::template::TemplateError;
 use crate::validate::{CompiledSchema, ValidateOptions};
 
+mod retention;
 mod review;
+use retention::definition_tag;
 mod snapshot;
+mod suggestion;
 
 pub use review::APPROVED_BY_MEMBER;
 #[cfg(feature = "evolution")]
@@ -163,14 +164,6 @@ struct Waiting {
     submitter: Option<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     approved: bool,
-}
-
-/// A definition's tag, for telling whether a client was told this exact
-/// definition: the first 8 bytes of the SHA-256 of its canonical form.
-pub(super) fn definition_tag(key: &KeyDefinition) -> u64 {
-    let bytes = crate::digest::canonical_bytes(key)
-        .unwrap_or_else(|_| serde_json::to_vec(key).unwrap_or_default());
-    crate::digest::short_tag(&bytes)
 }
 
 /// Patches in the store were authorized when submitted (and again on release).
@@ -618,54 +611,6 @@ impl SchemaStore {
         evaluation
     }
 
-    /// Rebuilds `personal_names` from the personal patches still held and
-    /// the personal keys not gone (a stable personal key outlives its
-    /// patch, and a global patch must still suit that client's view).
-    fn index_personal_names(&mut self) {
-        self.personal_names.clear();
-        for (client, patches) in &self.personal {
-            for key in patches
-                .iter()
-                .flat_map(|p| p.new_keys.iter().chain(&p.modified_keys))
-            {
-                self.personal_names
-                    .entry(key.key_name.clone())
-                    .or_default()
-                    .insert(client.clone());
-            }
-        }
-        for (client, name) in self.lifecycle.personal_live_names() {
-            if let Ok(name) = KeyName::new(name) {
-                self.personal_names
-                    .entry(name)
-                    .or_default()
-                    .insert(client.to_owned());
-            }
-        }
-    }
-
-    /// Drops what clients were told about keys that are now gone (they were
-    /// withdrawn for the whole backward-compatibility window first, when
-    /// suggestions said so), and clients left with nothing.
-    fn forget_gone(&mut self, transitions: &[Transition]) {
-        for gone in transitions.iter().filter(|t| t.to == KeyState::Gone) {
-            let name = &gone.key_name;
-            match &gone.scope {
-                PatchScope::Global => {
-                    for told in self.delivered.values_mut() {
-                        told.remove(name);
-                    }
-                }
-                PatchScope::Client(client) => {
-                    if let Some(told) = self.delivered.get_mut(client) {
-                        told.remove(name);
-                    }
-                }
-            }
-        }
-        self.delivered.retain(|_, told| !told.is_empty());
-    }
-
     fn effective<'a>(&'a self, client: Option<&'a str>) -> EffectiveSchema<'a> {
         let merge = EffectiveSchema::new(&self.base)
             .patches(self.patches_for(client))
@@ -749,111 +694,6 @@ impl SchemaStore {
     ) -> bool {
         self.lifecycle.clock_jump(now).is_none()
             && self.lifecycle.record_alignment(scope, name, aligned, now)
-    }
-
-    /// The `schema_update_suggestion` to attach to `client`'s next execution
-    /// result: keys it has not been told about (`new_keys`), keys whose
-    /// description or flags changed since (`modified_keys`), keys it was told
-    /// about that left its schema (`removed_keys`), and the patches they come
-    /// from (`patches`). `None` when there is nothing new. Remembers what it
-    /// returned, and counts the delivery for the adoption rate.
-    pub fn suggestion_for(
-        &mut self,
-        client: &str,
-        now: OffsetDateTime,
-    ) -> Result<Option<SchemaUpdateSuggestion>, CompileError> {
-        let template = self.template_for(Some(client), now)?;
-        let seen = self.delivered.entry(client.to_owned()).or_default();
-        let mut new_keys = Vec::new();
-        let mut modified_keys = Vec::new();
-        for key in &template.keys {
-            let known = seen
-                .get(&key.key_name)
-                .copied()
-                .or_else(|| self.base.key(key.key_name.as_str()).map(definition_tag));
-            match known {
-                None => new_keys.push(key.clone()),
-                Some(previous) if previous != definition_tag(key) => {
-                    modified_keys.push(key.clone());
-                }
-                Some(_) => {}
-            }
-        }
-        let mut removed_keys: Vec<KeyName> = seen
-            .keys()
-            .filter(|name| template.key(name.as_str()).is_none())
-            .cloned()
-            .collect();
-        removed_keys.sort();
-        if new_keys.is_empty() && modified_keys.is_empty() && removed_keys.is_empty() {
-            return Ok(None);
-        }
-        for name in &removed_keys {
-            seen.remove(name);
-        }
-        for key in new_keys.iter().chain(&modified_keys) {
-            seen.insert(key.key_name.clone(), definition_tag(key));
-        }
-        for key in &new_keys {
-            let scope = self.scope_of(client, &key.key_name);
-            self.lifecycle
-                .record_delivery(&scope, key.key_name.as_str(), client, now);
-        }
-        let patches = self.sources(client, new_keys.iter().chain(&modified_keys), now);
-        Ok(Some(SchemaUpdateSuggestion {
-            new_keys: (!new_keys.is_empty()).then_some(new_keys),
-            modified_keys: (!modified_keys.is_empty()).then_some(modified_keys),
-            removed_keys: (!removed_keys.is_empty()).then_some(removed_keys),
-            patches: (!patches.is_empty()).then_some(patches),
-            ..SchemaUpdateSuggestion::default()
-        }))
-    }
-
-    /// The patch each key last came from for `client` at `now`: the latest
-    /// active patch that names it, else the patch that introduced it.
-    fn sources<'k>(
-        &self,
-        client: &str,
-        keys: impl Iterator<Item = &'k KeyDefinition>,
-        now: OffsetDateTime,
-    ) -> Vec<PatchReference> {
-        let mut references: Vec<PatchReference> = Vec::new();
-        for key in keys {
-            let name = key.key_name.as_str();
-            let names = |p: &&SchemaPatch| {
-                p.scope.applies_to(Some(client))
-                    && p.is_active_at(now)
-                    && p.new_keys
-                        .iter()
-                        .chain(&p.modified_keys)
-                        .any(|k| k.key_name.as_str() == name)
-            };
-            let latest = self
-                .patches_for(Some(client))
-                .filter(names)
-                .max_by(|a, b| a.order_key().cmp(&b.order_key()));
-            let source = match latest {
-                Some(p) => Some((p.patch_id.clone(), p.expires_at)),
-                None => {
-                    let scope = self.scope_of(client, &key.key_name);
-                    self.lifecycle
-                        .record(&scope, name)
-                        .map(|r| (r.patch_id.clone(), r.offer_ends_at))
-                }
-            };
-            let Some((patch_id, expires_at)) = source else {
-                continue;
-            };
-            match references.iter_mut().find(|r| r.patch_id == patch_id) {
-                Some(reference) => reference.keys.push(key.key_name.clone()),
-                None => references.push(PatchReference::new(
-                    patch_id,
-                    vec![key.key_name.clone()],
-                    expires_at.format(&Rfc3339).unwrap_or_default(),
-                )),
-            }
-        }
-        references
     }
 
     fn scope_of(&self, client: &str, name: &KeyName) -> PatchScope {

@@ -77,7 +77,7 @@ impl Told {
         match self {
             Told::Tag(hex) => u64::from_str_radix(hex, 16)
                 .map_err(|_| E::custom(format!("delivered tag {hex:?} is not 16 hex digits"))),
-            Told::Definition(key) => Ok(super::definition_tag(key)),
+            Told::Definition(key) => Ok(super::retention::definition_tag(key)),
         }
     }
 }
