@@ -6,7 +6,7 @@ use time::{Duration, OffsetDateTime};
 use super::Lifecycle;
 
 /// A `now` refused for lying too far past the last evaluation (see
-/// [`LifecyclePolicy::max_clock_jump`]).
+/// [`crate::patch::LifecyclePolicy::max_clock_jump`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, thiserror::Error)]
 #[error(
     "{now} is more than {allowed} after the last evaluation ({last}): a clock that jumped ahead is refused"
@@ -30,7 +30,7 @@ fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> 
 
 impl Lifecycle {
     /// The refusal of `now` when it lies more than the policy's
-    /// [`LifecyclePolicy::max_clock_jump`] past the last evaluation.
+    /// [`crate::patch::LifecyclePolicy::max_clock_jump`] past the last evaluation.
     pub fn clock_jump(&self, now: OffsetDateTime) -> Option<ClockJump> {
         let last = self.evaluated_at?;
         let allowed = self.policy.max_clock_jump;
