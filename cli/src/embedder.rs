@@ -28,3 +28,25 @@ fn from_directory(dir: &Path) -> Result<Box<dyn Embedder>, String> {
         dir.display()
     ))
 }
+
+/// A name for the embedder that tells replicas apart when they embed
+/// differently: `hashing`, or `model:` and a digest of the model's
+/// `config.json` and the size of its weights. An evaluator re-embeds a
+/// logged fragment whose tag is not its own.
+pub fn tag(model: Option<&Path>) -> String {
+    use sha2::{Digest, Sha256};
+    let Some(dir) = model else {
+        return "hashing".to_owned();
+    };
+    let mut digest = Sha256::new();
+    digest.update(std::fs::read(dir.join("config.json")).unwrap_or_default());
+    let weights = std::fs::metadata(dir.join("model.safetensors")).map_or(0, |m| m.len());
+    digest.update(weights.to_le_bytes());
+    let hex: String = digest
+        .finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("model:{hex}")
+}

@@ -1,25 +1,45 @@
 //! PostgreSQL storage for sdsi servers: several replicas of an agent
 //! service share one state per scenario (the schema store and the evolution
-//! engine, as [`sdsi::evolution::SavedServer`] bytes) in one table, with
-//! optimistic concurrency, so occurrences and clients are counted across
-//! replicas and two replicas never overwrite each other's patches.
+//! engine, as [`sdsi::evolution::SavedServer`] bytes) and one observation
+//! log.
 //!
-//! A replica handles a message by loading the latest state (when another
-//! replica saved since), observing the message, and saving with the version
-//! it loaded; a [`Error::Conflict`] means another replica saved first, and
-//! the replica loads again and redoes the message. `tests/replicas.rs` runs
-//! three replicas against one server.
+//! Replicas do not write the state per message. Each turns its messages
+//! into [`sdsi::evolution::Observation`]s (cleaned, redacted, embedded) and
+//! [`PgState::append`]s them to the log, one row per message id (a retry
+//! counts once). One evaluator at a time ([`PgState::lead`], a session
+//! advisory lock that passes on when its holder's connection dies) folds
+//! the [`PgState::unfolded`] rows into the pools and the store and saves
+//! both with the rows marked folded in one transaction
+//! ([`PgState::save_folded`]), which notifies the replicas
+//! ([`PgState::listen`], [`PgState::wait_for_change`]) so they reload the
+//! store. docs/replicas.md describes the protocol; `sdsi evolve --state
+//! postgresql://… --replica NAME` runs it.
 //!
-//! The core does no I/O; this crate implements its
-//! [`sdsi::evolution::StateStorage`] trait with the maintained synchronous
-//! `postgres` driver.
+//! The whole-state [`sdsi::evolution::StateStorage`] implementation (load,
+//! then save under a version check, [`Error::Conflict`] when another writer
+//! saved first) remains for a single writer. The schema is kept as numbered
+//! migrations applied on connect ([`SCHEMA_VERSION`]). The core does no I/O;
+//! this crate uses the maintained synchronous `postgres` driver.
+
+use std::collections::BTreeSet;
 
 use postgres::{Client, NoTls};
 use sdsi::evolution::{StateStorage, Versioned};
 
+mod lead;
+mod log;
+mod migrate;
+
+pub use log::{Logged, Unfolded};
+pub use migrate::SCHEMA_VERSION;
+
 /// A connection to the state table.
 pub struct PgState {
     client: Client,
+    /// The scenarios whose evaluator lock this connection holds.
+    leading: BTreeSet<String>,
+    /// The database's schema version, as found on connect.
+    schema_version: i32,
 }
 
 impl std::fmt::Debug for PgState {
@@ -47,6 +67,12 @@ pub enum Error {
         /// The version in the table.
         found: Option<u64>,
     },
+    /// An observation could not be serialized.
+    #[error("cannot serialize an observation: {message}")]
+    Serialize {
+        /// What was wrong.
+        message: String,
+    },
     /// A stored version is not a version (negative).
     #[error("state of scenario {scenario:?} is damaged: {message}")]
     Damaged {
@@ -57,32 +83,40 @@ pub enum Error {
     },
 }
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS sdsi_state (
-    scenario TEXT PRIMARY KEY,
-    version  BIGINT NOT NULL CHECK (version > 0),
-    state    BYTEA NOT NULL
-);
-CREATE TABLE IF NOT EXISTS sdsi_attachment (
-    scenario TEXT NOT NULL,
-    name     TEXT NOT NULL,
-    bytes    BYTEA NOT NULL,
-    PRIMARY KEY (scenario, name)
-)";
-
 impl PgState {
     /// Connects with a libpq-style string (`host=/run/postgresql
-    /// user=sdsi dbname=agents`) and creates the table if it is missing.
+    /// user=sdsi dbname=agents`) or a URL (`postgresql://sdsi@db/agents`)
+    /// and applies the migrations the database lacks.
     pub fn connect(params: &str) -> Result<Self, Error> {
         let mut client = Client::connect(params, NoTls)?;
-        // Replicas starting together would race on `CREATE TABLE IF NOT
-        // EXISTS` (it is not atomic in PostgreSQL): serialise it with a
-        // transaction-scoped advisory lock.
-        let mut transaction = client.transaction()?;
-        transaction.query("SELECT pg_advisory_xact_lock(hashtext('sdsi_state'))", &[])?;
-        transaction.batch_execute(SCHEMA)?;
-        transaction.commit()?;
-        Ok(Self { client })
+        let schema_version = migrate::migrate(&mut client)?;
+        Ok(Self {
+            client,
+            leading: BTreeSet::new(),
+            schema_version,
+        })
+    }
+
+    /// The database's schema version: [`SCHEMA_VERSION`], or higher when a
+    /// newer release migrated it (migrations are additive: this release
+    /// works on it).
+    pub fn schema_version(&self) -> i32 {
+        self.schema_version
+    }
+
+    /// Whether the connection is gone (the server restarted, the network
+    /// failed): connect again, as a retry after [`Error::is_retryable`].
+    pub fn is_closed(&self) -> bool {
+        self.client.is_closed()
+    }
+
+    /// The error for a save from `expected` that found another version.
+    fn conflict(&mut self, scenario: &str, expected: Option<u64>) -> Result<Error, Error> {
+        Ok(Error::Conflict {
+            scenario: scenario.to_owned(),
+            expected,
+            found: self.version_of(scenario)?,
+        })
     }
 
     /// Keeps `bytes` under `name` beside `scenario`'s state (what an
@@ -109,6 +143,12 @@ impl PgState {
             &[&scenario, &name],
         )?;
         Ok(row.map(|r| r.get::<_, Vec<u8>>(0)))
+    }
+
+    /// The version of `scenario`'s saved state, if any: a replica compares
+    /// it with the one it loaded to know whether to load again.
+    pub fn version(&mut self, scenario: &str) -> Result<Option<u64>, Error> {
+        self.version_of(scenario)
     }
 
     fn version_of(&mut self, scenario: &str) -> Result<Option<u64>, Error> {
@@ -145,31 +185,24 @@ impl StateStorage for PgState {
     }
 
     fn save(&mut self, scenario: &str, expected: Option<u64>, bytes: &[u8]) -> Result<u64, Error> {
-        let next = expected.map_or(1, |v| v.saturating_add(1));
-        let stored = i64::try_from(next).unwrap_or(i64::MAX);
-        // One statement each way, so the check and the write are atomic.
-        let written = match expected {
-            None => self.client.execute(
-                "INSERT INTO sdsi_state (scenario, version, state) VALUES ($1, $2, $3)
-                 ON CONFLICT (scenario) DO NOTHING",
-                &[&scenario, &stored, &bytes],
-            )?,
-            Some(v) => {
-                let v = i64::try_from(v).unwrap_or(i64::MAX);
-                self.client.execute(
-                    "UPDATE sdsi_state SET version = $2, state = $3
-                     WHERE scenario = $1 AND version = $4",
-                    &[&scenario, &stored, &bytes, &v],
-                )?
-            }
-        };
-        if written == 1 {
-            return Ok(next);
+        let mut transaction = self.client.transaction()?;
+        if let Some(version) = log::save_in(&mut transaction, scenario, expected, bytes)? {
+            transaction.commit()?;
+            return Ok(version);
         }
-        Err(Error::Conflict {
-            scenario: scenario.to_owned(),
-            expected,
-            found: self.version_of(scenario)?,
-        })
+        drop(transaction);
+        Err(self.conflict(scenario, expected)?)
+    }
+}
+
+impl Error {
+    /// Whether loading again and retrying may succeed: another writer
+    /// saved first, or the connection failed (connect again first).
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Error::Conflict { .. } => true,
+            Error::Postgres(error) => error.is_closed() || error.as_db_error().is_none(),
+            _ => false,
+        }
     }
 }

@@ -37,6 +37,7 @@ mod injection;
 mod linkage;
 mod need_view;
 mod needs;
+mod observation;
 mod pipeline;
 mod pool;
 mod pool_config;
@@ -56,6 +57,7 @@ pub use event::EvolutionEvent;
 pub use induce::RuleInducer;
 pub use linkage::Linkage;
 pub use need_view::NeedView;
+pub use observation::{Observation, ObservedFragment};
 pub use pipeline::{Branching, Evolution, EvolutionConfig, PoolKey};
 pub use pool::{ClusterView, Ingested, Pool};
 pub use pool_config::{

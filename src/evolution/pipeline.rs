@@ -1,7 +1,6 @@
 //! The default evolution engine: `other` fragments → pool → trigger → inducer
 //! → conflict detection → packaged patch → the store's guard and lifecycle.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -9,13 +8,11 @@ use serde_json::Value;
 use time::{Duration, OffsetDateTime};
 
 use super::event::EvolutionEvent;
+use super::observation::Observation;
 use super::pool::Pool;
 use super::pool_config::{PoolConfig, PoolError};
-use super::redact::{Redaction, redact};
-use super::sanitize::sanitize_fragment;
 use super::state::{EvolutionState, EvolutionStateError};
 use super::{Embedder, EvolutionEngine, HashingEmbedder, IntentInducer, RuleInducer};
-use crate::key::OTHER_KEY;
 use crate::patch::{PatchScope, SchemaStore};
 
 /// The last instant `time` represents (without its `large-dates` feature).
@@ -155,7 +152,7 @@ impl EvolutionConfig {
 /// packages a patch and submits it to the store. Patches that touch sensitive
 /// keys are never proposed automatically.
 pub struct Evolution<E = HashingEmbedder, I = RuleInducer> {
-    embedder: E,
+    pub(super) embedder: E,
     pub(super) inducer: I,
     pub(super) config: EvolutionConfig,
     pub(super) pools: BTreeMap<PoolKey, Pool>,
@@ -354,15 +351,6 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
     }
 }
 
-/// The `other` fragments of a message: a string, or the strings of an array.
-fn other_fragments(message: &Value) -> Vec<&str> {
-    match message.get("payload").and_then(|p| p.get(OTHER_KEY)) {
-        Some(Value::String(s)) => vec![s.as_str()],
-        Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    }
-}
-
 impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
     fn observe(
         &mut self,
@@ -371,8 +359,14 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
         client: &str,
         now: OffsetDateTime,
     ) -> Vec<EvolutionEvent> {
-        store.record(message, client, now);
-        self.reopen_denied(store);
+        let observation = self.observation(message, client, now);
+        self.fold_checked(store, &observation)
+    }
+}
+
+impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
+    /// The pools an observation from `client` feeds.
+    fn pool_keys(&self, store: &SchemaStore, client: &str) -> Vec<PoolKey> {
         let scenario = store.base().scenario.clone();
         let mut keys = vec![PoolKey {
             scenario: scenario.clone(),
@@ -384,55 +378,47 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
                 client: Some(client.to_owned()),
             });
         }
+        keys
+    }
+
+    /// Clusters an observation's fragments (metrics already recorded) and
+    /// proposes a key for each need whose gate opens.
+    pub(super) fn ingest_observation(
+        &mut self,
+        store: &mut SchemaStore,
+        observation: &Observation,
+    ) -> Vec<EvolutionEvent> {
+        self.reopen_denied(store);
+        let (client, now) = (observation.client.as_str(), observation.at);
+        let keys = self.pool_keys(store, client);
         let mut events = Vec::new();
-        // No raw personal value or secret goes any further: not into the
-        // embedding, the pool, an exemplar, a snapshot, an event or a key.
-        let fragments = other_fragments(message);
-        let cap = self.config.max_fragments_per_message;
-        if fragments.len() > cap {
+        if observation.over_cap > 0 {
+            let cap = self.config.max_fragments_per_message;
             for key in &keys {
                 events.push(EvolutionEvent::Skipped {
                     pool: key.clone(),
-                    fragments: fragments.len() - cap,
+                    fragments: observation.over_cap,
                     reason: format!("the message carries more than {cap} fragments"),
                 });
             }
         }
-        let cleaned: Vec<_> = fragments
-            .into_iter()
-            .take(cap)
-            .filter_map(sanitize_fragment)
-            .map(|mut clean| {
-                clean.text = redact(&clean.text).text;
-                clean
-            })
-            .collect();
-        if cleaned.is_empty() {
+        if observation.fragments.is_empty() {
             return events;
         }
-        // One call for the message's fragments: a model embeds a batch in
-        // one forward pass, a Python embedder in one call.
-        let embedded: Vec<Cow<'_, str>> = cleaned
-            .iter()
-            .map(|clean| Redaction::embedded(&clean.text))
-            .collect();
-        let texts: Vec<&str> = embedded.iter().map(|text| text.as_ref()).collect();
-        let vectors = self.embedder.embed_batch(&texts);
-        if vectors.len() != texts.len() {
+        if let Some(returned) = observation.vectors_returned {
             for key in &keys {
                 events.push(EvolutionEvent::Skipped {
                     pool: key.clone(),
-                    fragments: texts.len(),
+                    fragments: observation.fragments.len(),
                     reason: format!(
-                        "the embedder returned {} vectors for {} fragments",
-                        vectors.len(),
-                        texts.len()
+                        "the embedder returned {returned} vectors for {} fragments",
+                        observation.fragments.len()
                     ),
                 });
             }
             return events;
         }
-        for (clean, vector) in cleaned.iter().zip(&vectors) {
+        for fragment in &observation.fragments {
             for key in &keys {
                 let personal = key.client.is_some();
                 if personal {
@@ -458,7 +444,13 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
                 let Some(pool) = self.pools.get_mut(key) else {
                     continue;
                 };
-                let ingested = match pool.ingest(vector, &clean.text, clean.flagged, client, now) {
+                let ingested = match pool.ingest(
+                    &fragment.vector,
+                    &fragment.text,
+                    fragment.flagged,
+                    client,
+                    now,
+                ) {
                     Ok(ingested) => ingested,
                     Err(error) => {
                         // A zero vector (nothing to embed) or a broken embedder output.

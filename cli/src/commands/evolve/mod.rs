@@ -22,6 +22,8 @@ use crate::log_cursor::{Cursor, Lines, Reopen, Resumed};
 use crate::output::{Entry, Format, Outcome, Status};
 use crate::{duration, embedder, input, progress, template};
 
+mod replica;
+
 /// The engine, with the embedder (`--model`) and the inducer (`--inducer`)
 /// chosen at run time.
 type Engine = Evolution<Box<dyn Embedder>, Box<dyn IntentInducer>>;
@@ -132,9 +134,16 @@ pub struct Args {
 
     /// Keep the store and the engine in this SQLite file: a later run with
     /// the same file and log resumes after the last line saved, with the same
-    /// output as one uninterrupted run.
-    #[arg(long, value_name = "PATH")]
+    /// output as one uninterrupted run. A `postgres://` or `postgresql://`
+    /// URL shares them in PostgreSQL between replicas (see --replica).
+    #[arg(long, value_name = "PATH|URL")]
     pub state: Option<PathBuf>,
+
+    /// With a PostgreSQL --state: this process's name among the replicas
+    /// sharing it. Each appends its lines to the shared observation log;
+    /// one at a time folds the log and prints what that did (docs/replicas.md).
+    #[arg(long, value_name = "NAME")]
+    pub replica: Option<String>,
 
     /// With `--state`: save after every N lines (and at the end), so a run
     /// that is killed loses at most N lines of work, which the next run
@@ -319,6 +328,21 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         }
     };
     let mut engine = Evolution::new(embedder, inducer, config);
+    if let Some(url) = args.state.as_deref().and_then(postgres_url) {
+        let settings = replica::Settings {
+            url,
+            replica: args.replica.as_deref().unwrap_or("main"),
+            embedder: embedder::tag(args.model.as_deref()),
+            forget_after: args.window,
+            report: args.report.as_deref(),
+            after_pause: args.after_pause,
+        };
+        return replica::run(&settings, reader, &mut store, &mut engine);
+    }
+    if args.replica.is_some() {
+        let message = "--replica needs a PostgreSQL --state (postgresql://...)";
+        return unusable(vec![Entry::unreadable("--replica", message)], format);
+    }
     let saving = match &args.state {
         None => None,
         Some(path) => match Saving::open(path, &mut store, &mut engine, args.save_every) {
@@ -504,6 +528,12 @@ fn replay(
     } else {
         Status::Invalid
     })
+}
+
+/// `state` when it is a PostgreSQL URL.
+fn postgres_url(state: &std::path::Path) -> Option<&str> {
+    let text = state.to_str()?;
+    (text.starts_with("postgres://") || text.starts_with("postgresql://")).then_some(text)
 }
 
 /// The scenario pools: personal pools are left out of reports, their

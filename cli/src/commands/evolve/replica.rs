@@ -1,0 +1,444 @@
+//! `sdsi evolve --state postgresql://… [--replica NAME]`: one replica of
+//! several sharing a PostgreSQL state (docs/replicas.md). It turns its
+//! lines into observations and appends them to the shared log; whichever
+//! replica holds the evaluator lock folds the log into the pools and the
+//! store, and prints what that did. At the end of its input a replica waits
+//! for the lock and folds what is left, so the last one to finish leaves
+//! nothing unfolded.
+
+use std::io::{self, BufRead, Write};
+use std::time::{Duration as Elapsed, Instant};
+
+use sdsi::SchemaStore;
+use sdsi::evolution::SavedServer;
+use sdsi::patch::DenySensitive;
+use sdsi_postgres::{Logged, PgState};
+use sdsi_report::{History, Report, render};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
+
+use super::{Engine, Event, shared_pools};
+use crate::output::{Outcome, Status};
+
+/// Lines appended in one transaction.
+const APPEND_BATCH: usize = 256;
+/// A partial batch is appended once it is this old (a slow stream).
+const APPEND_AFTER: Elapsed = Elapsed::from_millis(500);
+/// Observations folded per saved state.
+const FOLD_BATCH: u32 = 1024;
+/// A replica not heard of for this long no longer holds the others'
+/// folding back (it died, or its input went quiet).
+const HEARD_WITHIN: Elapsed = Elapsed::from_secs(30);
+/// Connection attempts before a lost server is an error.
+const RECONNECTS: u32 = 5;
+
+/// What the replica was asked to do.
+pub struct Settings<'a> {
+    /// The database URL.
+    pub url: &'a str,
+    /// The replica's name, in the log and in the events it prints.
+    pub replica: &'a str,
+    /// Which embedder made the vectors it logs.
+    pub embedder: String,
+    /// Folded observations are forgotten (a repeat counts again) this long
+    /// (in message time) after the newest folded one.
+    pub forget_after: time::Duration,
+    /// An HTML report of the state at the end.
+    pub report: Option<&'a std::path::Path>,
+    /// Accept one clock jump past the store's bound.
+    pub after_pause: bool,
+}
+
+/// A replica's counts, for its summary line.
+#[derive(Default)]
+struct Counts {
+    lines: u64,
+    unreadable: u64,
+    logged: u64,
+    already_logged: u64,
+    folded: u64,
+    unreadable_rows: u64,
+    triggers: u64,
+    proposals: u64,
+    held: u64,
+}
+
+/// The replica: its connection, what it loaded, and what it printed.
+struct Replica<'a> {
+    settings: &'a Settings<'a>,
+    db: PgState,
+    scenario: String,
+    /// The state version the store and engine in memory are.
+    version: Option<u64>,
+    history: History,
+    batch: Vec<Logged>,
+    since: Instant,
+    counts: Counts,
+    after_pause: bool,
+    out: io::StdoutLock<'static>,
+}
+
+/// Runs the replica over `reader`; exit statuses as `evolve`'s.
+pub fn run(
+    settings: &Settings<'_>,
+    reader: Box<dyn BufRead>,
+    store: &mut SchemaStore,
+    engine: &mut Engine,
+) -> Outcome {
+    let mut replica = match Replica::open(settings, store, engine) {
+        Ok(replica) => replica,
+        Err(message) => {
+            let mut out = io::stdout().lock();
+            let _ = writeln!(out, "{}", json!({"event": "error", "message": message}));
+            return Outcome::streamed(Status::Unusable);
+        }
+    };
+    match replica.replay(reader, store, engine) {
+        Ok(()) => replica.finish(store, engine),
+        Err(message) => {
+            replica.emit(json!({"event": "error", "message": message}));
+            Outcome::streamed(Status::Unusable)
+        }
+    }
+}
+
+impl<'a> Replica<'a> {
+    fn open(
+        settings: &'a Settings<'a>,
+        store: &mut SchemaStore,
+        engine: &mut Engine,
+    ) -> Result<Self, String> {
+        let db = connect(settings.url)?;
+        let mut replica = Replica {
+            settings,
+            db,
+            scenario: store.base().scenario.clone(),
+            version: None,
+            history: History::new(),
+            batch: Vec::new(),
+            since: Instant::now(),
+            counts: Counts::default(),
+            after_pause: settings.after_pause,
+            out: io::stdout().lock(),
+        };
+        replica.refresh(store, engine)?;
+        let name = settings.replica;
+        replica.retrying(|db, scenario| db.join(scenario, name))?;
+        Ok(replica)
+    }
+
+    fn emit(&mut self, value: Value) -> bool {
+        writeln!(self.out, "{value}").is_ok()
+    }
+
+    /// Loads the saved state when it is newer than the one in memory.
+    fn refresh(&mut self, store: &mut SchemaStore, engine: &mut Engine) -> Result<(), String> {
+        let saved_version = self.retrying(|db, scenario| db.version(scenario))?;
+        if saved_version.is_none() || saved_version == self.version {
+            return Ok(());
+        }
+        let scenario = self.scenario.clone();
+        let Some(versioned) = sdsi::evolution::StateStorage::load(&mut self.db, &scenario)
+            .map_err(|e| e.to_string())?
+        else {
+            return Ok(());
+        };
+        let saved = SavedServer::from_bytes(&versioned.bytes).map_err(|e| e.to_string())?;
+        let (saved_digest, digest) = (saved.store.base().digest(), store.base().digest());
+        if saved_digest.is_err() || saved_digest != digest {
+            return Err(format!(
+                "the database holds the state of another template for scenario {scenario:?}"
+            ));
+        }
+        engine.restore(saved.engine).map_err(|e| e.to_string())?;
+        *store = saved.store;
+        self.version = Some(versioned.version);
+        self.history = crate::history::load(&mut self.db, &scenario)?;
+        Ok(())
+    }
+
+    /// `action` on the connection, connecting again (up to [`RECONNECTS`]
+    /// times) when the server went away: every action here is safe to
+    /// repeat (appends are idempotent by message id, folds by version).
+    fn retrying<T>(
+        &mut self,
+        mut action: impl FnMut(&mut PgState, &str) -> Result<T, sdsi_postgres::Error>,
+    ) -> Result<T, String> {
+        let mut attempt = 0;
+        loop {
+            match action(&mut self.db, &self.scenario) {
+                Ok(value) => return Ok(value),
+                Err(error) if self.db.is_closed() && attempt < RECONNECTS => {
+                    attempt += 1;
+                    std::thread::sleep(Elapsed::from_millis(200 * u64::from(attempt)));
+                    if let Ok(db) = connect(self.settings.url) {
+                        self.db = db;
+                    }
+                    let _ = error;
+                }
+                Err(error) => return Err(error.to_string()),
+            }
+        }
+    }
+
+    fn replay(
+        &mut self,
+        reader: Box<dyn BufRead>,
+        store: &mut SchemaStore,
+        engine: &mut Engine,
+    ) -> Result<(), String> {
+        for (index, line) in reader.lines().enumerate() {
+            let number = index.saturating_add(1);
+            let line = match line {
+                Ok(line) if line.trim().is_empty() => continue,
+                Ok(line) => line,
+                Err(error) => {
+                    self.counts.unreadable += 1;
+                    self.emit(json!({"event": "error", "line": number,
+                        "message": format!("cannot read line: {error}")}));
+                    break;
+                }
+            };
+            self.counts.lines += 1;
+            let event: Event = match serde_json::from_str(&line) {
+                Ok(event) => event,
+                Err(error) => {
+                    self.counts.unreadable += 1;
+                    self.emit(
+                        json!({"event": "error", "line": number, "message": error.to_string()}),
+                    );
+                    continue;
+                }
+            };
+            let observation = engine.observation(&event.message, &event.client, event.at);
+            self.batch.push(Logged::new(
+                message_id(line.trim()),
+                self.settings.embedder.as_str(),
+                observation,
+            ));
+            if self.batch.len() >= APPEND_BATCH || self.since.elapsed() >= APPEND_AFTER {
+                self.append()?;
+                self.fold(store, engine, false)?;
+            }
+        }
+        self.append()
+    }
+
+    /// Appends the lines read since the last append.
+    fn append(&mut self) -> Result<(), String> {
+        self.since = Instant::now();
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        let batch = std::mem::take(&mut self.batch);
+        let replica = self.settings.replica;
+        let new = self.retrying(|db, scenario| db.append(scenario, replica, &batch))?;
+        let total = u64::try_from(batch.len()).unwrap_or(u64::MAX);
+        self.counts.logged += new;
+        self.counts.already_logged += total.saturating_sub(new);
+        Ok(())
+    }
+
+    /// Folds the log, if this replica is (or, with `wait`, becomes) the
+    /// evaluator.
+    fn fold(
+        &mut self,
+        store: &mut SchemaStore,
+        engine: &mut Engine,
+        wait: bool,
+    ) -> Result<(), String> {
+        if !self.retrying(|db, scenario| db.lead(scenario, wait))? {
+            return Ok(());
+        }
+        self.refresh(store, engine)?;
+        let replica = self.settings.replica;
+        loop {
+            self.retrying(|db, scenario| db.heartbeat(scenario, replica))?;
+            let rows =
+                self.retrying(|db, scenario| db.unfolded(scenario, FOLD_BATCH, HEARD_WITHIN))?;
+            if rows.is_empty() {
+                return Ok(());
+            }
+            let mut seqs = Vec::with_capacity(rows.len());
+            let mut printed = Vec::new();
+            let mut newest: Option<OffsetDateTime> = None;
+            let before = (
+                self.counts.triggers,
+                self.counts.proposals,
+                self.counts.held,
+            );
+            for row in rows {
+                seqs.push(row.seq);
+                let mut observation = match row.observation {
+                    Ok(observation) => observation,
+                    Err(message) => {
+                        self.counts.unreadable_rows += 1;
+                        printed.push(
+                            json!({"event": "error", "replica": row.replica, "seq": row.seq,
+                            "message": format!("a logged observation does not read: {message}")}),
+                        );
+                        continue;
+                    }
+                };
+                if row.embedder != self.settings.embedder {
+                    // Another embedder's vectors: fold re-embeds the text.
+                    for fragment in &mut observation.fragments {
+                        fragment.vector.clear();
+                    }
+                }
+                let at = observation.at;
+                newest = Some(newest.map_or(at, |n| n.max(at)));
+                let mut resumed = None;
+                if self.after_pause && store.lifecycle().clock_jump(at).is_some() {
+                    self.after_pause = false;
+                    resumed = Some(store.evaluate_after_pause(at, &DenySensitive));
+                }
+                let happenings = engine.fold(store, &observation);
+                let mut evaluation = store.evaluate(at, &DenySensitive);
+                if let Some(mut first) = resumed {
+                    first.transitions.append(&mut evaluation.transitions);
+                    evaluation.transitions = first.transitions;
+                }
+                self.history.record(
+                    at,
+                    &happenings,
+                    &evaluation.transitions,
+                    store,
+                    shared_pools(engine),
+                );
+                let from = |value: Value| {
+                    let mut value = value;
+                    if let Some(object) = value.as_object_mut() {
+                        object.insert("replica".to_owned(), json!(row.replica));
+                        object.insert("seq".to_owned(), json!(row.seq));
+                    }
+                    value
+                };
+                for happened in &happenings {
+                    let value = serde_json::to_value(happened).unwrap_or(Value::Null);
+                    match value.get("event").and_then(Value::as_str) {
+                        Some("triggered") => self.counts.triggers += 1,
+                        Some("proposed") => self.counts.proposals += 1,
+                        Some("held") => self.counts.held += 1,
+                        _ => {}
+                    }
+                    printed.push(from(value));
+                }
+                if let Some(jump) = &evaluation.clock_refused {
+                    let clock = serde_json::to_value(jump).unwrap_or(Value::Null);
+                    printed.push(from(json!({"event": "clock_refused", "clock": clock})));
+                }
+                for transition in evaluation.transitions {
+                    let value = serde_json::to_value(&transition).unwrap_or(Value::Null);
+                    printed.push(from(json!({"event": "transition", "transition": value})));
+                }
+            }
+            let state =
+                SavedServer::encode(0, store, &engine.state()).map_err(|e| e.to_string())?;
+            let (name, history) = crate::history::to_attachment(&self.history)?;
+            let forget = newest.and_then(|at| at.checked_sub(self.settings.forget_after));
+            let version = self.version;
+            let saved = self.db.save_folded(
+                &self.scenario.clone(),
+                version,
+                &state,
+                &seqs,
+                &[(name, &history)],
+                forget,
+            );
+            match saved {
+                Ok(version) => {
+                    self.version = Some(version);
+                    self.counts.folded += u64::try_from(seqs.len()).unwrap_or(u64::MAX);
+                    for value in printed {
+                        if !self.emit(value) {
+                            return Err("standard output closed".to_owned());
+                        }
+                    }
+                }
+                Err(error) if error.is_retryable() => {
+                    // Our lock went with a lost connection and another
+                    // replica folded meanwhile: nothing of this batch was
+                    // saved; start again from the state it saved.
+                    (
+                        self.counts.triggers,
+                        self.counts.proposals,
+                        self.counts.held,
+                    ) = before;
+                    if self.db.is_closed() {
+                        self.db = connect(self.settings.url)?;
+                    }
+                    self.version = None;
+                    if !self.retrying(|db, scenario| db.lead(scenario, true))? {
+                        return Ok(());
+                    }
+                    self.refresh(store, engine)?;
+                }
+                Err(error) => return Err(error.to_string()),
+            }
+        }
+    }
+
+    /// Folds what is left (waiting for the evaluator lock), writes the
+    /// report, and prints the summary.
+    fn finish(mut self, store: &mut SchemaStore, engine: &mut Engine) -> Outcome {
+        let replica = self.settings.replica;
+        let folded = self
+            .retrying(|db, scenario| db.finish(scenario, replica))
+            .and_then(|()| self.fold(store, engine, true));
+        if let Err(message) = folded {
+            self.emit(json!({"event": "error", "message": message}));
+            return Outcome::streamed(Status::Unusable);
+        }
+        let written = match self.settings.report {
+            None => None,
+            Some(path) => {
+                let at = self.history.last_at.unwrap_or(OffsetDateTime::UNIX_EPOCH);
+                let page = render(&Report::gather(
+                    store,
+                    shared_pools(engine),
+                    &self.history,
+                    at,
+                ));
+                if let Err(error) = std::fs::write(path, page) {
+                    self.emit(json!({"event": "error",
+                        "message": format!("cannot write the report {}: {error}", path.display())}));
+                    return Outcome::streamed(Status::Unusable);
+                }
+                Some(path.display().to_string())
+            }
+        };
+        let scenario = self.scenario.clone();
+        let _ = self.db.resign(&scenario);
+        let c = &self.counts;
+        let mut summary = json!({"event": "summary", "replica": self.settings.replica,
+            "lines": c.lines, "unreadable_lines": c.unreadable,
+            "observations_logged": c.logged, "already_logged": c.already_logged,
+            "observations_folded": c.folded, "unreadable_log_rows": c.unreadable_rows,
+            "triggers": c.triggers, "patches_proposed": c.proposals, "patches_held": c.held});
+        if let (Some(path), Some(object)) = (written, summary.as_object_mut()) {
+            object.insert("report".to_owned(), json!(path));
+        }
+        let bad = c.unreadable + c.unreadable_rows;
+        self.emit(summary);
+        Outcome::streamed(if bad == 0 {
+            Status::Valid
+        } else {
+            Status::Invalid
+        })
+    }
+}
+
+fn connect(url: &str) -> Result<PgState, String> {
+    PgState::connect(url).map_err(|e| format!("the state database: {e}"))
+}
+
+/// A line's message id: its SHA-256, so a line sent twice (a retry after a
+/// lost connection, a log replayed again) counts once.
+fn message_id(line: &str) -> String {
+    Sha256::digest(line.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

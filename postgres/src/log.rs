@@ -1,0 +1,292 @@
+//! The observation log: replicas append, one evaluator folds.
+
+use std::time::Duration;
+
+use postgres::Transaction;
+use sdsi::evolution::Observation;
+use time::OffsetDateTime;
+
+use crate::{Error, PgState};
+
+/// One message's observation, as a replica appends it.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Logged {
+    /// The message's id: an append with an id already in the log is
+    /// ignored, so a replica that retries after a lost connection counts
+    /// the message once.
+    pub message_id: String,
+    /// Which embedder made the vectors (the evaluator re-embeds from the
+    /// text when it is not its own).
+    pub embedder: String,
+    /// What was observed: redacted fragments, vectors, member types.
+    pub observation: Observation,
+}
+
+impl Logged {
+    /// A log entry.
+    pub fn new(
+        message_id: impl Into<String>,
+        embedder: impl Into<String>,
+        observation: Observation,
+    ) -> Self {
+        Self {
+            message_id: message_id.into(),
+            embedder: embedder.into(),
+            observation,
+        }
+    }
+}
+
+/// A logged observation the evaluator has not folded yet.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Unfolded {
+    /// Its place in the log: name it in [`PgState::save_folded`].
+    pub seq: i64,
+    /// The replica that appended it.
+    pub replica: String,
+    /// The embedder that made its vectors.
+    pub embedder: String,
+    /// The observation, or why its bytes do not read as one (a damaged
+    /// row is marked folded with the others, and never read again).
+    pub observation: Result<Observation, String>,
+}
+
+/// `at` in microseconds since the Unix epoch (the log's time column).
+fn micros(at: OffsetDateTime) -> i64 {
+    i64::try_from(at.unix_timestamp_nanos() / 1000).unwrap_or(i64::MAX)
+}
+
+impl PgState {
+    /// Appends `entries`, observed by `replica` in time order, to
+    /// `scenario`'s log in one transaction, and records how far the replica
+    /// got; entries whose message id is in the log already are left out.
+    /// Returns how many were new.
+    pub fn append(
+        &mut self,
+        scenario: &str,
+        replica: &str,
+        entries: &[Logged],
+    ) -> Result<u64, Error> {
+        let mut transaction = self.client.transaction()?;
+        let statement = transaction.prepare(
+            "INSERT INTO sdsi_observation
+                 (scenario, message_id, replica, embedder, at_micros, observation)
+             VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (scenario, message_id) DO NOTHING",
+        )?;
+        let mut new = 0;
+        let mut through = None;
+        for entry in entries {
+            let bytes = serde_json::to_vec(&entry.observation).map_err(|e| Error::Serialize {
+                message: e.to_string(),
+            })?;
+            let at = micros(entry.observation.at);
+            through = Some(through.map_or(at, |t: i64| t.max(at)));
+            new += transaction.execute(
+                &statement,
+                &[
+                    &scenario,
+                    &entry.message_id,
+                    &replica,
+                    &entry.embedder,
+                    &at,
+                    &bytes,
+                ],
+            )?;
+        }
+        if let Some(through) = through {
+            progress_in(&mut transaction, scenario, replica, through)?;
+        }
+        transaction.commit()?;
+        Ok(new)
+    }
+
+    /// Registers `replica` as running, with nothing appended yet: from now
+    /// on the evaluator folds nothing newer than what it appends, until it
+    /// finishes or is not heard of for a while. Call it before appending
+    /// (a replica that restarts calls it again: it may append older
+    /// messages again, which its retry makes count once).
+    pub fn join(&mut self, scenario: &str, replica: &str) -> Result<(), Error> {
+        self.client.execute(
+            "INSERT INTO sdsi_replica (scenario, replica, appended_through) VALUES ($1, $2, $3)
+             ON CONFLICT (scenario, replica) DO UPDATE SET
+                 appended_through = EXCLUDED.appended_through, finished = FALSE, heard_at = now()",
+            &[&scenario, &replica, &i64::MIN],
+        )?;
+        Ok(())
+    }
+
+    /// Records that `replica` will append nothing dated before `through`
+    /// (a replica with no traffic says so now and then, or the evaluator
+    /// waits for it until it is no longer heard of).
+    pub fn progress(
+        &mut self,
+        scenario: &str,
+        replica: &str,
+        through: OffsetDateTime,
+    ) -> Result<(), Error> {
+        let mut transaction = self.client.transaction()?;
+        progress_in(&mut transaction, scenario, replica, micros(through))?;
+        transaction.commit()?;
+        Ok(())
+    }
+
+    /// Records that `replica` is still running (an evaluator busy folding
+    /// appends nothing for a while, and must not be taken for dead).
+    pub fn heartbeat(&mut self, scenario: &str, replica: &str) -> Result<(), Error> {
+        self.client.execute(
+            "UPDATE sdsi_replica SET heard_at = now() WHERE scenario = $1 AND replica = $2",
+            &[&scenario, &replica],
+        )?;
+        Ok(())
+    }
+
+    /// Records that `replica` has finished: the evaluator no longer waits
+    /// for it.
+    pub fn finish(&mut self, scenario: &str, replica: &str) -> Result<(), Error> {
+        self.client.execute(
+            "UPDATE sdsi_replica SET finished = TRUE, heard_at = now()
+             WHERE scenario = $1 AND replica = $2",
+            &[&scenario, &replica],
+        )?;
+        Ok(())
+    }
+
+    /// Up to `limit` observations of `scenario` not folded yet, in time
+    /// order, none newer than the replicas' low watermark: the oldest
+    /// progress of the replicas still running and heard of within
+    /// `heard_within` (one that died stops holding the others back then).
+    pub fn unfolded(
+        &mut self,
+        scenario: &str,
+        limit: u32,
+        heard_within: Duration,
+    ) -> Result<Vec<Unfolded>, Error> {
+        let rows = self.client.query(
+            "WITH mark AS (
+                 SELECT MIN(appended_through) AS through FROM sdsi_replica
+                 WHERE scenario = $1 AND NOT finished
+                   AND heard_at > now() - make_interval(secs => $3)
+             )
+             SELECT seq, replica, embedder, observation FROM sdsi_observation, mark
+             WHERE scenario = $1 AND NOT folded
+               AND (mark.through IS NULL OR at_micros <= mark.through)
+             ORDER BY at_micros, seq LIMIT $2",
+            &[&scenario, &i64::from(limit), &heard_within.as_secs_f64()],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|row| Unfolded {
+                seq: row.get(0),
+                replica: row.get(1),
+                embedder: row.get(2),
+                observation: serde_json::from_slice(row.get::<_, &[u8]>(3))
+                    .map_err(|e| e.to_string()),
+            })
+            .collect())
+    }
+
+    /// How many observations of `scenario` the log holds, and how many of
+    /// them are not folded yet.
+    pub fn log_counts(&mut self, scenario: &str) -> Result<(u64, u64), Error> {
+        let row = self.client.query_one(
+            "SELECT COUNT(*), COUNT(*) FILTER (WHERE NOT folded)
+             FROM sdsi_observation WHERE scenario = $1",
+            &[&scenario],
+        )?;
+        let count = |i: usize| u64::try_from(row.get::<_, i64>(i)).unwrap_or(0);
+        Ok((count(0), count(1)))
+    }
+
+    /// Saves the state the evaluator folded the observations `folded` into,
+    /// if the saved version is still `expected`, and in the same
+    /// transaction marks them folded, replaces the `attachments`, forgets
+    /// folded observations dated before `forget_before` (a message retried
+    /// after that counts again), and notifies listeners
+    /// ([`PgState::wait_for_change`]). Either all of it happens or none.
+    pub fn save_folded(
+        &mut self,
+        scenario: &str,
+        expected: Option<u64>,
+        state: &[u8],
+        folded: &[i64],
+        attachments: &[(&str, &[u8])],
+        forget_before: Option<OffsetDateTime>,
+    ) -> Result<u64, Error> {
+        let mut transaction = self.client.transaction()?;
+        let Some(version) = save_in(&mut transaction, scenario, expected, state)? else {
+            drop(transaction);
+            return Err(self.conflict(scenario, expected)?);
+        };
+        transaction.execute(
+            "UPDATE sdsi_observation SET folded = TRUE
+             WHERE scenario = $1 AND seq = ANY($2)",
+            &[&scenario, &folded],
+        )?;
+        for (name, bytes) in attachments {
+            transaction.execute(
+                "INSERT INTO sdsi_attachment (scenario, name, bytes) VALUES ($1, $2, $3)
+                 ON CONFLICT (scenario, name) DO UPDATE SET bytes = EXCLUDED.bytes",
+                &[&scenario, name, bytes],
+            )?;
+        }
+        if let Some(before) = forget_before {
+            transaction.execute(
+                "DELETE FROM sdsi_observation
+                 WHERE scenario = $1 AND folded AND at_micros < $2",
+                &[&scenario, &micros(before)],
+            )?;
+        }
+        transaction.execute("SELECT pg_notify('sdsi_state', $1)", &[&scenario])?;
+        transaction.commit()?;
+        Ok(version)
+    }
+}
+
+/// Writes `state` as the version after `expected` inside `transaction`;
+/// `None` when the saved version is not `expected` (nothing written).
+pub(crate) fn save_in(
+    transaction: &mut Transaction<'_>,
+    scenario: &str,
+    expected: Option<u64>,
+    state: &[u8],
+) -> Result<Option<u64>, Error> {
+    let next = expected.map_or(1, |v| v.saturating_add(1));
+    let stored = i64::try_from(next).unwrap_or(i64::MAX);
+    // One statement each way, so the check and the write are atomic.
+    let written = match expected {
+        None => transaction.execute(
+            "INSERT INTO sdsi_state (scenario, version, state) VALUES ($1, $2, $3)
+             ON CONFLICT (scenario) DO NOTHING",
+            &[&scenario, &stored, &state],
+        )?,
+        Some(v) => {
+            let v = i64::try_from(v).unwrap_or(i64::MAX);
+            transaction.execute(
+                "UPDATE sdsi_state SET version = $2, state = $3
+                 WHERE scenario = $1 AND version = $4",
+                &[&scenario, &stored, &state, &v],
+            )?
+        }
+    };
+    Ok((written == 1).then_some(next))
+}
+
+/// Records `replica`'s progress inside `transaction`.
+fn progress_in(
+    transaction: &mut Transaction<'_>,
+    scenario: &str,
+    replica: &str,
+    through: i64,
+) -> Result<(), Error> {
+    transaction.execute(
+        "INSERT INTO sdsi_replica (scenario, replica, appended_through) VALUES ($1, $2, $3)
+         ON CONFLICT (scenario, replica) DO UPDATE SET
+             appended_through = GREATEST(sdsi_replica.appended_through, EXCLUDED.appended_through),
+             finished = FALSE, heard_at = now()",
+        &[&scenario, &replica, &through],
+    )?;
+    Ok(())
+}

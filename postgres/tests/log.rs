@@ -1,0 +1,212 @@
+//! The observation log against a real PostgreSQL server
+//! (`scripts/with-postgres.sh`): migrations, idempotent appends, folding in
+//! time order up to the replicas' watermark, one evaluator at a time, the
+//! fold saved atomically with its rows, and change notices.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test helpers: a panic is a failed test"
+)]
+
+use std::time::Duration;
+
+use sdsi::evolution::{Evolution, Observation, StateStorage};
+use sdsi_postgres::{Error, Logged, PgState, SCHEMA_VERSION};
+use serde_json::json;
+use time::OffsetDateTime;
+use time::macros::datetime;
+
+/// The server to use, or `None` (skipped, loudly) when none was started;
+/// with `SDSI_REQUIRE_POSTGRES` set (CI), a missing server fails.
+fn server() -> Option<String> {
+    match std::env::var("SDSI_TEST_POSTGRES") {
+        Ok(params) => Some(params),
+        Err(_) if std::env::var_os("SDSI_REQUIRE_POSTGRES").is_some() => {
+            panic!("SDSI_REQUIRE_POSTGRES is set but SDSI_TEST_POSTGRES is not")
+        }
+        Err(_) => {
+            eprintln!("skipped: no PostgreSQL server (run through scripts/with-postgres.sh)");
+            None
+        }
+    }
+}
+
+/// An observation of a message from `client`, `minutes` after 8:00.
+fn observed(text: &str, client: &str, minutes: i64) -> Observation {
+    let at = datetime!(2026-05-01 8:00 UTC) + time::Duration::minutes(minutes);
+    let message = json!({"schema_id": "s", "payload": {"origin": "PEK", "other": text}});
+    Evolution::default().observation(&message, client, at)
+}
+
+fn logged(id: &str, minutes: i64) -> Logged {
+    Logged::new(id, "hashing", observed("a window seat", "agent-1", minutes))
+}
+
+const FOREVER: Duration = Duration::from_secs(3600);
+
+fn times(rows: &[sdsi_postgres::Unfolded]) -> Vec<OffsetDateTime> {
+    rows.iter()
+        .map(|r| r.observation.as_ref().unwrap().at)
+        .collect()
+}
+
+#[test]
+fn migrations_apply_once_and_connecting_again_changes_nothing() {
+    let Some(params) = server() else { return };
+    let a = PgState::connect(&params).unwrap();
+    let b = PgState::connect(&params).unwrap();
+    assert_eq!(a.schema_version(), SCHEMA_VERSION);
+    assert_eq!(b.schema_version(), SCHEMA_VERSION);
+    let mut client = postgres::Client::connect(&params, postgres::NoTls).unwrap();
+    let rows = client
+        .query("SELECT version FROM sdsi_migration ORDER BY version", &[])
+        .unwrap();
+    let versions: Vec<i32> = rows.iter().map(|r| r.get(0)).collect();
+    assert_eq!(versions, (1..=SCHEMA_VERSION).collect::<Vec<_>>());
+}
+
+/// A retry (the same message id) counts once, whichever replica sends it.
+#[test]
+fn an_append_retried_counts_once() {
+    let Some(params) = server() else { return };
+    let key = "log-retry/s";
+    let mut db = PgState::connect(&params).unwrap();
+    db.join(key, "r1").unwrap();
+    db.join(key, "r2").unwrap();
+    let batch = [logged("m1", 0), logged("m2", 1)];
+    assert_eq!(db.append(key, "r1", &batch).unwrap(), 2);
+    assert_eq!(db.append(key, "r1", &batch).unwrap(), 0);
+    assert_eq!(
+        db.append(key, "r2", &[logged("m2", 1), logged("m3", 2)])
+            .unwrap(),
+        1
+    );
+    assert_eq!(db.log_counts(key).unwrap(), (3, 3));
+}
+
+/// Rows are folded in time order, and none newer than what every running
+/// replica has appended: a replica behind holds the others back until it
+/// catches up, finishes, or is no longer heard of.
+#[test]
+fn rows_fold_in_time_order_up_to_the_watermark() {
+    let Some(params) = server() else { return };
+    let key = "log-watermark/s";
+    let mut db = PgState::connect(&params).unwrap();
+    db.join(key, "fast").unwrap();
+    db.join(key, "slow").unwrap();
+    db.append(
+        key,
+        "fast",
+        &[logged("f1", 1), logged("f2", 5), logged("f3", 9)],
+    )
+    .unwrap();
+    // `slow` appended nothing yet: nothing may be folded.
+    assert!(db.unfolded(key, 100, FOREVER).unwrap().is_empty());
+    db.append(key, "slow", &[logged("s1", 0), logged("s2", 6)])
+        .unwrap();
+    let minute = |m: i64| datetime!(2026-05-01 8:00 UTC) + time::Duration::minutes(m);
+    assert_eq!(
+        times(&db.unfolded(key, 100, FOREVER).unwrap()),
+        [minute(0), minute(1), minute(5), minute(6)]
+    );
+    // Once `slow` is done, the rest.
+    db.finish(key, "slow").unwrap();
+    assert_eq!(times(&db.unfolded(key, 100, FOREVER).unwrap()).len(), 5);
+    // A replica not heard of within the given time holds nothing back.
+    db.join(key, "silent").unwrap();
+    assert!(db.unfolded(key, 100, FOREVER).unwrap().is_empty());
+    std::thread::sleep(Duration::from_millis(1100));
+    assert_eq!(
+        db.unfolded(key, 100, Duration::from_secs(1)).unwrap().len(),
+        5
+    );
+}
+
+/// One evaluator at a time; when its connection goes, the next takes over.
+#[test]
+fn one_evaluator_at_a_time_and_the_lock_passes_on_when_it_dies() {
+    let Some(params) = server() else { return };
+    let key = "log-lead/s";
+    let mut a = PgState::connect(&params).unwrap();
+    let mut b = PgState::connect(&params).unwrap();
+    assert!(a.lead(key, false).unwrap());
+    assert!(a.lead(key, false).unwrap(), "the holder asking again");
+    assert!(!b.lead(key, false).unwrap());
+    assert!(
+        b.lead("log-lead/another", false).unwrap(),
+        "one lock per scenario"
+    );
+    drop(a); // the replica dies: its connection closes
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !b.lead(key, false).unwrap() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the lock never passed on"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    b.resign(key).unwrap();
+    let mut c = PgState::connect(&params).unwrap();
+    assert!(c.lead(key, false).unwrap());
+}
+
+/// A fold's save and its rows' marks are one transaction: a save that lost
+/// the race leaves the rows unfolded; a save that won marks them, forgets
+/// what is old enough, and notifies listeners.
+#[test]
+fn a_fold_is_saved_with_its_rows_or_not_at_all() {
+    let Some(params) = server() else { return };
+    let key = "log-fold/s";
+    let mut db = PgState::connect(&params).unwrap();
+    let mut listener = PgState::connect(&params).unwrap();
+    listener.listen().unwrap();
+    db.join(key, "r").unwrap();
+    db.append(
+        key,
+        "r",
+        &[logged("a", 0), logged("b", 60), logged("c", 120)],
+    )
+    .unwrap();
+    db.finish(key, "r").unwrap();
+    let rows = db.unfolded(key, 100, FOREVER).unwrap();
+    let seqs: Vec<i64> = rows.iter().map(|r| r.seq).collect();
+    let v1 = db
+        .save_folded(key, None, b"one", &seqs[..1], &[("history", b"h1")], None)
+        .unwrap();
+    // Another writer's version: refused, nothing marked.
+    let stale = db.save_folded(key, None, b"two", &seqs[1..], &[], None);
+    assert!(matches!(stale, Err(Error::Conflict { .. })), "{stale:?}");
+    assert_eq!(db.log_counts(key).unwrap(), (3, 2));
+    assert_eq!(
+        db.attachment(key, "history").unwrap().as_deref(),
+        Some(&b"h1"[..])
+    );
+    // Forget folded rows dated before 8:30: `a` (8:00) only; `b` (9:00)
+    // and `c` (10:00) are newer.
+    let before = datetime!(2026-05-01 8:30 UTC);
+    db.save_folded(key, Some(v1), b"two", &seqs[1..], &[], Some(before))
+        .unwrap();
+    assert_eq!(db.log_counts(key).unwrap(), (2, 0));
+    assert_eq!(db.load(key).unwrap().unwrap().bytes, b"two");
+    let heard = listener.wait_for_change(Duration::from_secs(5)).unwrap();
+    assert_eq!(heard, [key.to_owned()]);
+    assert!(
+        listener
+            .wait_for_change(Duration::from_millis(50))
+            .unwrap()
+            .is_empty()
+    );
+}
+
+/// The database's clock, for replicas that share one.
+#[test]
+fn the_servers_clock_is_read() {
+    let Some(params) = server() else { return };
+    let mut db = PgState::connect(&params).unwrap();
+    let (first, second) = (db.now().unwrap(), db.now().unwrap());
+    assert!(second >= first);
+    assert!(first.year() >= 2024, "{first}");
+}
