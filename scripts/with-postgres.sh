@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs a command with a throwaway PostgreSQL server: installs Debian's
 # `postgresql` package if no initdb is found, creates a cluster in a temp
-# directory, serves it on a Unix socket only (no TCP), exports
-# SDSI_TEST_POSTGRES (a libpq connection string) for the command, and
-# removes everything afterwards. PostgreSQL refuses to run as root, so as
+# directory, serves it on a Unix socket and, with TLS only, on 127.0.0.1
+# (a test CA and server certificate made with openssl, when openssl is
+# there), exports SDSI_TEST_POSTGRES (a libpq connection string for the
+# socket) and SDSI_TEST_POSTGRES_TLS (one for TLS, naming the CA) for the
+# command, and removes everything afterwards. PostgreSQL refuses to run as root, so as
 # root the server runs as the `postgres` user the package creates.
 #
 #   scripts/with-postgres.sh cargo test --workspace
@@ -40,8 +42,27 @@ cleanup() {
 trap cleanup EXIT
 
 "${AS[@]}" "$INITDB" -D "$DIR/data" -A trust -U postgres --no-sync >/dev/null
+LISTEN="-c listen_addresses=''"
+if command -v openssl >/dev/null; then
+    # A CA valid for two days, and a certificate for localhost it signed.
+    ec=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+    openssl req -x509 "${ec[@]}" -days 2 -subj /CN=sdsi-test-ca \
+        -keyout "$DIR/ca.key" -out "$DIR/ca.crt" 2>/dev/null
+    openssl req "${ec[@]}" -subj /CN=localhost \
+        -keyout "$DIR/server.key" -out "$DIR/server.csr" 2>/dev/null
+    printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' > "$DIR/san.ext"
+    openssl x509 -req -in "$DIR/server.csr" -CA "$DIR/ca.crt" -CAkey "$DIR/ca.key" \
+        -CAcreateserial -days 2 -extfile "$DIR/san.ext" -out "$DIR/server.crt" 2>/dev/null
+    chmod 600 "$DIR/server.key"
+    [ "$(id -u)" = 0 ] && chown postgres "$DIR/server.key" "$DIR/server.crt"
+    LISTEN="-c listen_addresses=127.0.0.1 -c ssl=on -c ssl_cert_file=$DIR/server.crt -c ssl_key_file=$DIR/server.key"
+    # TCP connections must use TLS: a plain one is refused.
+    printf 'local all all trust\nhostssl all all 127.0.0.1/32 trust\n' > "$DIR/data/pg_hba.conf"
+    [ "$(id -u)" = 0 ] && chown postgres "$DIR/data/pg_hba.conf"
+    export SDSI_TEST_POSTGRES_TLS="host=localhost port=$PORT user=postgres dbname=postgres sslmode=require sslrootcert=$DIR/ca.crt"
+fi
 "${AS[@]}" "$PG_CTL" -D "$DIR/data" -l "$DIR/log" -w \
-    -o "-c listen_addresses='' -k $DIR -p $PORT -c fsync=off" start >/dev/null
+    -o "$LISTEN -k $DIR -p $PORT -c fsync=off" start >/dev/null
 
 export SDSI_TEST_POSTGRES="host=$DIR port=$PORT user=postgres dbname=postgres"
 "$@"

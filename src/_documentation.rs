@@ -9,6 +9,7 @@
 //! | [`patches`] | patches, per-client schemas, the key lifecycle |
 //! | [`evolution`] | the Differential Semantic Pool and the evolution pipeline |
 //! | [`cli`] | the `sdsi` command's contract |
+//! | [`replicas`] | replicas sharing a PostgreSQL state: the observation log, one evaluator, retention, migrations, TLS |
 //! | [`python`] | the Python package: install, API and the Rust names, threads, speed |
 //! | [`benchmarks`] | measurements against `jsonschema` and a plain scan |
 //! | [`fuzzing`] | the fuzz targets and how to run them |
@@ -33,6 +34,9 @@ pub mod evolution {}
 
 #[doc = include_str!("../docs/cli.md")]
 pub mod cli {}
+
+#[doc = include_str!("../docs/replicas.md")]
+pub mod replicas {}
 
 #[doc = include_str!("../docs/python.md")]
 pub mod python {}

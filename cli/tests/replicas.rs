@@ -225,3 +225,59 @@ fn three_replicas_one_killed_propose_what_one_process_does() {
         "{restarted}"
     );
 }
+
+/// `--state` over TLS: the URL asks for it and names the CA.
+#[test]
+fn a_replica_connects_over_tls_when_the_url_asks() {
+    let Ok(params) = std::env::var("SDSI_TEST_POSTGRES_TLS") else {
+        assert!(
+            std::env::var_os("SDSI_REQUIRE_POSTGRES").is_none(),
+            "SDSI_REQUIRE_POSTGRES is set but SDSI_TEST_POSTGRES_TLS is not"
+        );
+        eprintln!("skipped: no TLS PostgreSQL server");
+        return;
+    };
+    let field = |name: &str| {
+        params
+            .split_whitespace()
+            .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
+            .unwrap()
+            .to_owned()
+    };
+    let url = format!(
+        "postgresql://postgres@localhost:{}/postgres?sslmode=require&sslrootcert={}",
+        field("port"),
+        field("sslrootcert")
+    );
+    let dir = fixture("bursts/hwu64");
+    let output = Command::new(env!("CARGO_BIN_EXE_sdsi"))
+        .args([
+            "evolve",
+            "--schema",
+            &format!("{dir}/template.json"),
+            "--state",
+            &url,
+        ])
+        .arg(format!("{dir}/events.jsonl"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(!keys(&stdout).is_empty(), "{stdout}");
+    // Without the CA the server is not trusted: nothing is read or written.
+    let untrusted = url.split("&sslrootcert").next().unwrap().to_owned();
+    let refused = Command::new(env!("CARGO_BIN_EXE_sdsi"))
+        .args([
+            "evolve",
+            "--schema",
+            &format!("{dir}/template.json"),
+            "--state",
+            &untrusted,
+        ])
+        .arg(format!("{dir}/events.jsonl"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let said = String::from_utf8(refused.stdout).unwrap();
+    assert!(said.contains("the state database"), "{said}");
+}

@@ -23,12 +23,13 @@
 
 use std::collections::BTreeSet;
 
-use postgres::{Client, NoTls};
+use postgres::Client;
 use sdsi::evolution::{StateStorage, Versioned};
 
 mod lead;
 mod log;
 mod migrate;
+mod tls;
 
 pub use log::{Logged, Unfolded};
 pub use migrate::SCHEMA_VERSION;
@@ -67,6 +68,13 @@ pub enum Error {
         /// The version in the table.
         found: Option<u64>,
     },
+    /// TLS could not be set up: an unreadable `sslrootcert`, no trusted
+    /// root. (A server that fails verification is an [`Error::Postgres`].)
+    #[error("TLS: {message}")]
+    Tls {
+        /// What was wrong.
+        message: String,
+    },
     /// An observation could not be serialized.
     #[error("cannot serialize an observation: {message}")]
     Serialize {
@@ -86,9 +94,12 @@ pub enum Error {
 impl PgState {
     /// Connects with a libpq-style string (`host=/run/postgresql
     /// user=sdsi dbname=agents`) or a URL (`postgresql://sdsi@db/agents`)
-    /// and applies the migrations the database lacks.
+    /// and applies the migrations the database lacks. With `sslmode=require`
+    /// the connection uses TLS (rustls), verifying the server against the
+    /// PEM file `sslrootcert=PATH` names, or the system's roots; otherwise
+    /// it is plain (docs/replicas.md, "TLS").
     pub fn connect(params: &str) -> Result<Self, Error> {
-        let mut client = Client::connect(params, NoTls)?;
+        let mut client = tls::connect(params)?;
         let schema_version = migrate::migrate(&mut client)?;
         Ok(Self {
             client,

@@ -210,3 +210,50 @@ fn the_servers_clock_is_read() {
     assert!(second >= first);
     assert!(first.year() >= 2024, "{first}");
 }
+
+/// With `sslmode=require` the connection is TLS, verified against
+/// `sslrootcert`: the test server refuses plain TCP, so connecting at all
+/// over TCP proves TLS; without the test CA the server is not trusted.
+#[test]
+fn tls_connections_verify_the_server() {
+    let Ok(params) = std::env::var("SDSI_TEST_POSTGRES_TLS") else {
+        assert!(
+            std::env::var_os("SDSI_REQUIRE_POSTGRES").is_none(),
+            "SDSI_REQUIRE_POSTGRES is set but SDSI_TEST_POSTGRES_TLS is not (openssl missing?)"
+        );
+        eprintln!("skipped: no TLS PostgreSQL server");
+        return;
+    };
+    let mut db = PgState::connect(&params).unwrap();
+    db.save_attachment("tls/s", "a", b"over TLS").unwrap();
+    assert_eq!(
+        db.attachment("tls/s", "a").unwrap().as_deref(),
+        Some(&b"over TLS"[..])
+    );
+    // The same as a URL, the CA's path percent-encoded.
+    let field = |name: &str| {
+        params
+            .split_whitespace()
+            .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
+            .unwrap()
+            .to_owned()
+    };
+    let url = format!(
+        "postgresql://postgres@localhost:{}/postgres?sslmode=require&sslrootcert={}",
+        field("port"),
+        field("sslrootcert").replace('/', "%2F")
+    );
+    assert!(PgState::connect(&url).is_ok());
+    // Plain TCP is refused by the server...
+    let plain = params
+        .replace("sslmode=require", "sslmode=disable")
+        .replace(&format!("sslrootcert={}", field("sslrootcert")), "");
+    assert!(PgState::connect(&plain).is_err());
+    // ...and TLS without the test CA does not trust the server.
+    let untrusted = params.replace(&format!("sslrootcert={}", field("sslrootcert")), "");
+    let refused = PgState::connect(&untrusted);
+    assert!(refused.is_err(), "a server no trusted root vouches for");
+    // A root file that is not PEM is a TLS error, not a panic.
+    let bad = params.replace(&field("sslrootcert"), "/dev/null");
+    assert!(matches!(PgState::connect(&bad), Err(Error::Tls { .. })));
+}
