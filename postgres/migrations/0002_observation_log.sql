@@ -13,6 +13,7 @@ CREATE TABLE sdsi_observation (
     at_micros   BIGINT NOT NULL,
     observation BYTEA NOT NULL,
     folded      BOOLEAN NOT NULL DEFAULT FALSE,
+    appended_at TIMESTAMPTZ NOT NULL DEFAULT now(),
     PRIMARY KEY (scenario, message_id)
 );
 CREATE INDEX sdsi_observation_unfolded

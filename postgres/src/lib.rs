@@ -31,7 +31,7 @@ mod log;
 mod migrate;
 mod tls;
 
-pub use log::{Logged, Unfolded};
+pub use log::{Logged, Unfolded, Watch};
 pub use migrate::SCHEMA_VERSION;
 
 /// A connection to the state table.

@@ -38,6 +38,28 @@ impl Logged {
     }
 }
 
+/// How long the evaluator waits for replicas before it folds (see
+/// [`PgState::unfolded`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Watch {
+    /// A running replica not heard of for this long no longer holds the
+    /// fold back.
+    pub heard_within: Duration,
+    /// A row is folded only once it has been in the log this long.
+    pub settle: Duration,
+}
+
+impl Watch {
+    /// Waits of `heard_within` and `settle`.
+    pub const fn new(heard_within: Duration, settle: Duration) -> Self {
+        Self {
+            heard_within,
+            settle,
+        }
+    }
+}
+
 /// A logged observation the evaluator has not folded yet.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -60,45 +82,41 @@ fn micros(at: OffsetDateTime) -> i64 {
 
 impl PgState {
     /// Appends `entries`, observed by `replica` in time order, to
-    /// `scenario`'s log in one transaction, and records how far the replica
-    /// got; entries whose message id is in the log already are left out.
-    /// Returns how many were new.
+    /// `scenario`'s log in one statement, and records how far the replica
+    /// got; entries whose message id is in the log already (or earlier in
+    /// `entries`) are left out. Returns how many were new.
     pub fn append(
         &mut self,
         scenario: &str,
         replica: &str,
         entries: &[Logged],
     ) -> Result<u64, Error> {
-        let mut transaction = self.client.transaction()?;
-        let statement = transaction.prepare(
-            "INSERT INTO sdsi_observation
-                 (scenario, message_id, replica, embedder, at_micros, observation)
-             VALUES ($1, $2, $3, $4, $5, $6)
-             ON CONFLICT (scenario, message_id) DO NOTHING",
-        )?;
-        let mut new = 0;
-        let mut through = None;
+        let (mut ids, mut embedders, mut times, mut observations) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for entry in entries {
             let bytes = serde_json::to_vec(&entry.observation).map_err(|e| Error::Serialize {
                 message: e.to_string(),
             })?;
-            let at = micros(entry.observation.at);
-            through = Some(through.map_or(at, |t: i64| t.max(at)));
-            new += transaction.execute(
-                &statement,
-                &[
-                    &scenario,
-                    &entry.message_id,
-                    &replica,
-                    &entry.embedder,
-                    &at,
-                    &bytes,
-                ],
-            )?;
+            ids.push(entry.message_id.as_str());
+            embedders.push(entry.embedder.as_str());
+            times.push(micros(entry.observation.at));
+            observations.push(bytes);
         }
-        if let Some(through) = through {
-            progress_in(&mut transaction, scenario, replica, through)?;
-        }
+        let Some(&through) = times.iter().max() else {
+            return Ok(0);
+        };
+        let mut transaction = self.client.transaction()?;
+        // One statement for the batch: a round trip per row was most of an
+        // append's time.
+        let new = transaction.execute(
+            "INSERT INTO sdsi_observation
+                 (scenario, message_id, replica, embedder, at_micros, observation)
+             SELECT $1, m, $2, e, a, o
+             FROM UNNEST($3::TEXT[], $4::TEXT[], $5::BIGINT[], $6::BYTEA[]) AS t(m, e, a, o)
+             ON CONFLICT (scenario, message_id) DO NOTHING",
+            &[&scenario, &replica, &ids, &embedders, &times, &observations],
+        )?;
+        progress_in(&mut transaction, scenario, replica, through)?;
         transaction.commit()?;
         Ok(new)
     }
@@ -155,14 +173,16 @@ impl PgState {
     }
 
     /// Up to `limit` observations of `scenario` not folded yet, in time
-    /// order, none newer than the replicas' low watermark: the oldest
+    /// order, none newer than the replicas' low watermark (the oldest
     /// progress of the replicas still running and heard of within
-    /// `heard_within` (one that died stops holding the others back then).
+    /// `watch.heard_within`: one that died stops holding the others back
+    /// then), and none appended less than `watch.settle` ago (a replica
+    /// that starts as others are folding has that long to join).
     pub fn unfolded(
         &mut self,
         scenario: &str,
         limit: u32,
-        heard_within: Duration,
+        watch: Watch,
     ) -> Result<Vec<Unfolded>, Error> {
         let rows = self.client.query(
             "WITH mark AS (
@@ -173,8 +193,14 @@ impl PgState {
              SELECT seq, replica, embedder, observation FROM sdsi_observation, mark
              WHERE scenario = $1 AND NOT folded
                AND (mark.through IS NULL OR at_micros <= mark.through)
+               AND appended_at <= now() - make_interval(secs => $4)
              ORDER BY at_micros, seq LIMIT $2",
-            &[&scenario, &i64::from(limit), &heard_within.as_secs_f64()],
+            &[
+                &scenario,
+                &i64::from(limit),
+                &watch.heard_within.as_secs_f64(),
+                &watch.settle.as_secs_f64(),
+            ],
         )?;
         Ok(rows
             .iter()

@@ -14,7 +14,7 @@
 use std::time::Duration;
 
 use sdsi::evolution::{Evolution, Observation, StateStorage};
-use sdsi_postgres::{Error, Logged, PgState, SCHEMA_VERSION};
+use sdsi_postgres::{Error, Logged, PgState, SCHEMA_VERSION, Watch};
 use serde_json::json;
 use time::OffsetDateTime;
 use time::macros::datetime;
@@ -45,7 +45,7 @@ fn logged(id: &str, minutes: i64) -> Logged {
     Logged::new(id, "hashing", observed("a window seat", "agent-1", minutes))
 }
 
-const FOREVER: Duration = Duration::from_secs(3600);
+const FOREVER: Watch = Watch::new(Duration::from_secs(3600), Duration::ZERO);
 
 fn times(rows: &[sdsi_postgres::Unfolded]) -> Vec<OffsetDateTime> {
     rows.iter()
@@ -119,10 +119,12 @@ fn rows_fold_in_time_order_up_to_the_watermark() {
     db.join(key, "silent").unwrap();
     assert!(db.unfolded(key, 100, FOREVER).unwrap().is_empty());
     std::thread::sleep(Duration::from_millis(1100));
-    assert_eq!(
-        db.unfolded(key, 100, Duration::from_secs(1)).unwrap().len(),
-        5
-    );
+    let brief = Watch::new(Duration::from_secs(1), Duration::ZERO);
+    assert_eq!(db.unfolded(key, 100, brief).unwrap().len(), 5);
+    // Rows wait `settle` in the log before they are folded.
+    db.append(key, "silent", &[logged("late", 0)]).unwrap();
+    let settle = Watch::new(Duration::from_secs(3600), Duration::from_secs(3600));
+    assert!(db.unfolded(key, 100, settle).unwrap().is_empty());
 }
 
 /// One evaluator at a time; when its connection goes, the next takes over.

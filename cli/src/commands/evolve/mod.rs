@@ -275,6 +275,25 @@ pub fn run(args: &Args, format: Format) -> Outcome {
     let Ok(mut store) = SchemaStore::new(template, LifecyclePolicy::default()) else {
         return unusable(Vec::new(), format);
     };
+    let joined = match args.state.as_deref().and_then(postgres_url) {
+        None => None,
+        Some(url) => {
+            let settings = replica::Settings {
+                url,
+                replica: args.replica.as_deref().unwrap_or("main"),
+                embedder: embedder::tag(args.model.as_deref()),
+                forget_after: args.window,
+                report: args.report.as_deref(),
+                after_pause: args.after_pause,
+            };
+            match replica::join(&settings, &store.base().scenario) {
+                Ok(db) => Some((settings, db)),
+                Err(message) => {
+                    return unusable(vec![Entry::unreadable("--state", message)], format);
+                }
+            }
+        }
+    };
     let mut pool = PoolConfig::new(1, 0.5);
     pool.half_life_secs = args.half_life.as_seconds_f64();
     pool.heat_threshold = args.heat_threshold;
@@ -328,16 +347,8 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         }
     };
     let mut engine = Evolution::new(embedder, inducer, config);
-    if let Some(url) = args.state.as_deref().and_then(postgres_url) {
-        let settings = replica::Settings {
-            url,
-            replica: args.replica.as_deref().unwrap_or("main"),
-            embedder: embedder::tag(args.model.as_deref()),
-            forget_after: args.window,
-            report: args.report.as_deref(),
-            after_pause: args.after_pause,
-        };
-        return replica::run(&settings, reader, &mut store, &mut engine);
+    if let Some((settings, db)) = joined {
+        return replica::run(&settings, db, reader, &mut store, &mut engine);
     }
     if args.replica.is_some() {
         let message = "--replica needs a PostgreSQL --state (postgresql://...)";

@@ -12,7 +12,7 @@ use std::time::{Duration as Elapsed, Instant};
 use sdsi::SchemaStore;
 use sdsi::evolution::SavedServer;
 use sdsi::patch::DenySensitive;
-use sdsi_postgres::{Logged, PgState};
+use sdsi_postgres::{Logged, PgState, Watch};
 use sdsi_report::{History, Report, render};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -27,9 +27,15 @@ const APPEND_BATCH: usize = 256;
 const APPEND_AFTER: Elapsed = Elapsed::from_millis(500);
 /// Observations folded per saved state.
 const FOLD_BATCH: u32 = 1024;
-/// A replica not heard of for this long no longer holds the others'
-/// folding back (it died, or its input went quiet).
-const HEARD_WITHIN: Elapsed = Elapsed::from_secs(30);
+/// A replica not heard of for 30 s no longer holds the others' folding
+/// back (it died, or its input went quiet); a row waits half a second in
+/// the log before it is folded, so a replica starting as others fold has
+/// that long to join.
+const WATCH: Watch = Watch::new(Elapsed::from_secs(30), SETTLE);
+const SETTLE: Elapsed = Elapsed::from_millis(500);
+/// Folds while reading are at least this far apart: each saves the state,
+/// so a fast replay saves once a second rather than once per batch.
+const FOLD_EVERY: Elapsed = Elapsed::from_secs(1);
 /// Connection attempts before a lost server is an error.
 const RECONNECTS: u32 = 5;
 
@@ -74,19 +80,33 @@ struct Replica<'a> {
     history: History,
     batch: Vec<Logged>,
     since: Instant,
+    /// When this replica last tried to fold.
+    folded_at: Instant,
     counts: Counts,
     after_pause: bool,
     out: io::StdoutLock<'static>,
 }
 
-/// Runs the replica over `reader`; exit statuses as `evolve`'s.
+/// Connects to the state database and joins `scenario`'s replicas (before
+/// anything slow, such as loading a model: the others wait for a replica
+/// only once it has joined).
+pub fn join(settings: &Settings<'_>, scenario: &str) -> Result<PgState, String> {
+    let mut db = connect(settings.url)?;
+    db.join(scenario, settings.replica)
+        .map_err(|e| format!("the state database: {e}"))?;
+    Ok(db)
+}
+
+/// Runs the replica over `reader` on `db` (from [`join`]); exit statuses
+/// as `evolve`'s.
 pub fn run(
     settings: &Settings<'_>,
+    db: PgState,
     reader: Box<dyn BufRead>,
     store: &mut SchemaStore,
     engine: &mut Engine,
 ) -> Outcome {
-    let mut replica = match Replica::open(settings, store, engine) {
+    let mut replica = match Replica::open(settings, db, store, engine) {
         Ok(replica) => replica,
         Err(message) => {
             let mut out = io::stdout().lock();
@@ -106,10 +126,10 @@ pub fn run(
 impl<'a> Replica<'a> {
     fn open(
         settings: &'a Settings<'a>,
+        db: PgState,
         store: &mut SchemaStore,
         engine: &mut Engine,
     ) -> Result<Self, String> {
-        let db = connect(settings.url)?;
         let mut replica = Replica {
             settings,
             db,
@@ -118,13 +138,12 @@ impl<'a> Replica<'a> {
             history: History::new(),
             batch: Vec::new(),
             since: Instant::now(),
+            folded_at: Instant::now(),
             counts: Counts::default(),
             after_pause: settings.after_pause,
             out: io::stdout().lock(),
         };
         replica.refresh(store, engine)?;
-        let name = settings.replica;
-        replica.retrying(|db, scenario| db.join(scenario, name))?;
         Ok(replica)
     }
 
@@ -219,7 +238,9 @@ impl<'a> Replica<'a> {
             ));
             if self.batch.len() >= APPEND_BATCH || self.since.elapsed() >= APPEND_AFTER {
                 self.append()?;
-                self.fold(store, engine, false)?;
+                if self.folded_at.elapsed() >= FOLD_EVERY {
+                    self.fold(store, engine, false)?;
+                }
             }
         }
         self.append()
@@ -248,6 +269,7 @@ impl<'a> Replica<'a> {
         engine: &mut Engine,
         wait: bool,
     ) -> Result<(), String> {
+        self.folded_at = Instant::now();
         if !self.retrying(|db, scenario| db.lead(scenario, wait))? {
             return Ok(());
         }
@@ -255,8 +277,7 @@ impl<'a> Replica<'a> {
         let replica = self.settings.replica;
         loop {
             self.retrying(|db, scenario| db.heartbeat(scenario, replica))?;
-            let rows =
-                self.retrying(|db, scenario| db.unfolded(scenario, FOLD_BATCH, HEARD_WITHIN))?;
+            let rows = self.retrying(|db, scenario| db.unfolded(scenario, FOLD_BATCH, WATCH))?;
             if rows.is_empty() {
                 return Ok(());
             }
@@ -384,9 +405,10 @@ impl<'a> Replica<'a> {
     /// report, and prints the summary.
     fn finish(mut self, store: &mut SchemaStore, engine: &mut Engine) -> Outcome {
         let replica = self.settings.replica;
-        let folded = self
-            .retrying(|db, scenario| db.finish(scenario, replica))
-            .and_then(|()| self.fold(store, engine, true));
+        let finished = self.retrying(|db, scenario| db.finish(scenario, replica));
+        // The last rows must settle before they can be folded.
+        std::thread::sleep(SETTLE);
+        let folded = finished.and_then(|()| self.fold(store, engine, true));
         if let Err(message) = folded {
             self.emit(json!({"event": "error", "message": message}));
             return Outcome::streamed(Status::Unusable);
