@@ -176,8 +176,10 @@ impl PgState {
     /// order, none newer than the replicas' low watermark (the oldest
     /// progress of the replicas still running and heard of within
     /// `watch.heard_within`: one that died stops holding the others back
-    /// then), and none appended less than `watch.settle` ago (a replica
-    /// that starts as others are folding has that long to join).
+    /// then), and none as new as a row appended less than `watch.settle`
+    /// ago (so a row folds only once every earlier row has had that long
+    /// to arrive: a replica that starts as others are folding has that
+    /// long to join).
     pub fn unfolded(
         &mut self,
         scenario: &str,
@@ -189,11 +191,15 @@ impl PgState {
                  SELECT MIN(appended_through) AS through FROM sdsi_replica
                  WHERE scenario = $1 AND NOT finished
                    AND heard_at > now() - make_interval(secs => $3)
+             ), fresh AS (
+                 SELECT MIN(at_micros) AS earliest FROM sdsi_observation
+                 WHERE scenario = $1 AND NOT folded
+                   AND appended_at > now() - make_interval(secs => $4)
              )
-             SELECT seq, replica, embedder, observation FROM sdsi_observation, mark
+             SELECT seq, replica, embedder, observation FROM sdsi_observation, mark, fresh
              WHERE scenario = $1 AND NOT folded
                AND (mark.through IS NULL OR at_micros <= mark.through)
-               AND appended_at <= now() - make_interval(secs => $4)
+               AND (fresh.earliest IS NULL OR at_micros < fresh.earliest)
              ORDER BY at_micros, seq LIMIT $2",
             &[
                 &scenario,

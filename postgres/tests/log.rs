@@ -121,10 +121,16 @@ fn rows_fold_in_time_order_up_to_the_watermark() {
     std::thread::sleep(Duration::from_millis(1100));
     let brief = Watch::new(Duration::from_secs(1), Duration::ZERO);
     assert_eq!(db.unfolded(key, 100, brief).unwrap().len(), 5);
-    // Rows wait `settle` in the log before they are folded.
-    db.append(key, "silent", &[logged("late", 0)]).unwrap();
-    let settle = Watch::new(Duration::from_secs(3600), Duration::from_secs(3600));
-    assert!(db.unfolded(key, 100, settle).unwrap().is_empty());
+    // A row folds only once every earlier row has settled (here: been in
+    // the log a second; the others were appended before the sleep): a
+    // fresh row at 8:03 holds back those after it, not those before.
+    db.finish(key, "silent").unwrap();
+    db.append(key, "slow", &[logged("fresh", 3)]).unwrap();
+    let settle = Watch::new(Duration::from_secs(3600), Duration::from_secs(1));
+    assert_eq!(
+        times(&db.unfolded(key, 100, settle).unwrap()),
+        [minute(0), minute(1)]
+    );
 }
 
 /// One evaluator at a time; when its connection goes, the next takes over.
