@@ -282,6 +282,7 @@ pub fn run(args: &Args, format: Format) -> Outcome {
                 url,
                 replica: args.replica.as_deref().unwrap_or("main"),
                 embedder: embedder::tag(args.model.as_deref()),
+                log_vectors: args.model.is_some(),
                 forget_after: args.window,
                 report: args.report.as_deref(),
                 after_pause: args.after_pause,

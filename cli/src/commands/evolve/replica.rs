@@ -47,6 +47,10 @@ pub struct Settings<'a> {
     pub replica: &'a str,
     /// Which embedder made the vectors it logs.
     pub embedder: String,
+    /// Whether to log the vectors (worth it for a model, whose embedding
+    /// is the costly part; the hashing embedder's are cheaper to make
+    /// again than to store, send and read: the evaluator does).
+    pub log_vectors: bool,
     /// Folded observations are forgotten (a repeat counts again) this long
     /// (in message time) after the newest folded one.
     pub forget_after: time::Duration,
@@ -230,7 +234,12 @@ impl<'a> Replica<'a> {
                     continue;
                 }
             };
-            let observation = engine.observation(&event.message, &event.client, event.at);
+            let mut observation = engine.observation(&event.message, &event.client, event.at);
+            if !self.settings.log_vectors {
+                for fragment in &mut observation.fragments {
+                    fragment.vector = Vec::new();
+                }
+            }
             self.batch.push(Logged::new(
                 message_id(line.trim()),
                 self.settings.embedder.as_str(),
