@@ -850,6 +850,17 @@ fn a_hand_written_log_row_is_cleaned_again_when_folded() {
     let (mut engine, mut store) = (Evolution::default(), store());
     let events = engine.fold(&mut store, &observation);
     assert!(events.is_empty(), "{events:?}");
+    // Any number of fragments in a row: the engine's cap holds.
+    let mut flood = observation.clone();
+    let cap = EvolutionConfig::default().max_fragments_per_message;
+    flood.fragments = vec![observation.fragments[0].clone(); cap + 5];
+    let skipped = Evolution::default().fold(&mut self::store(), &flood);
+    assert!(
+        skipped
+            .iter()
+            .any(|e| matches!(e, EvolutionEvent::Skipped { fragments: 5, .. })),
+        "{skipped:?}"
+    );
     let pool = engine.pools().next().unwrap().1;
     let saved = serde_json::to_string(&engine.state()).unwrap();
     assert!(

@@ -16,6 +16,10 @@ use super::{Embedder, EvolutionEvent, IntentInducer};
 use crate::key::{JsonKind, KeyName, KeyType, OTHER_KEY};
 use crate::patch::SchemaStore;
 
+/// Most payload members an observation records: a message with more is
+/// refused by the validator's default limits ([`crate::validate::Limits`]).
+const MAX_USED: usize = 1024;
+
 /// One message as the evolution loop needs it, with nothing raw in it: the
 /// payload's member names and JSON types (no value), and the `other`
 /// fragments cleaned, redacted and embedded. Serializable, so replicas can
@@ -124,6 +128,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
                         let key_type = Observation::key_type_of(JsonKind::of(value))?;
                         Some((KeyName::new(name).ok()?, key_type))
                     })
+                    .take(MAX_USED)
                     .collect()
             })
             .unwrap_or_default();
@@ -189,11 +194,21 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         store: &mut SchemaStore,
         observation: &Observation,
     ) -> Vec<EvolutionEvent> {
-        let mut checked = observation.clone();
+        // The caps again: a row written by hand may hold any number.
+        let cap = self.config.max_fragments_per_message;
+        let mut checked = Observation {
+            client: observation.client.clone(),
+            at: observation.at,
+            used: observation.used.iter().take(MAX_USED).cloned().collect(),
+            fragments: Vec::new(),
+            over_cap: observation
+                .over_cap
+                .saturating_add(observation.fragments.len().saturating_sub(cap)),
+            vectors_returned: observation.vectors_returned,
+        };
         let dimension = self.embedder.dimension();
-        checked.fragments = Vec::with_capacity(observation.fragments.len());
         let mut stale = Vec::new();
-        for fragment in &observation.fragments {
+        for fragment in observation.fragments.iter().take(cap) {
             let Some((text, flagged)) = cleaned(&fragment.text) else {
                 continue;
             };

@@ -81,6 +81,9 @@ struct Replica<'a> {
     scenario: String,
     /// The state version the store and engine in memory are.
     version: Option<u64>,
+    /// The store and engine as they were before any fold, while nothing
+    /// is saved: what a fold whose save failed goes back to.
+    pristine: Option<(SchemaStore, sdsi::evolution::EvolutionState)>,
     history: History,
     batch: Vec<Logged>,
     since: Instant,
@@ -139,6 +142,7 @@ impl<'a> Replica<'a> {
             db,
             scenario: store.base().scenario.clone(),
             version: None,
+            pristine: None,
             history: History::new(),
             batch: Vec::new(),
             since: Instant::now(),
@@ -148,6 +152,9 @@ impl<'a> Replica<'a> {
             out: io::stdout().lock(),
         };
         replica.refresh(store, engine)?;
+        if replica.version.is_none() {
+            replica.pristine = Some((store.clone(), engine.state()));
+        }
         Ok(replica)
     }
 
@@ -380,6 +387,7 @@ impl<'a> Replica<'a> {
             match saved {
                 Ok(version) => {
                     self.version = Some(version);
+                    self.pristine = None;
                     self.counts.folded += u64::try_from(seqs.len()).unwrap_or(u64::MAX);
                     for value in printed {
                         if !self.emit(value) {
@@ -404,6 +412,14 @@ impl<'a> Replica<'a> {
                         return Ok(());
                     }
                     self.refresh(store, engine)?;
+                    if self.version.is_none() {
+                        // Nothing saved yet: undo the unsaved fold itself.
+                        if let Some((pristine_store, pristine_engine)) = self.pristine.clone() {
+                            *store = pristine_store;
+                            engine.restore(pristine_engine).map_err(|e| e.to_string())?;
+                        }
+                        self.history = History::new();
+                    }
                 }
                 Err(error) => return Err(error.to_string()),
             }
