@@ -821,7 +821,7 @@ fn observations_folded_elsewhere_equal_observing_in_one_process() {
             "no raw value"
         );
         let logged: Observation = serde_json::from_slice(&bytes).unwrap();
-        events.extend(evaluator.fold(&mut shared, &logged));
+        events.extend(evaluator.fold(&mut shared, logged));
         shared.evaluate(*at, &sdsi::patch::DenySensitive);
     }
     assert_eq!(
@@ -848,13 +848,13 @@ fn a_hand_written_log_row_is_cleaned_again_when_folded() {
     ]});
     let observation: Observation = serde_json::from_value(raw).unwrap();
     let (mut engine, mut store) = (Evolution::default(), store());
-    let events = engine.fold(&mut store, &observation);
+    let events = engine.fold(&mut store, observation.clone());
     assert!(events.is_empty(), "{events:?}");
     // Any number of fragments in a row: the engine's cap holds.
     let mut flood = observation.clone();
     let cap = EvolutionConfig::default().max_fragments_per_message;
     flood.fragments = vec![observation.fragments[0].clone(); cap + 5];
-    let skipped = Evolution::default().fold(&mut self::store(), &flood);
+    let skipped = Evolution::default().fold(&mut self::store(), flood);
     assert!(
         skipped
             .iter()

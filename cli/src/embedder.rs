@@ -42,11 +42,6 @@ pub fn tag(model: Option<&Path>) -> String {
     digest.update(std::fs::read(dir.join("config.json")).unwrap_or_default());
     let weights = std::fs::metadata(dir.join("model.safetensors")).map_or(0, |m| m.len());
     digest.update(weights.to_le_bytes());
-    let hex: String = digest
-        .finalize()
-        .iter()
-        .take(8)
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let hex = crate::hex::hex(digest.finalize().get(..8).unwrap_or_default());
     format!("model:{hex}")
 }

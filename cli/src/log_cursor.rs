@@ -138,12 +138,7 @@ impl Lines {
     }
 
     fn digest(&self) -> String {
-        self.hasher
-            .clone()
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        crate::hex::hex(&self.hasher.clone().finalize())
     }
 }
 

@@ -22,6 +22,7 @@
 mod commands;
 mod duration;
 mod embedder;
+mod hex;
 mod history;
 mod input;
 mod log_cursor;

@@ -34,13 +34,7 @@ fn server_url() -> Option<String> {
         eprintln!("skipped: no PostgreSQL server (run through scripts/with-postgres.sh)");
         return None;
     };
-    let field = |name: &str| {
-        params
-            .split_whitespace()
-            .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
-            .unwrap()
-            .to_owned()
-    };
+    let field = |name: &str| param(&params, name);
     Some(format!(
         "postgresql://{}@localhost:{}/{}?host={}",
         field("user"),
@@ -48,6 +42,15 @@ fn server_url() -> Option<String> {
         field("dbname"),
         field("host")
     ))
+}
+
+/// The value of `name` in a libpq key-value string.
+fn param(params: &str, name: &str) -> String {
+    params
+        .split_whitespace()
+        .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
+        .unwrap()
+        .to_owned()
 }
 
 /// A fresh database on the server, so runs do not share a log.
@@ -237,13 +240,7 @@ fn a_replica_connects_over_tls_when_the_url_asks() {
         eprintln!("skipped: no TLS PostgreSQL server");
         return;
     };
-    let field = |name: &str| {
-        params
-            .split_whitespace()
-            .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
-            .unwrap()
-            .to_owned()
-    };
+    let field = |name: &str| param(&params, name);
     let url = format!(
         "postgresql://postgres@localhost:{}/postgres?sslmode=require&sslrootcert={}",
         field("port"),

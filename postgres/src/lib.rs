@@ -212,7 +212,7 @@ impl Error {
     pub fn is_retryable(&self) -> bool {
         match self {
             Error::Conflict { .. } => true,
-            Error::Postgres(error) => error.is_closed() || error.as_db_error().is_none(),
+            Error::Postgres(error) => error.is_closed(),
             _ => false,
         }
     }

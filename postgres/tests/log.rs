@@ -11,6 +11,9 @@
     reason = "test helpers: a panic is a failed test"
 )]
 
+mod common;
+
+use common::server;
 use std::time::Duration;
 
 use sdsi::evolution::{Evolution, Observation, StateStorage};
@@ -18,21 +21,6 @@ use sdsi_postgres::{Error, Logged, PgState, SCHEMA_VERSION, Watch};
 use serde_json::json;
 use time::OffsetDateTime;
 use time::macros::datetime;
-
-/// The server to use, or `None` (skipped, loudly) when none was started;
-/// with `SDSI_REQUIRE_POSTGRES` set (CI), a missing server fails.
-fn server() -> Option<String> {
-    match std::env::var("SDSI_TEST_POSTGRES") {
-        Ok(params) => Some(params),
-        Err(_) if std::env::var_os("SDSI_REQUIRE_POSTGRES").is_some() => {
-            panic!("SDSI_REQUIRE_POSTGRES is set but SDSI_TEST_POSTGRES is not")
-        }
-        Err(_) => {
-            eprintln!("skipped: no PostgreSQL server (run through scripts/with-postgres.sh)");
-            None
-        }
-    }
-}
 
 /// An observation of a message from `client`, `minutes` after 8:00.
 fn observed(text: &str, client: &str, minutes: i64) -> Observation {
@@ -224,12 +212,7 @@ fn the_servers_clock_is_read() {
 /// over TCP proves TLS; without the test CA the server is not trusted.
 #[test]
 fn tls_connections_verify_the_server() {
-    let Ok(params) = std::env::var("SDSI_TEST_POSTGRES_TLS") else {
-        assert!(
-            std::env::var_os("SDSI_REQUIRE_POSTGRES").is_none(),
-            "SDSI_REQUIRE_POSTGRES is set but SDSI_TEST_POSTGRES_TLS is not (openssl missing?)"
-        );
-        eprintln!("skipped: no TLS PostgreSQL server");
+    let Some(params) = common::tls_server() else {
         return;
     };
     let mut db = PgState::connect(&params).unwrap();

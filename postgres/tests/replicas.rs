@@ -10,6 +10,9 @@
     reason = "test helpers: a panic is a failed test"
 )]
 
+mod common;
+
+use common::server;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -20,23 +23,6 @@ use sdsi_postgres::{Error, PgState};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::macros::datetime;
-
-/// The server to use, or `None` (the test is skipped, loudly) when none was
-/// started; with `SDSI_REQUIRE_POSTGRES` set (CI), a missing server fails.
-fn server() -> Option<String> {
-    match std::env::var("SDSI_TEST_POSTGRES") {
-        Ok(params) => Some(params),
-        Err(_) if std::env::var_os("SDSI_REQUIRE_POSTGRES").is_some() => {
-            panic!(
-                "SDSI_REQUIRE_POSTGRES is set but SDSI_TEST_POSTGRES is not: run through scripts/with-postgres.sh"
-            )
-        }
-        Err(_) => {
-            eprintln!("skipped: no PostgreSQL server (run through scripts/with-postgres.sh)");
-            None
-        }
-    }
-}
 
 fn store() -> SchemaStore {
     let template: SchemaTemplate = serde_json::from_value(json!({

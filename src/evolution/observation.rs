@@ -23,8 +23,7 @@ const MAX_USED: usize = 1024;
 /// One message as the evolution loop needs it, with nothing raw in it: the
 /// payload's member names and JSON types (no value), and the `other`
 /// fragments cleaned, redacted and embedded. Serializable, so replicas can
-/// share it through a log (the vectors make it ~4 bytes × dimension per
-/// fragment).
+/// share it through a log (its vectors, as JSON numbers, are most of its size).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Observation {
@@ -34,8 +33,9 @@ pub struct Observation {
     #[serde(with = "time::serde::rfc3339")]
     pub at: OffsetDateTime,
     /// The payload's members that are not `null`, by name (names that are
-    /// not key names left out: no key can have them), with the key type
-    /// their value is an instance of: what the lifecycle's metrics count.
+    /// not key names left out: no key can have them; at most 1,024, the
+    /// validator's default `max_keys`), with the key type their value is
+    /// an instance of: what the lifecycle's metrics count.
     pub used: Vec<(KeyName, KeyType)>,
     /// The `other` fragments, cleaned and redacted, with their vectors.
     pub fragments: Vec<ObservedFragment>,
@@ -118,7 +118,8 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
     /// with the fragments cleaned, redacted and embedded. Pure: the engine
     /// and the store do not change.
     pub fn observation(&self, message: &Value, client: &str, at: OffsetDateTime) -> Observation {
-        let used = message
+        let mut observation = self.fragments_observed(message, client, at);
+        observation.used = message
             .get("payload")
             .and_then(Value::as_object)
             .map(|payload| {
@@ -132,6 +133,17 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
                     .collect()
             })
             .unwrap_or_default();
+        observation
+    }
+
+    /// [`Evolution::observation`] without the payload's members: what
+    /// `observe` needs, since it records the metrics from the message itself.
+    pub(super) fn fragments_observed(
+        &self,
+        message: &Value,
+        client: &str,
+        at: OffsetDateTime,
+    ) -> Observation {
         let fragments = other_fragments(message);
         let cap = self.config.max_fragments_per_message;
         let over_cap = fragments.len().saturating_sub(cap);
@@ -144,7 +156,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         Observation {
             client: client.to_owned(),
             at,
-            used,
+            used: Vec::new(),
             fragments,
             over_cap,
             vectors_returned,
@@ -192,56 +204,48 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
     pub fn fold(
         &mut self,
         store: &mut SchemaStore,
-        observation: &Observation,
+        observation: Observation,
     ) -> Vec<EvolutionEvent> {
+        let Observation {
+            client,
+            at,
+            mut used,
+            fragments,
+            over_cap,
+            vectors_returned,
+        } = observation;
         // The caps again: a row written by hand may hold any number.
+        used.truncate(MAX_USED);
         let cap = self.config.max_fragments_per_message;
-        let mut checked = Observation {
-            client: observation.client.clone(),
-            at: observation.at,
-            used: observation.used.iter().take(MAX_USED).cloned().collect(),
-            fragments: Vec::new(),
-            over_cap: observation
-                .over_cap
-                .saturating_add(observation.fragments.len().saturating_sub(cap)),
-            vectors_returned: observation.vectors_returned,
-        };
+        let over_cap = over_cap.saturating_add(fragments.len().saturating_sub(cap));
         let dimension = self.embedder.dimension();
-        let mut stale = Vec::new();
-        for fragment in observation.fragments.iter().take(cap) {
+        let (mut kept, mut stale) = (Vec::new(), Vec::new());
+        for fragment in fragments.into_iter().take(cap) {
             let Some((text, flagged)) = cleaned(&fragment.text) else {
                 continue;
             };
             let flagged = flagged || fragment.flagged;
             if fragment.vector.len() == dimension && text == fragment.text {
-                checked.fragments.push(ObservedFragment {
+                kept.push(ObservedFragment {
                     text,
                     flagged,
-                    vector: fragment.vector.clone(),
+                    vector: fragment.vector,
                 });
-            } else if observation.vectors_returned.is_none() {
+            } else if vectors_returned.is_none() {
                 stale.push((text, flagged));
             }
         }
-        if !stale.is_empty() {
-            let (again, returned) = self.embedded(stale);
-            checked.fragments.extend(again);
-            checked.vectors_returned = checked.vectors_returned.or(returned);
-        }
-        self.fold_checked(store, &checked)
-    }
-
-    /// [`Evolution::fold`] for an observation this engine made.
-    pub(super) fn fold_checked(
-        &mut self,
-        store: &mut SchemaStore,
-        observation: &Observation,
-    ) -> Vec<EvolutionEvent> {
-        store.record_payload(
-            &observation.stand_in_payload(),
-            &observation.client,
-            observation.at,
-        );
-        self.ingest_observation(store, observation)
+        let (again, returned) = self.embedded(stale);
+        kept.extend(again);
+        let checked = Observation {
+            client,
+            at,
+            used,
+            fragments: kept,
+            over_cap,
+            vectors_returned: vectors_returned.or(returned),
+        };
+        store.record_payload(&checked.stand_in_payload(), &checked.client, checked.at);
+        self.ingest_observation(store, &checked)
     }
 }

@@ -359,8 +359,9 @@ impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
         client: &str,
         now: OffsetDateTime,
     ) -> Vec<EvolutionEvent> {
-        let observation = self.observation(message, client, now);
-        self.fold_checked(store, &observation)
+        store.record(message, client, now);
+        let observation = self.fragments_observed(message, client, now);
+        self.ingest_observation(store, &observation)
     }
 }
 

@@ -203,16 +203,8 @@ impl Saving {
             .load(&saving.scenario)
             .map_err(|e| e.to_string())?
         {
-            let (saved_digest, digest) = (saved.store.base().digest(), store.base().digest());
-            if saved_digest.is_err() || saved_digest != digest {
-                return Err(format!(
-                    "{} holds the state of another template for scenario {:?}",
-                    path.display(),
-                    saving.scenario
-                ));
-            }
-            engine.restore(saved.engine).map_err(|e| e.to_string())?;
-            *store = saved.store;
+            let place = path.display().to_string();
+            put_in_place(saved.store, saved.engine, store, engine, &place)?;
             saving.version = Some(saved.version);
             saving.resume_after = saved.cursor;
             saving.history = crate::history::load(&mut saving.db, &saving.scenario)?;
@@ -540,6 +532,27 @@ fn replay(
     } else {
         Status::Invalid
     })
+}
+
+/// Puts a saved store and engine state in place of `store` and `engine`,
+/// unless it was saved for another template (`place` says where it was).
+fn put_in_place(
+    saved_store: SchemaStore,
+    saved_engine: sdsi::evolution::EvolutionState,
+    store: &mut SchemaStore,
+    engine: &mut Engine,
+    place: &str,
+) -> Result<(), String> {
+    let (saved_digest, digest) = (saved_store.base().digest(), store.base().digest());
+    if saved_digest.is_err() || saved_digest != digest {
+        return Err(format!(
+            "{place} holds the state of another template for scenario {:?}",
+            store.base().scenario
+        ));
+    }
+    engine.restore(saved_engine).map_err(|e| e.to_string())?;
+    *store = saved_store;
+    Ok(())
 }
 
 /// `state` when it is a PostgreSQL URL.

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
-use super::{Engine, Event, shared_pools};
+use super::{Engine, Event, put_in_place, shared_pools};
 use crate::output::{Outcome, Status};
 
 /// Lines appended in one transaction.
@@ -175,14 +175,7 @@ impl<'a> Replica<'a> {
             return Ok(());
         };
         let saved = SavedServer::from_bytes(&versioned.bytes).map_err(|e| e.to_string())?;
-        let (saved_digest, digest) = (saved.store.base().digest(), store.base().digest());
-        if saved_digest.is_err() || saved_digest != digest {
-            return Err(format!(
-                "the database holds the state of another template for scenario {scenario:?}"
-            ));
-        }
-        engine.restore(saved.engine).map_err(|e| e.to_string())?;
-        *store = saved.store;
+        put_in_place(saved.store, saved.engine, store, engine, "the database")?;
         self.version = Some(versioned.version);
         self.history = crate::history::load(&mut self.db, &scenario)?;
         Ok(())
@@ -199,13 +192,12 @@ impl<'a> Replica<'a> {
         loop {
             match action(&mut self.db, &self.scenario) {
                 Ok(value) => return Ok(value),
-                Err(error) if self.db.is_closed() && attempt < RECONNECTS => {
+                Err(_) if self.db.is_closed() && attempt < RECONNECTS => {
                     attempt += 1;
                     std::thread::sleep(Elapsed::from_millis(200 * u64::from(attempt)));
                     if let Ok(db) = connect(self.settings.url) {
                         self.db = db;
                     }
-                    let _ = error;
                 }
                 Err(error) => return Err(error.to_string()),
             }
@@ -331,7 +323,7 @@ impl<'a> Replica<'a> {
                     self.after_pause = false;
                     resumed = Some(store.evaluate_after_pause(at, &DenySensitive));
                 }
-                let happenings = engine.fold(store, &observation);
+                let happenings = engine.fold(store, observation);
                 let mut evaluation = store.evaluate(at, &DenySensitive);
                 if let Some(mut first) = resumed {
                     first.transitions.append(&mut evaluation.transitions);
@@ -484,8 +476,5 @@ fn connect(url: &str) -> Result<PgState, String> {
 /// A line's message id: its SHA-256, so a line sent twice (a retry after a
 /// lost connection, a log replayed again) counts once.
 fn message_id(line: &str) -> String {
-    Sha256::digest(line.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::hex::hex(&Sha256::digest(line.as_bytes()))
 }
