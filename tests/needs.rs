@@ -195,6 +195,83 @@ fn a_need_split_in_two_is_proposed_once() {
     assert!(b.triggered, "its own heat reaches the gate: {b:?}");
 }
 
+/// `n` requests of vector `v` a minute apart from `start`, from the
+/// clients `who-0` … `who-{clients - 1}` in turn.
+fn send_as(
+    pool: &mut Pool,
+    v: &[f32],
+    n: usize,
+    (who, clients): (&str, usize),
+    start: OffsetDateTime,
+) -> Ingested {
+    let mut last = None;
+    for i in 0..n {
+        let now = start + Duration::minutes(i as i64);
+        let client = format!("{who}-{}", i % clients);
+        let text = format!("{who} {start} {i}");
+        last = Some(pool.ingest(v, &text, false, &client, now).unwrap());
+    }
+    last.unwrap()
+}
+
+/// A need that lent its heat while small books what it lent, not itself:
+/// that heat never supports another proposal, but what it gains later does.
+/// Needs at 0° (A), 50° (B, within the claim threshold of A) and 100° (C,
+/// within support of B only), each from clients of its own.
+#[test]
+fn a_need_that_lent_while_small_still_counts_what_it_gains() {
+    let mut pool = Pool::new(config()).unwrap();
+    send_as(&mut pool, &at(0.0, 0, 1), 7, ("a", 3), T0);
+    let b = send_as(
+        &mut pool,
+        &at(50.0, 0, 1),
+        3,
+        ("b", 3),
+        T0 + Duration::minutes(10),
+    );
+    let a = send_as(
+        &mut pool,
+        &at(0.0, 0, 1),
+        1,
+        ("a", 3),
+        T0 + Duration::minutes(20),
+    );
+    assert_ne!(a.need, b.need);
+    assert!(a.triggered && a.supported, "A opens with B's 3: {a:?}");
+    assert!(pool.mark_proposed(a.need, "seat_preference"));
+
+    let c = send_as(
+        &mut pool,
+        &at(100.0, 0, 1),
+        5,
+        ("c", 3),
+        T0 + Duration::minutes(30),
+    );
+    assert!(!c.triggered, "C alone, and B has nothing unlent: {c:?}");
+    let b = send_as(
+        &mut pool,
+        &at(50.0, 0, 1),
+        3,
+        ("b", 3),
+        T0 + Duration::minutes(40),
+    );
+    assert!(
+        !b.triggered,
+        "B holds 6 but lent 3: 3 unlent with C's 5 stay under 10: {b:?}"
+    );
+    let b = send_as(
+        &mut pool,
+        &at(50.0, 0, 1),
+        3,
+        ("b", 3),
+        T0 + Duration::minutes(50),
+    );
+    assert!(
+        b.triggered && b.supported,
+        "6 unlent with C's 5 reach the gate: {b:?}"
+    );
+}
+
 /// A need below the support share (30 % of the gate) never leads, however
 /// hot its neighbourhood.
 #[test]

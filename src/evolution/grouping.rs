@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use time::OffsetDateTime;
 
 use super::heat::seconds;
-use super::needs::NeedState;
+use super::needs::{Loan, NeedState};
 use super::pool::Pool;
 use super::pool_config::PoolError;
 
@@ -51,11 +51,12 @@ impl Pool {
         let Some(need) = self.need_of(index) else {
             return;
         };
+        let half_life = self.config.half_life_secs;
         let Some(state) = self.needs.states.get_mut(need) else {
             return;
         };
         if let Some(gone) = gone {
-            state.absorb(&gone);
+            state.absorb(&gone, half_life);
         }
         let (id, proposed) = (state.id, state.proposed.clone());
         self.mark_clusters(id, proposed.as_deref());
@@ -266,10 +267,11 @@ impl Pool {
         // Either side's clusters may carry a mark the merged need no longer
         // has (the absorbed need was unproposed, or proposed under another
         // name), so every cluster takes the merged need's mark.
+        let half_life = self.config.half_life_secs;
         let proposed = match self.needs.states.get_mut(keep) {
             Some(state) => {
                 let vectors = state.vectors;
-                state.absorb(&gone_state);
+                state.absorb(&gone_state, half_life);
                 state.vectors = vectors;
                 state.clusters.extend(gone_state.clusters.iter().copied());
                 state.clusters.sort_unstable();
@@ -349,7 +351,7 @@ impl Pool {
                 groups
                     .entry(group)
                     .or_insert_with(|| NeedState::new(group))
-                    .absorb(state);
+                    .absorb(state, self.config.half_life_secs);
             }
         }
         self.needs = super::needs::Needs::new(self.config.dimension);
@@ -514,22 +516,47 @@ impl Pool {
         };
         state.proposed = Some(key_name.to_owned());
         let supported = std::mem::take(&mut state.supported);
+        let loans = std::mem::take(&mut state.loans);
         self.mark_clusters(id, Some(key_name));
         if supported {
-            if let Some(need) = self.needs.position(id) {
-                let claim = self.claim_threshold();
-                let lenders: Vec<usize> = self
-                    .lenders(need)
-                    .filter(|&l| self.needs.link(need, l) >= claim)
-                    .collect();
-                for lender in lenders {
-                    if let Some(state) = self.needs.states.get_mut(lender) {
-                        state.lent = true;
-                    }
-                }
-            }
+            self.book_loans(id, &loans);
         }
         true
+    }
+
+    /// Books the heat that `loans` lent need `id`, now proposed, on the
+    /// lenders within the claim threshold of it (see the gate's module).
+    /// A state saved before loans were kept names none; then every lender
+    /// within the claim threshold is marked as lent, as it was then.
+    fn book_loans(&mut self, id: u64, loans: &[Loan]) {
+        let Some(need) = self.needs.position(id) else {
+            return;
+        };
+        let claim = self.claim_threshold();
+        let half_life = self.config.half_life_secs;
+        if loans.is_empty() {
+            let lenders: Vec<usize> = self
+                .lenders(need)
+                .filter(|&l| self.needs.link(need, l) >= claim)
+                .collect();
+            for lender in lenders {
+                if let Some(state) = self.needs.states.get_mut(lender) {
+                    state.lent = true;
+                }
+            }
+            return;
+        }
+        for loan in loans {
+            let Some(lender) = self.needs.position(loan.need) else {
+                continue;
+            };
+            if self.needs.link(need, lender) < claim {
+                continue;
+            }
+            if let Some(state) = self.needs.states.get_mut(lender) {
+                state.lent_heat.add(loan.heat, loan.at, half_life);
+            }
+        }
     }
 
     /// Clears the mark of key `key_name` from every need and cluster that

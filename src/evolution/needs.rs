@@ -24,6 +24,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::cluster::Exemplar;
+use super::heat::Heat;
 use super::pool::dot;
 
 /// What a need remembers of its own (everything else is its clusters' sum).
@@ -55,11 +56,34 @@ pub(crate) struct NeedState {
     /// Whether the need's gate last opened only with its neighbours' heat.
     #[serde(default)]
     pub(crate) supported: bool,
-    /// Whether the need lent its heat to a neighbour that was proposed: it
-    /// lends no more and triggers on its own heat alone, so the paraphrases
-    /// of a need the grouping split cannot propose its key twice.
-    #[serde(default)]
+    /// The heat each neighbour lent when the need's gate last opened with
+    /// their help (empty unless `supported`); it is booked as lent once a
+    /// key is proposed from the need.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) loans: Vec<Loan>,
+    /// Set by earlier releases when the need lent its heat to a neighbour
+    /// that was proposed: it lends no more and triggers on its own heat
+    /// alone. (Loans are now booked in `lent_heat`.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) lent: bool,
+    /// The heat the need lent to neighbours that were proposed, decaying as
+    /// its own does: only what it gained since (its heat minus this) may
+    /// support a proposal again, so no request's heat counts towards two
+    /// proposals, and a piece of a need that was lent while small still
+    /// counts with what it gains later.
+    #[serde(default, skip_serializing_if = "Heat::is_empty")]
+    pub(crate) lent_heat: Heat,
+}
+
+/// Heat one need lent another whose gate opened with its help.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Loan {
+    /// The lending need's id.
+    pub(crate) need: u64,
+    /// The heat it lent (what it had not lent before).
+    pub(crate) heat: f64,
+    /// When (seconds).
+    pub(crate) at: f64,
 }
 
 impl NeedState {
@@ -74,7 +98,9 @@ impl NeedState {
             retry_at: None,
             failures: 0,
             supported: false,
+            loans: Vec::new(),
             lent: false,
+            lent_heat: Heat::default(),
         }
     }
 
@@ -86,6 +112,7 @@ impl NeedState {
             retry_at: self.retry_at,
             failures: self.failures,
             lent: self.lent,
+            lent_heat: self.lent_heat,
             ..Self::new(id)
         }
     }
@@ -93,7 +120,7 @@ impl NeedState {
     /// Folds in another need's own state. Symmetric, so that replica merges
     /// commute: the proposal as [`merged_proposal`] keeps it, the later
     /// request, the later retry.
-    pub(crate) fn absorb(&mut self, other: &NeedState) {
+    pub(crate) fn absorb(&mut self, other: &NeedState, half_life: f64) {
         self.last_request = match (self.last_request.take(), other.last_request.clone()) {
             (Some(a), Some(b)) => Some(if (b.1, &b.0) > (a.1, &a.0) { b } else { a }),
             (a, b) => a.or(b),
@@ -105,7 +132,12 @@ impl NeedState {
         };
         self.failures = self.failures.max(other.failures);
         self.supported |= other.supported;
+        self.loans.extend_from_slice(&other.loans);
+        self.loans
+            .sort_by_key(|loan| (loan.need, loan.at.to_bits()));
+        self.loans.dedup_by(|a, b| a.need == b.need);
         self.lent |= other.lent;
+        self.lent_heat = self.lent_heat.combine(other.lent_heat, half_life);
     }
 
     /// Starts counting a request from `client` at `at`: `false` if the need

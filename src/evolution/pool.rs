@@ -671,11 +671,15 @@ impl Pool {
         outcome.cluster = cluster.id;
         outcome.need = cluster.need;
         let gate = self.gate_opens(need, at);
-        if let Some(state) = self.needs.states.get_mut(need) {
-            state.supported = gate == Gate::Supported;
-        }
         outcome.triggered = gate != Gate::Closed;
-        outcome.supported = gate == Gate::Supported;
+        outcome.supported = matches!(gate, Gate::Supported(_));
+        if let Some(state) = self.needs.states.get_mut(need) {
+            state.supported = outcome.supported;
+            state.loans = match gate {
+                Gate::Supported(loans) => loans,
+                _ => Vec::new(),
+            };
+        }
         Ok(outcome)
     }
 
