@@ -214,10 +214,12 @@ fn send_as(
     last.unwrap()
 }
 
-/// A need that lent its heat while small books what it lent, not itself:
+/// A need that lent its heat while small books what it held, not itself:
 /// that heat never supports another proposal, but what it gains later does.
-/// Needs at 0° (A), 50° (B, within the claim threshold of A) and 100° (C,
-/// within support of B only), each from clients of its own.
+/// Needs at 0° (A), 50° (B, within the claim threshold of A), 100° (C,
+/// within support of B only), -55° (D, within the claim threshold of A but
+/// farther than B, so A's region does not take it) and -105° (E, within
+/// support of D only), each from clients of its own.
 #[test]
 fn a_need_that_lent_while_small_still_counts_what_it_gains() {
     let mut pool = Pool::new(config()).unwrap();
@@ -229,6 +231,14 @@ fn a_need_that_lent_while_small_still_counts_what_it_gains() {
         ("b", 3),
         T0 + Duration::minutes(10),
     );
+    let d = send_as(
+        &mut pool,
+        &at(-55.0, 0, 1),
+        3,
+        ("d", 3),
+        T0 + Duration::minutes(14),
+    );
+    assert!(!d.triggered, "{d:?}");
     let a = send_as(
         &mut pool,
         &at(0.0, 0, 1),
@@ -270,6 +280,33 @@ fn a_need_that_lent_while_small_still_counts_what_it_gains() {
         b.triggered && b.supported,
         "6 unlent with C's 5 reach the gate: {b:?}"
     );
+
+    // D was not in A's region but is within the claim threshold: its 3
+    // were booked too, so 3 more with E's 5 stay under 10; 3 more open it.
+    let e = send_as(
+        &mut pool,
+        &at(-105.0, 0, 1),
+        5,
+        ("e", 3),
+        T0 + Duration::minutes(60),
+    );
+    assert!(!e.triggered, "{e:?}");
+    let d = send_as(
+        &mut pool,
+        &at(-55.0, 0, 1),
+        3,
+        ("d", 3),
+        T0 + Duration::minutes(70),
+    );
+    assert!(!d.triggered, "D's 3 held at A's proposal are booked: {d:?}");
+    let d = send_as(
+        &mut pool,
+        &at(-55.0, 0, 1),
+        3,
+        ("d", 3),
+        T0 + Duration::minutes(80),
+    );
+    assert!(d.triggered && d.supported, "6 unlent with E's 5: {d:?}");
 }
 
 /// A need below the support share (30 % of the gate) never leads, however

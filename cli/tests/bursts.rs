@@ -162,7 +162,7 @@ fn hwu64_bursts_get_keys_with_the_default_embedder() {
 }
 
 /// Measured on these streams (seed 7 of the held-out split) with booked
-/// loans: hashing 4 and 4 of 8 (Banking77 with one extra key), the model 7
+/// heat: hashing 4 and 4 of 8 (Banking77 with one extra key), the model 7
 /// and 7 of 8 (before, silencing lenders: 5 and 4, 6 and 7; with a fixed
 /// need threshold: 4 and 3, 6 and 6); each floor is one less.
 const BANKING77_HASHING: usize = 3;

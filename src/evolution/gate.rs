@@ -11,30 +11,30 @@
 //! nearest first, just as many as bring the sum (heat, clients, requests,
 //! each client's share held to the per-client cap across the region) to the
 //! gate. It leads only if none of those is hotter; the key comes from the
-//! need itself. When the key is proposed, each neighbour within
-//! [`super::PoolConfig::claim_threshold`] books the heat it lent: that heat
-//! never supports another proposal, though what the neighbour gains later
-//! may, and any need still triggers on its own heat alone. So the pieces of
-//! one need do not propose it twice on the same requests, two needs that are
-//! close but distinct each get their key, and a piece that lent while small
-//! is not silenced when it grows.
+//! need itself. When the key is proposed, every need that could lend and
+//! lies within [`super::PoolConfig::claim_threshold`] of it books the heat
+//! it holds then as lent (a decaying sum beside its own heat), whether the
+//! region took it or not: that heat never supports another proposal,
+//! though what the need gains later may, and any need still triggers on its
+//! own heat alone. So the pieces of one need do not propose it twice on the
+//! same requests, two needs that are close but distinct each get their key,
+//! and a piece that lent while small is not silenced when it grows.
 
 use std::collections::BTreeMap;
 
 use super::cap::allowance;
 use super::heat::Heat;
-use super::needs::{Loan, count_distinct};
+use super::needs::count_distinct;
 use super::pool::Pool;
 
 /// How a need's gate stands.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Gate {
     Closed,
     /// Open on the need's own heat and traffic.
     Own,
-    /// Open only with the heat and traffic its neighbours lend (one loan
-    /// each).
-    Supported(Vec<Loan>),
+    /// Open only with its neighbours' heat and traffic.
+    Supported,
 }
 
 impl Pool {
@@ -142,8 +142,11 @@ impl Pool {
         if state.lent || unlent < self.config.support_share * threshold {
             return Gate::Closed;
         }
-        self.supporting_region(need, unlent, at)
-            .map_or(Gate::Closed, Gate::Supported)
+        if self.supported_by_neighbours(need, unlent, at) {
+            Gate::Supported
+        } else {
+            Gate::Closed
+        }
     }
 
     /// The needs that may lend need `need` their heat: not proposed, not
@@ -161,15 +164,16 @@ impl Pool {
         })
     }
 
-    /// The loans of the smallest region around need `need` that opens the
-    /// gate: the need (with `own` heat unlent) and its lenders taken nearest
-    /// first (by average linkage, ties by id), each with its unlent heat,
-    /// until the heat, held to the per-client cap, reaches the threshold
-    /// with enough traffic. `None` when even all of them fall short, or when
-    /// a lender the region takes has more unlent heat than the need (ties:
-    /// the smaller id), which then leads.
-    fn supporting_region(&self, need: usize, own: f64, at: f64) -> Option<Vec<Loan>> {
-        let id = self.needs.states.get(need)?.id;
+    /// Whether need `need` (with `own` heat unlent) opens with the help of
+    /// its lenders, taken nearest first (by average linkage, ties by id),
+    /// each with its unlent heat, until the heat, held to the per-client
+    /// cap, reaches the threshold with enough traffic. Not when even all of
+    /// them fall short, nor when a lender the region takes has more unlent
+    /// heat than the need (ties: the smaller id), which then leads.
+    fn supported_by_neighbours(&self, need: usize, own: f64, at: f64) -> bool {
+        let Some(id) = self.needs.states.get(need).map(|s| s.id) else {
+            return false;
+        };
         let mut lenders: Vec<(f32, u64, usize)> = self
             .lenders(need)
             .map(|other| {
@@ -180,7 +184,6 @@ impl Pool {
         lenders.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         let threshold = self.config.heat_threshold;
         let mut region = vec![need];
-        let mut loans = Vec::new();
         let mut heat = own;
         for (_, other_id, other) in lenders {
             let lent = self.unlent_heat(other, at);
@@ -188,14 +191,9 @@ impl Pool {
                 continue;
             }
             if lent > own || (lent == own && other_id < id) {
-                return None;
+                return false;
             }
             region.push(other);
-            loans.push(Loan {
-                need: other_id,
-                heat: lent,
-                at,
-            });
             heat += lent;
             // The cap and the traffic are dearer to count: only once the
             // heat alone would do.
@@ -203,10 +201,10 @@ impl Pool {
                 && heat - self.excess_over_cap(&region, at) >= threshold
                 && self.enough_traffic(&region, at)
             {
-                return Some(loans);
+                return true;
             }
         }
-        None
+        false
     }
 
     /// Heat the needs at `region` hold beyond the per-client cap when each

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use time::OffsetDateTime;
 
 use super::heat::seconds;
-use super::needs::{Loan, NeedState};
+use super::needs::NeedState;
 use super::pool::Pool;
 use super::pool_config::PoolError;
 
@@ -516,45 +516,43 @@ impl Pool {
         };
         state.proposed = Some(key_name.to_owned());
         let supported = std::mem::take(&mut state.supported);
-        let loans = std::mem::take(&mut state.loans);
+        let supported_at = std::mem::take(&mut state.supported_at);
         self.mark_clusters(id, Some(key_name));
         if supported {
-            self.book_loans(id, &loans);
+            self.book_lent_heat(id, supported_at);
         }
         true
     }
 
-    /// Books the heat that `loans` lent need `id`, now proposed, on the
-    /// lenders within the claim threshold of it (see the gate's module).
-    /// A state saved before loans were kept names none; then every lender
-    /// within the claim threshold is marked as lent, as it was then.
-    fn book_loans(&mut self, id: u64, loans: &[Loan]) {
+    /// Books, on every need that may lend and lies within the claim
+    /// threshold of need `id` (now proposed with their help), the heat it
+    /// holds unlent at the opening (`opened`, seconds): all of it counts as
+    /// this need's, whether the region took it or not, so the pieces of one
+    /// need do not open a second proposal together on the same requests. A
+    /// state saved before the opening time was kept gives none; then those
+    /// needs are marked as lent, as they were then.
+    fn book_lent_heat(&mut self, id: u64, opened: Option<f64>) {
         let Some(need) = self.needs.position(id) else {
             return;
         };
         let claim = self.claim_threshold();
         let half_life = self.config.half_life_secs;
-        if loans.is_empty() {
-            let lenders: Vec<usize> = self
-                .lenders(need)
-                .filter(|&l| self.needs.link(need, l) >= claim)
-                .collect();
-            for lender in lenders {
+        let claimed: Vec<usize> = self
+            .lenders(need)
+            .filter(|&l| self.needs.link(need, l) >= claim)
+            .collect();
+        let Some(at) = opened else {
+            for lender in claimed {
                 if let Some(state) = self.needs.states.get_mut(lender) {
                     state.lent = true;
                 }
             }
             return;
-        }
-        for loan in loans {
-            let Some(lender) = self.needs.position(loan.need) else {
-                continue;
-            };
-            if self.needs.link(need, lender) < claim {
-                continue;
-            }
+        };
+        for lender in claimed {
+            let heat = self.unlent_heat(lender, at);
             if let Some(state) = self.needs.states.get_mut(lender) {
-                state.lent_heat.add(loan.heat, loan.at, half_life);
+                state.lent_heat.add(heat, at, half_life);
             }
         }
     }

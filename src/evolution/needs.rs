@@ -56,34 +56,23 @@ pub(crate) struct NeedState {
     /// Whether the need's gate last opened only with its neighbours' heat.
     #[serde(default)]
     pub(crate) supported: bool,
-    /// The heat each neighbour lent when the need's gate last opened with
-    /// their help (empty unless `supported`); it is booked as lent once a
-    /// key is proposed from the need.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) loans: Vec<Loan>,
+    /// When the need's gate last opened with its neighbours' help
+    /// (seconds; `None` unless `supported`): the moment at which their heat
+    /// is booked as lent once a key is proposed from the need.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) supported_at: Option<f64>,
     /// Set by earlier releases when the need lent its heat to a neighbour
     /// that was proposed: it lends no more and triggers on its own heat
-    /// alone. (Loans are now booked in `lent_heat`.)
+    /// alone. (What a need lends is now booked in `lent_heat`.)
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) lent: bool,
-    /// The heat the need lent to neighbours that were proposed, decaying as
-    /// its own does: only what it gained since (its heat minus this) may
-    /// support a proposal again, so no request's heat counts towards two
-    /// proposals, and a piece of a need that was lent while small still
-    /// counts with what it gains later.
+    /// The heat the need held when a neighbour within the claim threshold
+    /// was proposed with support, decaying as its own does: only what it
+    /// gained since (its heat minus this) may support a proposal again, so
+    /// no request's heat counts towards two proposals, and a piece of a need
+    /// that lent while small still counts with what it gains later.
     #[serde(default, skip_serializing_if = "Heat::is_empty")]
     pub(crate) lent_heat: Heat,
-}
-
-/// Heat one need lent another whose gate opened with its help.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Loan {
-    /// The lending need's id.
-    pub(crate) need: u64,
-    /// The heat it lent (what it had not lent before).
-    pub(crate) heat: f64,
-    /// When (seconds).
-    pub(crate) at: f64,
 }
 
 impl NeedState {
@@ -98,7 +87,7 @@ impl NeedState {
             retry_at: None,
             failures: 0,
             supported: false,
-            loans: Vec::new(),
+            supported_at: None,
             lent: false,
             lent_heat: Heat::default(),
         }
@@ -132,10 +121,10 @@ impl NeedState {
         };
         self.failures = self.failures.max(other.failures);
         self.supported |= other.supported;
-        self.loans.extend_from_slice(&other.loans);
-        self.loans
-            .sort_by_key(|loan| (loan.need, loan.at.to_bits()));
-        self.loans.dedup_by(|a, b| a.need == b.need);
+        self.supported_at = match (self.supported_at, other.supported_at) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
         self.lent |= other.lent;
         self.lent_heat = self.lent_heat.combine(other.lent_heat, half_life);
     }

@@ -672,13 +672,10 @@ impl Pool {
         outcome.need = cluster.need;
         let gate = self.gate_opens(need, at);
         outcome.triggered = gate != Gate::Closed;
-        outcome.supported = matches!(gate, Gate::Supported(_));
+        outcome.supported = gate == Gate::Supported;
         if let Some(state) = self.needs.states.get_mut(need) {
             state.supported = outcome.supported;
-            state.loans = match gate {
-                Gate::Supported(loans) => loans,
-                _ => Vec::new(),
-            };
+            state.supported_at = outcome.supported.then_some(at);
         }
         Ok(outcome)
     }
