@@ -6,19 +6,14 @@
 //! One need's paraphrases may still be spread over a few needs that the
 //! grouping keeps apart (a need phrased in two distinct ways). So a need
 //! that holds at least [`super::PoolConfig::support_share`] of the heat
-//! threshold itself may open with the help of its neighbours not yet
-//! proposed within [`super::PoolConfig::support_threshold`] of it: taken
-//! nearest first, just as many as bring the sum (heat, clients, requests,
-//! each client's share held to the per-client cap across the region) to the
-//! gate. It leads only if none of those is hotter; the key comes from the
-//! need itself. When the key is proposed, every need that could lend and
-//! lies within [`super::PoolConfig::claim_threshold`] of it books the heat
-//! it holds then as lent (a decaying sum beside its own heat), whether the
-//! region took it or not: that heat never supports another proposal,
-//! though what the need gains later may, and any need still triggers on its
-//! own heat alone. So the pieces of one need do not propose it twice on the
-//! same requests, two needs that are close but distinct each get their key,
-//! and a piece that lent while small is not silenced when it grows.
+//! threshold itself, and is the hottest of the needs not yet proposed within
+//! [`super::PoolConfig::support_threshold`] of it, is gated on the sum of
+//! that neighbourhood: its heat, clients and requests, each client's share
+//! held to the per-client cap across the whole neighbourhood. The key comes
+//! from the need itself. The neighbours that lent their heat lend it no more
+//! and trigger on their own heat alone from then on: two needs that are
+//! close but distinct each get their key, while the pieces of one need do
+//! not propose it again.
 
 use std::collections::BTreeMap;
 
@@ -50,17 +45,6 @@ impl Pool {
             .filter_map(|id| self.position(*id).and_then(|i| self.clusters.get(i)))
             .fold(Heat::default(), |sum, c| sum.combine(c.heat, half_life));
         heat.value(at, half_life)
-    }
-
-    /// The heat need `need` may still lend or be supported with at `at`:
-    /// its heat less what it lent to proposed neighbours (never negative).
-    pub(super) fn unlent_heat(&self, need: usize, at: f64) -> f64 {
-        let lent = self
-            .needs
-            .states
-            .get(need)
-            .map_or(0.0, |s| s.lent_heat.value(at, self.config.half_life_secs));
-        (self.need_heat(need, at) - lent).max(0.0)
     }
 
     /// Starts counting a request from `client` at `at` in need `need`:
@@ -137,12 +121,27 @@ impl Pool {
         if own >= threshold && self.enough_traffic(&[need], at) {
             return Gate::Own;
         }
-        // Needs that lent under earlier releases kept no account of it.
-        let unlent = self.unlent_heat(need, at);
-        if state.lent || unlent < self.config.support_share * threshold {
+        if state.lent || own < self.config.support_share * threshold {
             return Gate::Closed;
         }
-        if self.supported_by_neighbours(need, unlent, at) {
+        let Some(region) = self.neighbourhood(need, own, at) else {
+            return Gate::Closed; // a hotter need leads this neighbourhood
+        };
+        if region.len() < 2 {
+            return Gate::Closed;
+        }
+        let heat: f64 = region
+            .iter()
+            .map(|&n| {
+                if n == need {
+                    own
+                } else {
+                    self.need_heat(n, at)
+                }
+            })
+            .sum();
+        if heat - self.excess_over_cap(&region, at) >= threshold && self.enough_traffic(&region, at)
+        {
             Gate::Supported
         } else {
             Gate::Closed
@@ -150,7 +149,7 @@ impl Pool {
     }
 
     /// The needs that may lend need `need` their heat: not proposed, not
-    /// lent under an earlier release, within the support threshold.
+    /// already lent, within the support threshold.
     pub(super) fn lenders(&self, need: usize) -> impl Iterator<Item = usize> + '_ {
         let support = self.support_threshold();
         (0..self.needs.len()).filter(move |&other| {
@@ -164,47 +163,20 @@ impl Pool {
         })
     }
 
-    /// Whether need `need` (with `own` heat unlent) opens with the help of
-    /// its lenders, taken nearest first (by average linkage, ties by id),
-    /// each with its unlent heat, until the heat, held to the per-client
-    /// cap, reaches the threshold with enough traffic. Not when even all of
-    /// them fall short, nor when a lender the region takes has more unlent
-    /// heat than the need (ties: the smaller id), which then leads.
-    fn supported_by_neighbours(&self, need: usize, own: f64, at: f64) -> bool {
-        let Some(id) = self.needs.states.get(need).map(|s| s.id) else {
-            return false;
-        };
-        let mut lenders: Vec<(f32, u64, usize)> = self
-            .lenders(need)
-            .map(|other| {
-                let other_id = self.needs.states.get(other).map_or(u64::MAX, |s| s.id);
-                (self.needs.link(need, other), other_id, other)
-            })
-            .collect();
-        lenders.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        let threshold = self.config.heat_threshold;
+    /// Need `need` and the needs that may lend it their heat, or `None`
+    /// when one of them is hotter (ties: the smaller id leads).
+    fn neighbourhood(&self, need: usize, own: f64, at: f64) -> Option<Vec<usize>> {
+        let id = self.needs.states.get(need)?.id;
         let mut region = vec![need];
-        let mut heat = own;
-        for (_, other_id, other) in lenders {
-            let lent = self.unlent_heat(other, at);
-            if lent <= 0.0 {
-                continue;
-            }
-            if lent > own || (lent == own && other_id < id) {
-                return false;
+        for other in self.lenders(need) {
+            let heat = self.need_heat(other, at);
+            let other_id = self.needs.states.get(other).map_or(u64::MAX, |s| s.id);
+            if heat > own || (heat == own && other_id < id) {
+                return None;
             }
             region.push(other);
-            heat += lent;
-            // The cap and the traffic are dearer to count: only once the
-            // heat alone would do.
-            if heat >= threshold
-                && heat - self.excess_over_cap(&region, at) >= threshold
-                && self.enough_traffic(&region, at)
-            {
-                return true;
-            }
         }
-        false
+        Some(region)
     }
 
     /// Heat the needs at `region` hold beyond the per-client cap when each

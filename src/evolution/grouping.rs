@@ -51,12 +51,11 @@ impl Pool {
         let Some(need) = self.need_of(index) else {
             return;
         };
-        let half_life = self.config.half_life_secs;
         let Some(state) = self.needs.states.get_mut(need) else {
             return;
         };
         if let Some(gone) = gone {
-            state.absorb(&gone, half_life);
+            state.absorb(&gone);
         }
         let (id, proposed) = (state.id, state.proposed.clone());
         self.mark_clusters(id, proposed.as_deref());
@@ -267,11 +266,10 @@ impl Pool {
         // Either side's clusters may carry a mark the merged need no longer
         // has (the absorbed need was unproposed, or proposed under another
         // name), so every cluster takes the merged need's mark.
-        let half_life = self.config.half_life_secs;
         let proposed = match self.needs.states.get_mut(keep) {
             Some(state) => {
                 let vectors = state.vectors;
-                state.absorb(&gone_state, half_life);
+                state.absorb(&gone_state);
                 state.vectors = vectors;
                 state.clusters.extend(gone_state.clusters.iter().copied());
                 state.clusters.sort_unstable();
@@ -351,7 +349,7 @@ impl Pool {
                 groups
                     .entry(group)
                     .or_insert_with(|| NeedState::new(group))
-                    .absorb(state, self.config.half_life_secs);
+                    .absorb(state);
             }
         }
         self.needs = super::needs::Needs::new(self.config.dimension);
@@ -516,45 +514,22 @@ impl Pool {
         };
         state.proposed = Some(key_name.to_owned());
         let supported = std::mem::take(&mut state.supported);
-        let supported_at = std::mem::take(&mut state.supported_at);
         self.mark_clusters(id, Some(key_name));
         if supported {
-            self.book_lent_heat(id, supported_at);
-        }
-        true
-    }
-
-    /// Books, on every need that may lend and lies within the claim
-    /// threshold of need `id` (now proposed with their help), the heat it
-    /// holds unlent at the opening (`opened`, seconds): all of it counts as
-    /// this need's, whether the region took it or not, so the pieces of one
-    /// need do not open a second proposal together on the same requests. A
-    /// state saved before the opening time was kept gives none; then those
-    /// needs are marked as lent, as they were then.
-    fn book_lent_heat(&mut self, id: u64, opened: Option<f64>) {
-        let Some(need) = self.needs.position(id) else {
-            return;
-        };
-        let claim = self.claim_threshold();
-        let half_life = self.config.half_life_secs;
-        let claimed: Vec<usize> = self
-            .lenders(need)
-            .filter(|&l| self.needs.link(need, l) >= claim)
-            .collect();
-        let Some(at) = opened else {
-            for lender in claimed {
-                if let Some(state) = self.needs.states.get_mut(lender) {
-                    state.lent = true;
+            if let Some(need) = self.needs.position(id) {
+                let claim = self.claim_threshold();
+                let lenders: Vec<usize> = self
+                    .lenders(need)
+                    .filter(|&l| self.needs.link(need, l) >= claim)
+                    .collect();
+                for lender in lenders {
+                    if let Some(state) = self.needs.states.get_mut(lender) {
+                        state.lent = true;
+                    }
                 }
             }
-            return;
-        };
-        for lender in claimed {
-            let heat = self.unlent_heat(lender, at);
-            if let Some(state) = self.needs.states.get_mut(lender) {
-                state.lent_heat.add(heat, at, half_life);
-            }
         }
+        true
     }
 
     /// Clears the mark of key `key_name` from every need and cluster that

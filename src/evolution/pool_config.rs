@@ -47,15 +47,15 @@ pub struct PoolConfig {
     #[serde(default)]
     pub need_contrast: Option<f32>,
     /// Mean similarity at or above which a neighbouring need (not yet
-    /// proposed) may lend its heat to the gate of a need at least as hot:
-    /// the paraphrases of one need that the grouping left apart. Default
-    /// [`SUPPORT_RATIO`] × `need_threshold`.
+    /// proposed) lends its heat to the gate of a hotter need: the paraphrases
+    /// of one need that the grouping left apart. Default [`SUPPORT_RATIO`] ×
+    /// `need_threshold`.
     #[serde(default = "unset")]
     pub support_threshold: f32,
     /// Mean similarity at or above which a need that lent its heat to a
-    /// proposed neighbour books that heat as spent: it never supports a
-    /// proposal again, though what the need gains later may. Default
-    /// [`CLAIM_RATIO`] × `need_threshold`.
+    /// proposed neighbour counts as part of it: it lends no more and
+    /// triggers on its own heat alone. Default [`CLAIM_RATIO`] ×
+    /// `need_threshold`.
     #[serde(default = "unset")]
     pub claim_threshold: f32,
     /// Share of `heat_threshold` a need must hold itself before neighbours
