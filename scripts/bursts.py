@@ -13,7 +13,7 @@ fragments come from.
     scripts/bursts.py generate --corpus banking77 --data DIR --seed 1 --out run/
     scripts/bursts.py score run/truth.json evolve-output.jsonl
     scripts/bursts.py run --banking77 DIR --hwu64 DIR [--model MODEL_DIR] [--seeds 1-5]
-        [--split held-out|calibration] [--need-threshold X] [--need-contrast C]
+        [--split held-out|calibration] [--need-threshold X] [--need-contrast C] [--lending silence|book]
         [--llm-url URL [--llm-model NAME]]   # the LLM inducer (json-object format)
 
 `run` does both for every corpus and seed and prints a table: needs with
@@ -189,7 +189,7 @@ def named_after(key_name, intent):
     return False
 
 
-def evolve(sdsi, run_dir, model, need_threshold=None, need_contrast=None, llm=None):
+def evolve(sdsi, run_dir, model, need_threshold=None, need_contrast=None, llm=None, lending=None):
     command = [sdsi, "evolve", "--schema", os.path.join(run_dir, "template.json"),
                os.path.join(run_dir, "events.jsonl")]
     if llm:
@@ -201,6 +201,8 @@ def evolve(sdsi, run_dir, model, need_threshold=None, need_contrast=None, llm=No
         command += ["--need-threshold", str(need_threshold)]
     if need_contrast is not None:
         command += ["--need-contrast", str(need_contrast)]
+    if lending:
+        command += ["--lending", lending]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode not in (0, 1):
         sys.exit(f"sdsi evolve failed ({done.returncode}): {done.stderr or done.stdout[-2000:]}")
@@ -232,6 +234,7 @@ def main():
     r.add_argument("--split", choices=["held-out", "calibration"], default="held-out")
     r.add_argument("--need-threshold", type=float, help="passed to sdsi evolve (default: the embedder's)")
     r.add_argument("--need-contrast", type=float, help="passed to sdsi evolve (default: the embedder's)")
+    r.add_argument("--lending", choices=["silence", "book"], help="passed to sdsi evolve (default: the embedder's)")
     r.add_argument("--llm-url", help="induce with the LLM at this OpenAI-compatible API base (…/v1)")
     r.add_argument("--llm-model", default="smollm2", help="the model name the endpoint serves")
     r.add_argument("--sdsi", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "sdsi"))
@@ -251,7 +254,7 @@ def main():
                 with tempfile.TemporaryDirectory() as tmp:
                     generate(corpus, data, seed, tmp, args.split)
                     result = score(json.load(open(os.path.join(tmp, "truth.json"))), evolve(args.sdsi, tmp, args.model, args.need_threshold, args.need_contrast,
-                                                  (args.llm_url, args.llm_model) if args.llm_url else None),
+                                                  (args.llm_url, args.llm_model) if args.llm_url else None, args.lending),
                                    line_texts(os.path.join(tmp, "events.jsonl")))
                 rows.append((corpus, seed, result))
                 print(json.dumps({"corpus": corpus, "seed": seed, **result}), flush=True)

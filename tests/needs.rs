@@ -11,8 +11,8 @@
 )]
 
 use sdsi::evolution::{
-    Evolution, EvolutionConfig, EvolutionEngine, EvolutionEvent, Ingested, Pool, PoolConfig,
-    PoolError, RuleInducer,
+    Evolution, EvolutionConfig, EvolutionEngine, EvolutionEvent, Ingested, Lending, Pool,
+    PoolConfig, PoolError, RuleInducer,
 };
 use sdsi::patch::LifecyclePolicy;
 use sdsi::{SchemaStore, SchemaTemplate};
@@ -193,6 +193,149 @@ fn a_need_split_in_two_is_proposed_once() {
         "b++",
     );
     assert!(b.triggered, "its own heat reaches the gate: {b:?}");
+}
+
+/// `n` requests of vector `v` a minute apart from `start`, from the
+/// clients `who-0` … `who-{clients - 1}` in turn.
+fn send_as(
+    pool: &mut Pool,
+    v: &[f32],
+    n: usize,
+    (who, clients): (&str, usize),
+    start: OffsetDateTime,
+) -> Ingested {
+    let mut last = None;
+    for i in 0..n {
+        let now = start + Duration::minutes(i as i64);
+        let client = format!("{who}-{}", i % clients);
+        let text = format!("{who} {start} {i}");
+        last = Some(pool.ingest(v, &text, false, &client, now).unwrap());
+    }
+    last.unwrap()
+}
+
+/// A proposed at 0° with the support of B (50°, within the claim threshold
+/// of A), while D (-55°, within the claim threshold of A but farther than
+/// B, so A's region does not take it) held 3 too; then C (100°, within
+/// support of B only) holds 5, and B gains 3 and 3 more. Returns B's last
+/// two outcomes. Each need has clients of its own.
+fn a_proposed_then_b_grows(pool: &mut Pool) -> (Ingested, Ingested) {
+    send_as(pool, &at(0.0, 0, 1), 7, ("a", 3), T0);
+    let b = send_as(
+        pool,
+        &at(50.0, 0, 1),
+        3,
+        ("b", 3),
+        T0 + Duration::minutes(10),
+    );
+    let d = send_as(
+        pool,
+        &at(-55.0, 0, 1),
+        3,
+        ("d", 3),
+        T0 + Duration::minutes(14),
+    );
+    assert!(!d.triggered, "{d:?}");
+    let a = send_as(
+        pool,
+        &at(0.0, 0, 1),
+        1,
+        ("a", 3),
+        T0 + Duration::minutes(20),
+    );
+    assert_ne!(a.need, b.need);
+    assert!(a.triggered && a.supported, "A opens with B's 3: {a:?}");
+    assert!(pool.mark_proposed(a.need, "seat_preference"));
+
+    let c = send_as(
+        pool,
+        &at(100.0, 0, 1),
+        5,
+        ("c", 3),
+        T0 + Duration::minutes(30),
+    );
+    assert!(!c.triggered, "C alone, and B has nothing to lend: {c:?}");
+    let first = send_as(
+        pool,
+        &at(50.0, 0, 1),
+        3,
+        ("b", 3),
+        T0 + Duration::minutes(40),
+    );
+    let second = send_as(
+        pool,
+        &at(50.0, 0, 1),
+        3,
+        ("b", 3),
+        T0 + Duration::minutes(50),
+    );
+    (first, second)
+}
+
+/// Under `Lending::Book` a need that lent its heat while small books what
+/// it held, not itself: that heat never supports another proposal, but
+/// what it gains later does. D, in the claim threshold of A but not in its
+/// region, booked its heat too: E (-105°, within support of D only) cannot
+/// lend to what D held then.
+#[test]
+fn a_need_that_lent_while_small_still_counts_what_it_gains() {
+    let mut pool = Pool::new(config().with_lending(Lending::Book)).unwrap();
+    let (b, b_more) = a_proposed_then_b_grows(&mut pool);
+    assert!(
+        !b.triggered,
+        "B holds 6 but lent 3: 3 unlent with C's 5 stay under 10: {b:?}"
+    );
+    assert!(
+        b_more.triggered && b_more.supported,
+        "6 unlent with C's 5 reach the gate: {b_more:?}"
+    );
+
+    let e = send_as(
+        &mut pool,
+        &at(-105.0, 0, 1),
+        5,
+        ("e", 3),
+        T0 + Duration::minutes(60),
+    );
+    assert!(!e.triggered, "{e:?}");
+    let d = send_as(
+        &mut pool,
+        &at(-55.0, 0, 1),
+        3,
+        ("d", 3),
+        T0 + Duration::minutes(70),
+    );
+    assert!(!d.triggered, "D's 3 held at A's proposal are booked: {d:?}");
+    let d = send_as(
+        &mut pool,
+        &at(-55.0, 0, 1),
+        3,
+        ("d", 3),
+        T0 + Duration::minutes(80),
+    );
+    assert!(d.triggered && d.supported, "6 unlent with E's 5: {d:?}");
+}
+
+/// Under `Lending::Silence` (the default) the same lenders are silenced:
+/// however much B and D gain, no neighbour supports them again, and they
+/// lend to none.
+#[test]
+fn a_silenced_lender_is_never_supported_again() {
+    let mut pool = Pool::new(config()).unwrap();
+    assert_eq!(pool.config().lending, Lending::Silence);
+    let (b, b_more) = a_proposed_then_b_grows(&mut pool);
+    assert!(!b.triggered && !b_more.triggered, "{b:?} {b_more:?}");
+    let e = send_as(
+        &mut pool,
+        &at(-105.0, 0, 1),
+        8,
+        ("e", 3),
+        T0 + Duration::minutes(60),
+    );
+    assert!(
+        !e.triggered,
+        "E's 8 and D's 3 would reach 10, but D lends no more: {e:?}"
+    );
 }
 
 /// A need below the support share (30 % of the gate) never leads, however

@@ -13,14 +13,14 @@
 //! Input layout: `[flags] ([client] [time step: i32 seconds] [kind] [text…\0])*`.
 //! Flags: bit 0 per-client pools too, bits 1-2 the start instant, bit 3 a
 //! low gate (heat 1.5, bit 4 picks one or two clients) so proposals flow
-//! through the store.
+//! through the store, bit 5 booked lending (`Lending::Book`; else silence).
 #![no_main]
 
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
 use sdsi::evolution::{
-    Branching, Evolution, EvolutionConfig, EvolutionEngine, HashingEmbedder, RuleInducer,
+    Branching, Evolution, EvolutionConfig, EvolutionEngine, HashingEmbedder, Lending, RuleInducer,
 };
 use sdsi::patch::{DenySensitive, LifecyclePolicy, PatchScope};
 use sdsi::{SchemaStore, SchemaTemplate};
@@ -113,6 +113,9 @@ fuzz_target!(|data: &[u8]| {
         config.pool.heat_threshold = 1.5;
         config.pool.min_clients = 1 + usize::from((flags >> 4) & 1);
         config.pool.min_occurrences = 1;
+    }
+    if flags & 32 != 0 {
+        config = config.lending(Lending::Book);
     }
     let mut engine = Evolution::new(HashingEmbedder::default(), RuleInducer, config);
     let Ok(mut store) = SchemaStore::new(BASE.clone(), LifecyclePolicy::default()) else {

@@ -10,7 +10,8 @@
 //!
 //! - 8 header bytes: `dimension = 1 + b0 % 8`; `b1` threshold, `b2` half-life,
 //!   `b3` increment, `b4` client cap (each an index into a table below, `b1`
-//!   past its table is `b1 / 127.5 - 1`); `b5 % 8` max clusters (7 → 10,000),
+//!   past its table is `b1 / 127.5 - 1`; `b3` bit 7 also books lent heat,
+//!   `Lending::Book`, else silence); `b5 % 8` max clusters (7 → 10,000),
 //!   `b5` bit 3 centroid linkage (else average);
 //!   `b6` max exemplars (low nibble, 0 → 8) and tracked clients (high, 0 → 64);
 //!   `b7` bits 0-2 min clients, bits 3-5 min occurrences (0 → default),
@@ -58,7 +59,7 @@ use std::collections::{HashMap, HashSet};
 
 use libfuzzer_sys::fuzz_target;
 use sdsi::evolution::{
-    Embedder, HashingEmbedder, Linkage, MAX_FRAGMENT_CHARS, Pool, PoolConfig, PoolError,
+    Embedder, HashingEmbedder, Lending, Linkage, MAX_FRAGMENT_CHARS, Pool, PoolConfig, PoolError,
     sanitize_fragment,
 };
 use sdsi_fuzz::check;
@@ -1069,7 +1070,11 @@ fuzz_target!(|data: &[u8]| {
         .unwrap_or(f32::from(t) / 127.5 - 1.0);
     let mut config = PoolConfig::new(dimension, threshold);
     config.half_life_secs = b.pick(&HALF_LIVES);
-    config.increment = b.pick(&INCREMENTS);
+    let increment = b.u8();
+    config.increment = INCREMENTS[usize::from(increment) % INCREMENTS.len()];
+    if increment & 0x80 != 0 {
+        config.lending = Lending::Book;
+    }
     config.client_heat_cap = b.pick(&CAPS);
     let b5 = b.u8();
     config.max_clusters = match b5 % 8 {

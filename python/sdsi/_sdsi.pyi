@@ -195,6 +195,7 @@ class Evolution:
         threshold: Optional[float] = None,
         need_threshold: Optional[float] = None,
         need_contrast: Optional[float] = None,
+        lending: Optional[str] = None,
         branching: str = "global",
         patch_lifetime: Optional[timedelta] = None,
         max_client_pools: Optional[int] = None,

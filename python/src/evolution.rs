@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 use sdsi::evolution::{
     Branching, Embedder, Evolution, EvolutionConfig, EvolutionEngine, EvolutionState,
-    HashingEmbedder, PoolConfig, RuleInducer,
+    HashingEmbedder, Lending, PoolConfig, RuleInducer,
 };
 
 use crate::convert::{serialize_to_py, value_of};
@@ -112,7 +112,7 @@ impl Embedder for PyEmbedder {
 /// need's dual gate opens proposes a patch to the store.
 ///
 /// ``Evolution(embedder=None, *, dimension=None, threshold=None,
-/// need_threshold=None, need_contrast=None, branching="global",
+/// need_threshold=None, need_contrast=None, lending=None, branching="global",
 /// patch_lifetime=timedelta(days=30), max_client_pools=10000, pool=None)``.
 /// ``embedder`` is a callable taking a list of texts and returning one
 /// vector per text (``dimension`` numbers each; ``threshold`` is the mean
@@ -124,6 +124,10 @@ impl Embedder for PyEmbedder {
 /// fixed. ``need_contrast`` makes it adapt to the traffic instead: that many
 /// times the pool's background similarity (the hashing embedder does so by
 /// default; a callable's threshold is fixed unless one is given).
+/// ``lending`` (``"silence"`` or ``"book"``) says what becomes of the heat a
+/// need lent to a neighbour proposed with its help: silenced for good, or
+/// booked so that only what it gains later counts (default: the
+/// embedder's; ``"silence"`` for the hashing embedder and a callable).
 /// ``pool`` overrides the Differential Semantic Pool's gate
 /// settings (``heat_threshold``, ``min_clients``, ``min_occurrences``,
 /// ``half_life_secs``, ``window_secs``, ...).
@@ -137,7 +141,7 @@ pub struct PyEvolution {
 #[pymethods]
 impl PyEvolution {
     #[new]
-    #[pyo3(signature = (embedder = None, *, dimension = None, threshold = None, need_threshold = None, need_contrast = None, branching = "global", patch_lifetime = None, max_client_pools = None, pool = None))]
+    #[pyo3(signature = (embedder = None, *, dimension = None, threshold = None, need_threshold = None, need_contrast = None, lending = None, branching = "global", patch_lifetime = None, max_client_pools = None, pool = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         embedder: Option<Py<PyAny>>,
@@ -145,6 +149,7 @@ impl PyEvolution {
         threshold: Option<f32>,
         need_threshold: Option<f32>,
         need_contrast: Option<f32>,
+        lending: Option<&str>,
         branching: &str,
         patch_lifetime: Option<time::Duration>,
         max_client_pools: Option<usize>,
@@ -215,6 +220,16 @@ impl PyEvolution {
                 return Err(input_error("need_contrast must be a positive number"));
             }
             config = config.need_contrast(contrast);
+        }
+        match lending {
+            None => {}
+            Some("silence") => config = config.lending(Lending::Silence),
+            Some("book") => config = config.lending(Lending::Book),
+            Some(other) => {
+                return Err(input_error(format!(
+                    "lending must be \"silence\" or \"book\", not {other:?}"
+                )));
+            }
         }
         Ok(PyEvolution {
             engine: Evolution::new(chosen, RuleInducer, config),

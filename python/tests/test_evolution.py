@@ -205,6 +205,22 @@ def test_the_need_threshold_adapts_unless_fixed(now):
             sdsi.Evolution(need_contrast=bad)
 
 
+def test_lending_is_the_embedder_s_unless_given(now):
+    """The pools' lending is the embedder's (silence for the hashing
+    embedder and a callable) unless given; an unknown one is refused."""
+    message = {"schema_id": "coffee_v1", "payload": {"size": "m", "other": "oat milk please"}}
+
+    def lending(engine):
+        engine.observe(sdsi.SchemaStore(BASE), message, "c1", now)
+        return [entry["pool"]["config"]["lending"] for entry in json.loads(engine.state())["pools"]]
+
+    assert lending(sdsi.Evolution()) == ["silence"]
+    assert lending(sdsi.Evolution(BagOfWords(), dimension=DIMENSION, threshold=0.5)) == ["silence"]
+    assert lending(sdsi.Evolution(lending="book")) == ["book"]
+    with pytest.raises(sdsi.InputError, match="lending"):
+        sdsi.Evolution(lending="lend")
+
+
 def test_a_state_resumes_under_other_gate_settings(now):
     """A state saved under one heat threshold restores under another; one
     saved with another similarity threshold is refused, naming it."""

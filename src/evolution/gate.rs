@@ -6,14 +6,20 @@
 //! One need's paraphrases may still be spread over a few needs that the
 //! grouping keeps apart (a need phrased in two distinct ways). So a need
 //! that holds at least [`super::PoolConfig::support_share`] of the heat
-//! threshold itself, and is the hottest of the needs not yet proposed within
-//! [`super::PoolConfig::support_threshold`] of it, is gated on the sum of
-//! that neighbourhood: its heat, clients and requests, each client's share
-//! held to the per-client cap across the whole neighbourhood. The key comes
-//! from the need itself. The neighbours that lent their heat lend it no more
-//! and trigger on their own heat alone from then on: two needs that are
-//! close but distinct each get their key, while the pieces of one need do
-//! not propose it again.
+//! threshold itself may open with the help of its neighbours not yet
+//! proposed within [`super::PoolConfig::support_threshold`] of it: taken
+//! nearest first, just as many as bring the sum (heat, clients, requests,
+//! each client's share held to the per-client cap across the region) to the
+//! gate. It leads only if none of those is hotter; the key comes from the
+//! need itself. When the key is proposed, every need that could lend and
+//! lies within [`super::PoolConfig::claim_threshold`] of it is charged,
+//! whether the region took it or not, as [`super::PoolConfig::lending`]
+//! says: silenced (it lends no more and is never supported again), or its
+//! heat then booked as lent (a decaying sum beside its own heat, which
+//! never supports another proposal, though what the need gains later may).
+//! Any need still triggers on its own heat alone. So the pieces of one need
+//! do not propose it twice on the same requests, and two needs that are
+//! close but distinct each get their key.
 
 use std::collections::BTreeMap;
 
@@ -45,6 +51,17 @@ impl Pool {
             .filter_map(|id| self.position(*id).and_then(|i| self.clusters.get(i)))
             .fold(Heat::default(), |sum, c| sum.combine(c.heat, half_life));
         heat.value(at, half_life)
+    }
+
+    /// The heat need `need` may still lend or be supported with at `at`:
+    /// its heat less what it lent to proposed neighbours (never negative).
+    pub(super) fn unlent_heat(&self, need: usize, at: f64) -> f64 {
+        let lent = self
+            .needs
+            .states
+            .get(need)
+            .map_or(0.0, |s| s.lent_heat.value(at, self.config.half_life_secs));
+        (self.need_heat(need, at) - lent).max(0.0)
     }
 
     /// Starts counting a request from `client` at `at` in need `need`:
@@ -121,27 +138,12 @@ impl Pool {
         if own >= threshold && self.enough_traffic(&[need], at) {
             return Gate::Own;
         }
-        if state.lent || own < self.config.support_share * threshold {
+        // A silenced lender (Lending::Silence) is never supported again.
+        let unlent = self.unlent_heat(need, at);
+        if state.lent || unlent < self.config.support_share * threshold {
             return Gate::Closed;
         }
-        let Some(region) = self.neighbourhood(need, own, at) else {
-            return Gate::Closed; // a hotter need leads this neighbourhood
-        };
-        if region.len() < 2 {
-            return Gate::Closed;
-        }
-        let heat: f64 = region
-            .iter()
-            .map(|&n| {
-                if n == need {
-                    own
-                } else {
-                    self.need_heat(n, at)
-                }
-            })
-            .sum();
-        if heat - self.excess_over_cap(&region, at) >= threshold && self.enough_traffic(&region, at)
-        {
+        if self.supported_by_neighbours(need, unlent, at) {
             Gate::Supported
         } else {
             Gate::Closed
@@ -149,7 +151,7 @@ impl Pool {
     }
 
     /// The needs that may lend need `need` their heat: not proposed, not
-    /// already lent, within the support threshold.
+    /// not silenced for lending, within the support threshold.
     pub(super) fn lenders(&self, need: usize) -> impl Iterator<Item = usize> + '_ {
         let support = self.support_threshold();
         (0..self.needs.len()).filter(move |&other| {
@@ -163,20 +165,47 @@ impl Pool {
         })
     }
 
-    /// Need `need` and the needs that may lend it their heat, or `None`
-    /// when one of them is hotter (ties: the smaller id leads).
-    fn neighbourhood(&self, need: usize, own: f64, at: f64) -> Option<Vec<usize>> {
-        let id = self.needs.states.get(need)?.id;
+    /// Whether need `need` (with `own` heat unlent) opens with the help of
+    /// its lenders, taken nearest first (by average linkage, ties by id),
+    /// each with its unlent heat, until the heat, held to the per-client
+    /// cap, reaches the threshold with enough traffic. Not when even all of
+    /// them fall short, nor when a lender the region takes has more unlent
+    /// heat than the need (ties: the smaller id), which then leads.
+    fn supported_by_neighbours(&self, need: usize, own: f64, at: f64) -> bool {
+        let Some(id) = self.needs.states.get(need).map(|s| s.id) else {
+            return false;
+        };
+        let mut lenders: Vec<(f32, u64, usize)> = self
+            .lenders(need)
+            .map(|other| {
+                let other_id = self.needs.states.get(other).map_or(u64::MAX, |s| s.id);
+                (self.needs.link(need, other), other_id, other)
+            })
+            .collect();
+        lenders.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let threshold = self.config.heat_threshold;
         let mut region = vec![need];
-        for other in self.lenders(need) {
-            let heat = self.need_heat(other, at);
-            let other_id = self.needs.states.get(other).map_or(u64::MAX, |s| s.id);
-            if heat > own || (heat == own && other_id < id) {
-                return None;
+        let mut heat = own;
+        for (_, other_id, other) in lenders {
+            let spare = self.unlent_heat(other, at);
+            if spare <= 0.0 {
+                continue;
+            }
+            if spare > own || (spare == own && other_id < id) {
+                return false;
             }
             region.push(other);
+            heat += spare;
+            // The cap and the traffic are dearer to count: only once the
+            // heat alone would do.
+            if heat >= threshold
+                && heat - self.excess_over_cap(&region, at) >= threshold
+                && self.enough_traffic(&region, at)
+            {
+                return true;
+            }
         }
-        Some(region)
+        false
     }
 
     /// Heat the needs at `region` hold beyond the per-client cap when each

@@ -51,11 +51,12 @@ impl Pool {
         let Some(need) = self.need_of(index) else {
             return;
         };
+        let half_life = self.config.half_life_secs;
         let Some(state) = self.needs.states.get_mut(need) else {
             return;
         };
         if let Some(gone) = gone {
-            state.absorb(&gone);
+            state.absorb(&gone, half_life);
         }
         let (id, proposed) = (state.id, state.proposed.clone());
         self.mark_clusters(id, proposed.as_deref());
@@ -266,10 +267,11 @@ impl Pool {
         // Either side's clusters may carry a mark the merged need no longer
         // has (the absorbed need was unproposed, or proposed under another
         // name), so every cluster takes the merged need's mark.
+        let half_life = self.config.half_life_secs;
         let proposed = match self.needs.states.get_mut(keep) {
             Some(state) => {
                 let vectors = state.vectors;
-                state.absorb(&gone_state);
+                state.absorb(&gone_state, half_life);
                 state.vectors = vectors;
                 state.clusters.extend(gone_state.clusters.iter().copied());
                 state.clusters.sort_unstable();
@@ -349,7 +351,7 @@ impl Pool {
                 groups
                     .entry(group)
                     .or_insert_with(|| NeedState::new(group))
-                    .absorb(state);
+                    .absorb(state, self.config.half_life_secs);
             }
         }
         self.needs = super::needs::Needs::new(self.config.dimension);
@@ -514,22 +516,43 @@ impl Pool {
         };
         state.proposed = Some(key_name.to_owned());
         let supported = std::mem::take(&mut state.supported);
+        let supported_at = std::mem::take(&mut state.supported_at);
         self.mark_clusters(id, Some(key_name));
         if supported {
-            if let Some(need) = self.needs.position(id) {
-                let claim = self.claim_threshold();
-                let lenders: Vec<usize> = self
-                    .lenders(need)
-                    .filter(|&l| self.needs.link(need, l) >= claim)
-                    .collect();
-                for lender in lenders {
-                    if let Some(state) = self.needs.states.get_mut(lender) {
-                        state.lent = true;
-                    }
-                }
-            }
+            self.charge_lenders(id, supported_at);
         }
         true
+    }
+
+    /// Charges the needs that lent to need `id`, now proposed with their
+    /// help: every need that may lend and lies within the claim threshold,
+    /// whether the region took it or not, so the pieces of one need do not
+    /// open a second proposal together on the same requests. Under
+    /// [`super::Lending::Book`] each books the heat it held unlent at the
+    /// opening (`opened`, seconds); under [`super::Lending::Silence`], or
+    /// for a state saved before the opening time was kept, each is marked
+    /// as lent and lends no more.
+    fn charge_lenders(&mut self, id: u64, opened: Option<f64>) {
+        let Some(need) = self.needs.position(id) else {
+            return;
+        };
+        let claim = self.claim_threshold();
+        let half_life = self.config.half_life_secs;
+        let claimed: Vec<usize> = self
+            .lenders(need)
+            .filter(|&l| self.needs.link(need, l) >= claim)
+            .collect();
+        let booked_at = opened.filter(|_| self.config.lending == super::Lending::Book);
+        for lender in claimed {
+            let unlent = booked_at.map(|at| (at, self.unlent_heat(lender, at)));
+            let Some(state) = self.needs.states.get_mut(lender) else {
+                continue;
+            };
+            match unlent {
+                Some((at, heat)) => state.lent_heat.add(heat, at, half_life),
+                None => state.lent = true,
+            }
+        }
     }
 
     /// Clears the mark of key `key_name` from every need and cluster that

@@ -89,6 +89,11 @@ impl Heat {
             .is_none_or(|s| s.log_sum.is_finite() && s.landmark.is_finite() && s.latest.is_finite())
     }
 
+    /// Whether nothing was ever added.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.sum.is_none()
+    }
+
     /// The time of the latest increment (seconds), or −∞ before any.
     pub(crate) fn latest(&self) -> f64 {
         self.sum.map_or(f64::NEG_INFINITY, |s| s.latest)

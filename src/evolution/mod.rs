@@ -61,7 +61,7 @@ pub use observation::{Observation, ObservedFragment};
 pub use pipeline::{Branching, Evolution, EvolutionConfig, PoolKey};
 pub use pool::{ClusterView, Ingested, Pool};
 pub use pool_config::{
-    CLAIM_RATIO, MIN_QUOTE_CLIENTS, NEED_RATIO, PoolConfig, PoolError, SUPPORT_RATIO,
+    CLAIM_RATIO, Lending, MIN_QUOTE_CLIENTS, NEED_RATIO, PoolConfig, PoolError, SUPPORT_RATIO,
 };
 pub use redact::{Redacted, Redaction, redact};
 pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize_fragment};
@@ -116,6 +116,12 @@ pub trait Embedder: Send + Sync {
     fn recommended_need_contrast(&self) -> Option<f32> {
         None
     }
+    /// What becomes of the heat a need lent to a neighbour proposed with its
+    /// help ([`PoolConfig::lending`]). Default [`Lending::Silence`]; choose
+    /// it on the calibration intents, as the need contrast is.
+    fn recommended_lending(&self) -> Lending {
+        Lending::Silence
+    }
     /// Writes the unit vector of `text` into `out` (of length `dimension()`);
     /// all zeros when the text has nothing to embed.
     fn embed_into(&self, text: &str, out: &mut [f32]);
@@ -148,6 +154,9 @@ impl<E: Embedder + ?Sized> Embedder for Box<E> {
     }
     fn recommended_need_contrast(&self) -> Option<f32> {
         (**self).recommended_need_contrast()
+    }
+    fn recommended_lending(&self) -> Lending {
+        (**self).recommended_lending()
     }
     fn embed_into(&self, text: &str, out: &mut [f32]) {
         (**self).embed_into(text, out);

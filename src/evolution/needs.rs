@@ -24,6 +24,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::cluster::Exemplar;
+use super::heat::Heat;
 use super::pool::dot;
 
 /// What a need remembers of its own (everything else is its clusters' sum).
@@ -55,11 +56,24 @@ pub(crate) struct NeedState {
     /// Whether the need's gate last opened only with its neighbours' heat.
     #[serde(default)]
     pub(crate) supported: bool,
-    /// Whether the need lent its heat to a neighbour that was proposed: it
-    /// lends no more and triggers on its own heat alone, so the paraphrases
-    /// of a need the grouping split cannot propose its key twice.
-    #[serde(default)]
+    /// When the need's gate last opened with its neighbours' help
+    /// (seconds; `None` unless `supported`): the moment at which their heat
+    /// is booked as lent once a key is proposed from the need.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) supported_at: Option<f64>,
+    /// Whether the need lent its heat to a neighbour that was proposed, under
+    /// [`super::Lending::Silence`]: it lends no more and triggers on its own
+    /// heat alone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) lent: bool,
+    /// Under [`super::Lending::Book`], the heat the need held when a
+    /// neighbour within the claim threshold was proposed with support,
+    /// decaying as its own does: only what it gained since (its heat minus
+    /// this) may support a proposal again, so no request's heat counts
+    /// towards two proposals, and a piece of a need that lent while small
+    /// still counts with what it gains later.
+    #[serde(default, skip_serializing_if = "Heat::is_empty")]
+    pub(crate) lent_heat: Heat,
 }
 
 impl NeedState {
@@ -74,7 +88,9 @@ impl NeedState {
             retry_at: None,
             failures: 0,
             supported: false,
+            supported_at: None,
             lent: false,
+            lent_heat: Heat::default(),
         }
     }
 
@@ -86,6 +102,7 @@ impl NeedState {
             retry_at: self.retry_at,
             failures: self.failures,
             lent: self.lent,
+            lent_heat: self.lent_heat,
             ..Self::new(id)
         }
     }
@@ -93,7 +110,7 @@ impl NeedState {
     /// Folds in another need's own state. Symmetric, so that replica merges
     /// commute: the proposal as [`merged_proposal`] keeps it, the later
     /// request, the later retry.
-    pub(crate) fn absorb(&mut self, other: &NeedState) {
+    pub(crate) fn absorb(&mut self, other: &NeedState, half_life: f64) {
         self.last_request = match (self.last_request.take(), other.last_request.clone()) {
             (Some(a), Some(b)) => Some(if (b.1, &b.0) > (a.1, &a.0) { b } else { a }),
             (a, b) => a.or(b),
@@ -105,7 +122,12 @@ impl NeedState {
         };
         self.failures = self.failures.max(other.failures);
         self.supported |= other.supported;
+        self.supported_at = match (self.supported_at, other.supported_at) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
         self.lent |= other.lent;
+        self.lent_heat = self.lent_heat.combine(other.lent_heat, half_life);
     }
 
     /// Starts counting a request from `client` at `at`: `false` if the need

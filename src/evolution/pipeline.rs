@@ -64,6 +64,9 @@ pub struct EvolutionConfig {
     /// ([`super::Embedder::recommended_need_contrast`]): the need threshold
     /// adapts to each pool's background ([`PoolConfig::need_contrast`]).
     pub need_contrast: Option<f32>,
+    /// A [`super::Lending`] overriding the embedder's recommendation
+    /// ([`super::Embedder::recommended_lending`]).
+    pub lending: Option<super::Lending>,
     /// Most `other` fragments taken from one message (the rest are counted
     /// in a `skipped` event). Default 16.
     pub max_fragments_per_message: usize,
@@ -83,6 +86,7 @@ impl Default for EvolutionConfig {
             threshold: None,
             need_threshold: None,
             need_contrast: None,
+            lending: None,
             max_fragments_per_message: 16,
             branching: Branching::Global,
             patch_lifetime: Duration::days(30),
@@ -115,6 +119,12 @@ impl EvolutionConfig {
     /// each pool's background at `contrast` times it.
     pub fn need_contrast(mut self, contrast: f32) -> Self {
         self.need_contrast = Some(contrast);
+        self
+    }
+
+    /// Overrides the embedder's [`super::Lending`].
+    pub fn lending(mut self, lending: super::Lending) -> Self {
+        self.lending = Some(lending);
         self
     }
 
@@ -276,6 +286,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             &self.embedder,
             self.config.need_threshold,
             self.config.need_contrast,
+            self.config.lending,
         );
         if personal {
             // One client cannot "force" its own pool: the cap and the quota

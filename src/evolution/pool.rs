@@ -671,11 +671,12 @@ impl Pool {
         outcome.cluster = cluster.id;
         outcome.need = cluster.need;
         let gate = self.gate_opens(need, at);
-        if let Some(state) = self.needs.states.get_mut(need) {
-            state.supported = gate == Gate::Supported;
-        }
         outcome.triggered = gate != Gate::Closed;
         outcome.supported = gate == Gate::Supported;
+        if let Some(state) = self.needs.states.get_mut(need) {
+            state.supported = outcome.supported;
+            state.supported_at = outcome.supported.then_some(at);
+        }
         Ok(outcome)
     }
 

@@ -47,17 +47,21 @@ pub struct PoolConfig {
     #[serde(default)]
     pub need_contrast: Option<f32>,
     /// Mean similarity at or above which a neighbouring need (not yet
-    /// proposed) lends its heat to the gate of a hotter need: the paraphrases
-    /// of one need that the grouping left apart. Default [`SUPPORT_RATIO`] ×
-    /// `need_threshold`.
+    /// proposed) may lend its heat to the gate of a need at least as hot:
+    /// the paraphrases of one need that the grouping left apart. Default
+    /// [`SUPPORT_RATIO`] × `need_threshold`.
     #[serde(default = "unset")]
     pub support_threshold: f32,
     /// Mean similarity at or above which a need that lent its heat to a
-    /// proposed neighbour counts as part of it: it lends no more and
-    /// triggers on its own heat alone. Default [`CLAIM_RATIO`] ×
-    /// `need_threshold`.
+    /// proposed neighbour counts as part of it, as [`PoolConfig::lending`]
+    /// says. Default [`CLAIM_RATIO`] × `need_threshold`.
     #[serde(default = "unset")]
     pub claim_threshold: f32,
+    /// What becomes of the heat a need lent once the neighbour it helped
+    /// is proposed. Default [`Lending::Silence`] (and for snapshots that
+    /// name none); take it from [`super::Embedder::recommended_lending`].
+    #[serde(default)]
+    pub lending: Lending,
     /// Share of `heat_threshold` a need must hold itself before neighbours
     /// may lend it theirs. Default 0.3.
     #[serde(default = "default_support_share")]
@@ -97,6 +101,28 @@ pub struct PoolConfig {
     /// [`super::EXEMPLAR_CLIENTS`]; default [`MIN_QUOTE_CLIENTS`].
     #[serde(default = "default_min_quote_clients")]
     pub min_quote_clients: usize,
+}
+
+/// What becomes of the heat a need lent to a neighbour whose key was then
+/// proposed with its help ([`PoolConfig::lending`]). Either way no
+/// request's heat counts towards two proposals through lending, and every
+/// need still triggers on its own heat alone; the two differ on a need
+/// that lent while small and grows later. Which suits an embedder was
+/// chosen on the calibration intents of two corpora (docs/evolution.md,
+/// "Lending"): an embedder that cuts a need into many pieces proposes
+/// duplicates when pieces regain support, one that cuts it into few loses
+/// needs when a piece is silenced.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Lending {
+    /// The lender lends no more and is never supported again.
+    #[default]
+    Silence,
+    /// The lender books the heat it holds when the key is proposed (saved
+    /// with it, decaying as heat does); only what it gains later may lend
+    /// or be supported again.
+    Book,
 }
 
 /// The default of [`PoolConfig::min_quote_clients`].
@@ -139,6 +165,7 @@ impl PoolConfig {
             need_contrast: None,
             support_threshold: threshold * NEED_RATIO * SUPPORT_RATIO,
             claim_threshold: threshold * NEED_RATIO * CLAIM_RATIO,
+            lending: Lending::Silence,
             support_share: default_support_share(),
             increment: 1.0,
             half_life_secs: 86_400.0,
@@ -173,14 +200,21 @@ impl PoolConfig {
         self
     }
 
-    /// The same settings with `embedder`'s need threshold and contrast, or
-    /// the overrides given: a need threshold given alone is fixed (no
-    /// contrast), as `--need-threshold` is.
+    /// The same settings with another [`Lending`].
+    pub fn with_lending(mut self, lending: Lending) -> Self {
+        self.lending = lending;
+        self
+    }
+
+    /// The same settings with `embedder`'s need threshold, contrast and
+    /// lending, or the overrides given: a need threshold given alone is
+    /// fixed (no contrast), as `--need-threshold` is.
     pub fn with_embedder_needs(
         self,
         embedder: &(impl super::Embedder + ?Sized),
         need_threshold: Option<f32>,
         need_contrast: Option<f32>,
+        lending: Option<Lending>,
     ) -> Self {
         let contrast = match (need_contrast, need_threshold) {
             (Some(contrast), _) => Some(contrast),
@@ -191,6 +225,7 @@ impl PoolConfig {
             need_threshold.unwrap_or_else(|| embedder.recommended_need_threshold()),
         )
         .with_need_contrast(contrast)
+        .with_lending(lending.unwrap_or_else(|| embedder.recommended_lending()))
     }
 
     /// Fills in the thresholds a snapshot written before needs lacks.

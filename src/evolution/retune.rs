@@ -10,8 +10,8 @@ impl Pool {
     /// counts. Only the settings the learned state depends on must be the
     /// same ([`PoolConfig::learned_difference`]: the vectors, how they
     /// group, how heat is stored); a new heat threshold, minimum of clients
-    /// or requests, window, increment, per-client cap, support share or
-    /// size takes effect at once. A smaller `max_clusters` evicts the
+    /// or requests, window, increment, per-client cap, support share,
+    /// lending or size takes effect at once. A smaller `max_clusters` evicts the
     /// coldest clusters now, and a smaller `max_exemplars` keeps the most
     /// frequent examples; lists that follow the gate's minimums (recent
     /// clients and request times) and the tracked clients adjust as traffic

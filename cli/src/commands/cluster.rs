@@ -71,6 +71,7 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         embedder.as_ref(),
         args.need_threshold,
         args.need_contrast,
+        None,
     );
     let need_contrast = config.need_contrast;
     // Every line is kept and scored: nothing is evicted, and the one

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use sdsi::SchemaStore;
 use sdsi::evolution::{
-    Branching, Embedder, Evolution, EvolutionConfig, EvolutionEngine, IntentInducer, PoolConfig,
-    RuleInducer,
+    Branching, Embedder, Evolution, EvolutionConfig, EvolutionEngine, IntentInducer, Lending,
+    PoolConfig, RuleInducer,
 };
 use sdsi::patch::{DenySensitive, LifecyclePolicy};
 use sdsi::validate::ValidateOptions;
@@ -48,6 +48,16 @@ pub enum LlmFormat {
     JsonObject,
 }
 
+/// What becomes of the heat a need lent to a neighbour proposed with its
+/// help (`sdsi::evolution::Lending`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LendingArg {
+    /// The lender lends no more and is never supported again.
+    Silence,
+    /// The lender books the heat it held then; what it gains later counts.
+    Book,
+}
+
 /// Arguments of `evolve`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -76,6 +86,12 @@ pub struct Args {
     /// --need-threshold is given).
     #[arg(long)]
     pub need_contrast: Option<f32>,
+
+    /// What becomes of the heat a need lent to a neighbour whose key was
+    /// proposed with its help (default: the embedder's recommendation,
+    /// `book` for --model, `silence` for the hashing embedder).
+    #[arg(long, value_enum)]
+    pub lending: Option<LendingArg>,
 
     /// A sentence-transformer directory (`config.json`, `tokenizer.json`,
     /// `model.safetensors`; see scripts/fetch-model.sh) to embed with,
@@ -303,6 +319,12 @@ pub fn run(args: &Args, format: Format) -> Outcome {
     }
     if let Some(contrast) = args.need_contrast {
         config = config.need_contrast(contrast);
+    }
+    if let Some(lending) = args.lending {
+        config = config.lending(match lending {
+            LendingArg::Silence => Lending::Silence,
+            LendingArg::Book => Lending::Book,
+        });
     }
     if args.per_client {
         config = config.branching(Branching::GlobalAndPerClient);
