@@ -37,12 +37,16 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod migrate;
+
 use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension, params};
 use sdsi::SchemaStore;
 use sdsi::evolution::{EvolutionState, SavedServer, StateStorage, Versioned};
 use sdsi::patch::{SealError, Signer};
+
+pub use migrate::SCHEMA_VERSION;
 
 /// A state file.
 #[derive(Debug)]
@@ -149,26 +153,13 @@ fn busy_or(error: rusqlite::Error, scenario: &str) -> Error {
     }
 }
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS sdsi_state (
-    scenario TEXT PRIMARY KEY NOT NULL,
-    version  INTEGER NOT NULL,
-    state    BLOB NOT NULL
-) STRICT;
-CREATE TABLE IF NOT EXISTS sdsi_attachment (
-    scenario TEXT NOT NULL,
-    name     TEXT NOT NULL,
-    bytes    BLOB NOT NULL,
-    PRIMARY KEY (scenario, name)
-) STRICT;
-";
-
 impl SqliteState {
     /// Opens (or creates) the state file at `path`: WAL journal, full
     /// synchronisation, and a quick integrity check, so a damaged file is an
-    /// error here rather than later.
+    /// error here rather than later; then the migrations the file lacks
+    /// (`sqlite/migrations/`, [`SCHEMA_VERSION`]) are applied.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
-        let connection = Connection::open(path)?;
+        let mut connection = Connection::open(path)?;
         connection.busy_timeout(std::time::Duration::from_secs(5))?;
         let _mode: String = connection.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
         connection.execute_batch("PRAGMA synchronous = FULL;")?;
@@ -179,8 +170,15 @@ impl SqliteState {
                 Some(format!("integrity check failed: {check}")),
             )));
         }
-        connection.execute_batch(SCHEMA)?;
+        migrate::migrate(&mut connection)?;
         Ok(Self { connection })
+    }
+
+    /// The file's schema version: [`SCHEMA_VERSION`], or higher when a newer
+    /// release migrated it (migrations are additive, so this release still
+    /// works on it).
+    pub fn schema_version(&self) -> Result<i64, Error> {
+        migrate::schema_version(&self.connection)
     }
 
     /// The state saved for `scenario`, if any, read back into its parts.

@@ -342,3 +342,76 @@ fn a_sealed_state_loads_only_with_its_key() {
     ));
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+fn user_version(path: &std::path::Path) -> i64 {
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap()
+}
+
+fn set_user_version(path: &std::path::Path, version: i64) {
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .pragma_update(None, "user_version", version)
+        .unwrap();
+}
+
+/// A new file is migrated to this release's schema; a file written before
+/// migrations were numbered (its tables there, `user_version` 0) is
+/// migrated and keeps its state; a file a newer release migrated further
+/// opens unchanged and still loads and saves (migrations are additive).
+#[test]
+fn files_are_migrated_forward_and_never_back() {
+    use sdsi_sqlite::SCHEMA_VERSION;
+    let d = dir("migrate");
+    let path = d.join("state.db");
+    let (s, e) = busy();
+    let mut db = SqliteState::open(&path).unwrap();
+    assert_eq!(db.schema_version().unwrap(), SCHEMA_VERSION);
+    let version = db.save("flight_booking", None, 3, &s, &e.state()).unwrap();
+    drop(db);
+
+    set_user_version(&path, 0);
+    let mut db = SqliteState::open(&path).unwrap();
+    assert_eq!(db.schema_version().unwrap(), SCHEMA_VERSION);
+    let saved = db.load("flight_booking").unwrap().unwrap();
+    assert_eq!((saved.version, saved.cursor), (version, 3));
+    drop(db);
+
+    set_user_version(&path, SCHEMA_VERSION + 5);
+    let mut db = SqliteState::open(&path).unwrap();
+    assert_eq!(db.schema_version().unwrap(), SCHEMA_VERSION + 5);
+    assert_eq!(
+        db.save("flight_booking", Some(version), 4, &s, &e.state())
+            .unwrap(),
+        version + 1
+    );
+    drop(db);
+    assert_eq!(user_version(&path), SCHEMA_VERSION + 5);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// Processes opening one new file at once each find it migrated once: none
+/// fails on a table another created, and every one can save.
+#[test]
+fn openers_racing_on_a_new_file_migrate_it_once() {
+    let d = dir("migrate-race");
+    let path = d.join("state.db");
+    let handles: Vec<_> = (0..6)
+        .map(|i| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let mut db = SqliteState::open(&path).unwrap();
+                db.save_attachment("flight_booking", &format!("opener-{i}"), b"x")
+                    .unwrap();
+                db.schema_version().unwrap()
+            })
+        })
+        .collect();
+    for handle in handles {
+        assert_eq!(handle.join().unwrap(), sdsi_sqlite::SCHEMA_VERSION);
+    }
+    assert_eq!(user_version(&path), sdsi_sqlite::SCHEMA_VERSION);
+    std::fs::remove_dir_all(&d).unwrap();
+}
