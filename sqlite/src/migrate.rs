@@ -26,8 +26,9 @@ pub(crate) fn schema_version(connection: &Connection) -> Result<i64, Error> {
 /// version (higher than [`SCHEMA_VERSION`] when a newer release migrated
 /// it: additive, so this one still works on it).
 pub(crate) fn migrate(connection: &mut Connection) -> Result<i64, Error> {
-    if schema_version(connection)? >= SCHEMA_VERSION {
-        return Ok(schema_version(connection)?);
+    let found = schema_version(connection)?;
+    if found >= SCHEMA_VERSION {
+        return Ok(found);
     }
     // The write lock first, then the version read again: two processes
     // opening a new file migrate one after the other, and the second finds
