@@ -246,6 +246,9 @@ fn a_proposed_then_b_grows(pool: &mut Pool) -> (Ingested, Ingested) {
     assert_ne!(a.need, b.need);
     assert!(a.triggered && a.supported, "A opens with B's 3: {a:?}");
     assert!(pool.mark_proposed(a.need, "seat_preference"));
+    // What the charge left (silenced needs, booked heat) survives a
+    // snapshot.
+    *pool = serde_json::from_value(serde_json::to_value(&*pool).unwrap()).unwrap();
 
     let c = send_as(
         pool,

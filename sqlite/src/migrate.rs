@@ -27,7 +27,10 @@ pub(crate) fn schema_version(connection: &Connection) -> Result<i64, Error> {
 /// it: additive, so this one still works on it).
 pub(crate) fn migrate(connection: &mut Connection) -> Result<i64, Error> {
     let found = schema_version(connection)?;
-    if found >= SCHEMA_VERSION {
+    // A file SQLite opened read-only (no write permission) is read as it
+    // is: a file from before numbered migrations holds its tables already,
+    // and anything missing is an error on first use, as it was before.
+    if found >= SCHEMA_VERSION || connection.is_readonly(rusqlite::MAIN_DB)? {
         return Ok(found);
     }
     // The write lock first, then the version read again: two processes

@@ -106,6 +106,13 @@ pub(crate) struct ClusterState {
     #[serde(default)]
     pub(crate) members: u64,
     pub(crate) heat: Heat,
+    /// Under [`super::Lending::Book`], the heat the cluster held when its
+    /// need was charged for a neighbour proposed with its help, decaying as
+    /// its heat does: only the rest may support a proposal again. Kept per
+    /// cluster so that it moves with the cluster when needs split, merge
+    /// or regroup.
+    #[serde(default, skip_serializing_if = "Heat::is_empty")]
+    pub(crate) lent_heat: Heat,
     /// The `min_occurrences` latest occurrence times, ascending.
     recent_times: Vec<f64>,
     /// The `min_clients` most recently seen distinct clients, with when.
@@ -156,6 +163,7 @@ impl ClusterState {
             occurrences: 0,
             members: 0,
             heat: Heat::default(),
+            lent_heat: Heat::default(),
             recent_times: Vec::new(),
             recent_clients: Vec::new(),
             exemplars: Vec::new(),
@@ -279,6 +287,7 @@ impl ClusterState {
         self.occurrences = self.occurrences.saturating_add(other.occurrences);
         self.members = self.members.saturating_add(other.members);
         self.heat = self.heat.combine(other.heat, limits.half_life);
+        self.lent_heat = self.lent_heat.combine(other.lent_heat, limits.half_life);
         self.recent_times.extend(other.recent_times);
         keep_latest(&mut self.recent_times, limits.min_occurrences);
         self.recent_clients.extend(other.recent_clients);

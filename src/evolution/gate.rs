@@ -11,12 +11,14 @@
 //! nearest first, just as many as bring the sum (heat, clients, requests,
 //! each client's share held to the per-client cap across the region) to the
 //! gate. It leads only if none of those is hotter; the key comes from the
-//! need itself. When the key is proposed, every need that could lend and
-//! lies within [`super::PoolConfig::claim_threshold`] of it is charged,
+//! need itself. When a key is proposed from a need whose gate opened that
+//! way, every need that could lend and lies within
+//! [`super::PoolConfig::claim_threshold`] of it is charged,
 //! whether the region took it or not, as [`super::PoolConfig::lending`]
 //! says: silenced (it lends no more and is never supported again), or its
-//! heat then booked as lent (a decaying sum beside its own heat, which
-//! never supports another proposal, though what the need gains later may).
+//! clusters' heat then booked as lent (a decaying sum beside each one's
+//! heat, which never supports another proposal, though what the need gains
+//! later may).
 //! Any need still triggers on its own heat alone. So the pieces of one need
 //! do not propose it twice on the same requests, and two needs that are
 //! close but distinct each get their key.
@@ -54,14 +56,21 @@ impl Pool {
     }
 
     /// The heat need `need` may still lend or be supported with at `at`:
-    /// its heat less what it lent to proposed neighbours (never negative).
+    /// its clusters' heat less what they booked as lent to proposed
+    /// neighbours (never negative).
     pub(super) fn unlent_heat(&self, need: usize, at: f64) -> f64 {
-        let lent = self
-            .needs
-            .states
-            .get(need)
-            .map_or(0.0, |s| s.lent_heat.value(at, self.config.half_life_secs));
-        (self.need_heat(need, at) - lent).max(0.0)
+        let half_life = self.config.half_life_secs;
+        let Some(state) = self.needs.states.get(need) else {
+            return 0.0;
+        };
+        let lent = state
+            .clusters
+            .iter()
+            .filter_map(|id| self.position(*id).and_then(|i| self.clusters.get(i)))
+            .fold(Heat::default(), |sum, c| {
+                sum.combine(c.lent_heat, half_life)
+            });
+        (self.need_heat(need, at) - lent.value(at, half_life)).max(0.0)
     }
 
     /// Starts counting a request from `client` at `at` in need `need`:

@@ -51,12 +51,11 @@ impl Pool {
         let Some(need) = self.need_of(index) else {
             return;
         };
-        let half_life = self.config.half_life_secs;
         let Some(state) = self.needs.states.get_mut(need) else {
             return;
         };
         if let Some(gone) = gone {
-            state.absorb(&gone, half_life);
+            state.absorb(&gone);
         }
         let (id, proposed) = (state.id, state.proposed.clone());
         self.mark_clusters(id, proposed.as_deref());
@@ -267,11 +266,10 @@ impl Pool {
         // Either side's clusters may carry a mark the merged need no longer
         // has (the absorbed need was unproposed, or proposed under another
         // name), so every cluster takes the merged need's mark.
-        let half_life = self.config.half_life_secs;
         let proposed = match self.needs.states.get_mut(keep) {
             Some(state) => {
                 let vectors = state.vectors;
-                state.absorb(&gone_state, half_life);
+                state.absorb(&gone_state);
                 state.vectors = vectors;
                 state.clusters.extend(gone_state.clusters.iter().copied());
                 state.clusters.sort_unstable();
@@ -351,7 +349,7 @@ impl Pool {
                 groups
                     .entry(group)
                     .or_insert_with(|| NeedState::new(group))
-                    .absorb(state, self.config.half_life_secs);
+                    .absorb(state);
             }
         }
         self.needs = super::needs::Needs::new(self.config.dimension);
@@ -528,10 +526,11 @@ impl Pool {
     /// help: every need that may lend and lies within the claim threshold,
     /// whether the region took it or not, so the pieces of one need do not
     /// open a second proposal together on the same requests. Under
-    /// [`super::Lending::Book`] each books the heat it held unlent at the
-    /// opening (`opened`, seconds); under [`super::Lending::Silence`], or
-    /// for a state saved before the opening time was kept, each is marked
-    /// as lent and lends no more.
+    /// [`super::Lending::Book`] each of their clusters books the heat it
+    /// held unlent at the opening (`opened`, seconds; or at its latest
+    /// fragment, if later); under [`super::Lending::Silence`], or for a
+    /// state saved before the opening time was kept, each need is marked as
+    /// lent and lends no more.
     fn charge_lenders(&mut self, id: u64, opened: Option<f64>) {
         let Some(need) = self.needs.position(id) else {
             return;
@@ -542,16 +541,31 @@ impl Pool {
             .lenders(need)
             .filter(|&l| self.needs.link(need, l) >= claim)
             .collect();
-        let booked_at = opened.filter(|_| self.config.lending == super::Lending::Book);
-        for lender in claimed {
-            let unlent = booked_at.map(|at| (at, self.unlent_heat(lender, at)));
-            let Some(state) = self.needs.states.get_mut(lender) else {
+        let Some(opened) = opened.filter(|_| self.config.lending == super::Lending::Book) else {
+            for lender in claimed {
+                if let Some(state) = self.needs.states.get_mut(lender) {
+                    state.lent = true;
+                }
+            }
+            return;
+        };
+        let clusters: Vec<u64> = claimed
+            .iter()
+            .filter_map(|&l| self.needs.states.get(l))
+            .flat_map(|state| state.clusters.iter().copied())
+            .collect();
+        for cluster in clusters {
+            let Some(state) = self
+                .position(cluster)
+                .and_then(|i| self.clusters.get_mut(i))
+            else {
                 continue;
             };
-            match unlent {
-                Some((at, heat)) => state.lent_heat.add(heat, at, half_life),
-                None => state.lent = true,
-            }
+            // Booked at the instant its heat is read, so that the booking
+            // decays as that heat does.
+            let at = opened.max(state.heat.latest());
+            let unlent = state.heat.value(at, half_life) - state.lent_heat.value(at, half_life);
+            state.lent_heat.add(unlent, at, half_life);
         }
     }
 

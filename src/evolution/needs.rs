@@ -24,7 +24,6 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::cluster::Exemplar;
-use super::heat::Heat;
 use super::pool::dot;
 
 /// What a need remembers of its own (everything else is its clusters' sum).
@@ -66,14 +65,6 @@ pub(crate) struct NeedState {
     /// heat alone.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) lent: bool,
-    /// Under [`super::Lending::Book`], the heat the need held when a
-    /// neighbour within the claim threshold was proposed with support,
-    /// decaying as its own does: only what it gained since (its heat minus
-    /// this) may support a proposal again, so no request's heat counts
-    /// towards two proposals, and a piece of a need that lent while small
-    /// still counts with what it gains later.
-    #[serde(default, skip_serializing_if = "Heat::is_empty")]
-    pub(crate) lent_heat: Heat,
 }
 
 impl NeedState {
@@ -90,7 +81,6 @@ impl NeedState {
             supported: false,
             supported_at: None,
             lent: false,
-            lent_heat: Heat::default(),
         }
     }
 
@@ -102,7 +92,6 @@ impl NeedState {
             retry_at: self.retry_at,
             failures: self.failures,
             lent: self.lent,
-            lent_heat: self.lent_heat,
             ..Self::new(id)
         }
     }
@@ -110,7 +99,7 @@ impl NeedState {
     /// Folds in another need's own state. Symmetric, so that replica merges
     /// commute: the proposal as [`merged_proposal`] keeps it, the later
     /// request, the later retry.
-    pub(crate) fn absorb(&mut self, other: &NeedState, half_life: f64) {
+    pub(crate) fn absorb(&mut self, other: &NeedState) {
         self.last_request = match (self.last_request.take(), other.last_request.clone()) {
             (Some(a), Some(b)) => Some(if (b.1, &b.0) > (a.1, &a.0) { b } else { a }),
             (a, b) => a.or(b),
@@ -127,7 +116,6 @@ impl NeedState {
             (a, b) => a.or(b),
         };
         self.lent |= other.lent;
-        self.lent_heat = self.lent_heat.combine(other.lent_heat, half_life);
     }
 
     /// Starts counting a request from `client` at `at`: `false` if the need

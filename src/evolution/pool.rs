@@ -72,14 +72,15 @@ impl<'p> ClusterView<'p> {
             .heat
             .value(seconds(now), self.config.half_life_secs)
     }
-    /// Whether the heat's log-domain sum is finite (a non-finite one would
+    /// Whether the heat's log-domain sums (its heat, and what it booked as
+    /// lent) are finite (a non-finite one would
     /// serialize as `null` and the snapshot would not restore). Only in fuzz
     /// builds, where checking this after every operation by serializing the
     /// whole pool cost a sixth of the run.
     #[cfg(fuzzing)]
     #[doc(hidden)]
     pub fn heat_is_finite(&self) -> bool {
-        self.state.heat.is_finite()
+        self.state.heat.is_finite() && self.state.lent_heat.is_finite()
     }
     /// Distinct clients within the gate window ending at `now`, counted up to
     /// the gate's minimum (more need not be remembered).

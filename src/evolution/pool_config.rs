@@ -104,10 +104,11 @@ pub struct PoolConfig {
 }
 
 /// What becomes of the heat a need lent to a neighbour whose key was then
-/// proposed with its help ([`PoolConfig::lending`]). Either way no
-/// request's heat counts towards two proposals through lending, and every
-/// need still triggers on its own heat alone; the two differ on a need
-/// that lent while small and grows later. Which suits an embedder was
+/// proposed with its help ([`PoolConfig::lending`]). Either way the needs
+/// within the claim threshold of the proposed one do not lend the heat
+/// they held then to another proposal, and every need still triggers on
+/// its own heat alone; the two differ on a need that lent while small and
+/// grows later. Which suits an embedder was
 /// chosen on the calibration intents of two corpora (docs/evolution.md,
 /// "Lending"): an embedder that cuts a need into many pieces proposes
 /// duplicates when pieces regain support, one that cuts it into few loses
@@ -119,9 +120,9 @@ pub enum Lending {
     /// The lender lends no more and is never supported again.
     #[default]
     Silence,
-    /// The lender books the heat it holds when the key is proposed (saved
-    /// with it, decaying as heat does); only what it gains later may lend
-    /// or be supported again.
+    /// The lender's clusters book the heat they hold when the key is
+    /// proposed (saved with them, decaying as heat does); only what they
+    /// gain later may lend or be supported again.
     Book,
 }
 
