@@ -31,7 +31,10 @@ use terms::{Background, Fragment, Stems, Term, naming_terms, ranked_terms, share
 ///   salient word, followed or preceded (as the fragments mostly put them)
 ///   by the most salient word that comes with it in a third of its
 ///   fragments: "wheelchair assistance at the gate", "need wheelchair help"
-///   → `wheelchair_assistance`. Words in other scripts are transliterated
+///   → `wheelchair_assistance`; failing one salient enough, by the most
+///   frequent word that comes with it in half of them and is not the
+///   scenario's (used by more than half of the other needs): "virtual" →
+///   `virtual_card`, never `legroom_flight`. Words in other scripts are transliterated
 ///   ("靠窗" → `kao_chuang`); a name with nothing left to spell is `need_`
 ///   plus a hash of its words. A name is never that of a key in force that
 ///   is not experimental (a base or promoted key): the next salient word, or
@@ -427,6 +430,31 @@ mod tests {
         assert!(names[0].contains("vegetarian"), "{names:?}");
         assert!(names[1].contains("legroom"), "{names:?}");
         assert!(names[2].contains("pet"), "{names:?}");
+        assert!(names.iter().all(|n| !n.contains("flight")), "{names:?}");
+    }
+
+    /// A salient modifier takes the head noun it needs ("virtual" alone
+    /// says little), though that noun is common in the pool; a word more
+    /// than half of the other needs use (the scenario's) never does.
+    #[test]
+    fn a_modifier_takes_its_head_noun_unless_the_scenario_owns_it() {
+        let keys = induce_each(&[
+            &["virtual card please", "can I get a virtual card"],
+            &["my card has not arrived", "card still not here"],
+            &["card payment declined", "why was my card declined"],
+            &["exchange rate for euros", "what exchange rate"],
+            &["close my account", "account closure"],
+            &["top up by bank transfer", "transfer to top up"],
+        ]);
+        assert_eq!(keys[0].key_name.as_str(), "virtual_card");
+        let keys = induce_each(&[
+            &["flight with extra legroom", "legroom on the flight"],
+            &["vegetarian meal on the flight", "flight meal vegetarian"],
+            &["my pet on the flight", "flight with a pet"],
+            &["flight change", "change the flight"],
+        ]);
+        let names: Vec<&str> = keys.iter().map(|k| k.key_name.as_str()).collect();
+        assert!(names[0].contains("legroom"), "{names:?}");
         assert!(names.iter().all(|n| !n.contains("flight")), "{names:?}");
     }
 

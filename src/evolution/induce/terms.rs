@@ -43,9 +43,14 @@ const FRAME: [&str; 24] = [
     "wont",
 ];
 
-/// How salient, against the first, the second word of a name must be: a
-/// word most needs use ("flight", "card") does not join a name.
+/// How salient, against the first, the second word of a name must be to
+/// join it for its salience alone (a word many needs use, "card", joins
+/// only as the head noun of a modifier; see [`naming_terms`]).
 const SECOND_SALIENCE: f64 = 0.5;
+
+/// Other needs a pool must hold before a word can be told to be the
+/// scenario's (used by more than half of them) rather than the need's.
+const MIN_NEEDS_TO_TELL: f64 = 4.0;
 
 /// A word of a fragment: its stem (what is compared) and its form (what is
 /// written).
@@ -155,6 +160,9 @@ pub(super) struct Term {
     pub frequency: u64,
     /// Its class-based TF-IDF weight.
     pub salience: f64,
+    /// Whether more than half of the pool's other needs use it: the
+    /// scenario's word ("flight" in a flight booking), not the need's.
+    pub widespread: bool,
 }
 
 /// How often each stem of `wanted` occurs across the pool's other needs and
@@ -163,6 +171,10 @@ pub(super) struct Term {
 pub(super) struct Background {
     frequency: HashMap<String, f64>,
     mean_class_weight: f64,
+    /// How many other needs use each stem, and how many there are (each
+    /// scaled as `frequency` is).
+    needs_using: HashMap<String, f64>,
+    other_needs: f64,
 }
 
 impl Background {
@@ -179,6 +191,7 @@ impl Background {
         wanted: &BTreeSet<String>,
     ) -> Self {
         let mut frequency: HashMap<String, f64> = HashMap::new();
+        let mut needs_using: HashMap<String, f64> = HashMap::new();
         let mut classes = 1u64;
         let mut total: f64 = need
             .iter()
@@ -186,6 +199,7 @@ impl Background {
             .sum();
         for exemplars in others {
             classes += 1;
+            let mut in_need = BTreeSet::new();
             for exemplar in exemplars {
                 let count = exemplar.count.max(1) as f64;
                 let words = stems.content(&exemplar.text);
@@ -193,9 +207,13 @@ impl Background {
                 let mut seen = BTreeSet::new();
                 for word in words {
                     if wanted.contains(&word.stem) && seen.insert(word.stem.clone()) {
+                        in_need.insert(word.stem.clone());
                         *frequency.entry(word.stem).or_default() += count * scale;
                     }
                 }
+            }
+            for stem in in_need {
+                *needs_using.entry(stem).or_default() += scale;
             }
         }
         let mean_class_weight = (total / classes as f64).max(1.0);
@@ -218,7 +236,17 @@ impl Background {
         Self {
             frequency,
             mean_class_weight,
+            needs_using,
+            other_needs: (classes - 1) as f64 * scale,
         }
+    }
+
+    /// Whether more than half of the other needs use `stem`; with fewer
+    /// than [`MIN_NEEDS_TO_TELL`] other needs there is no telling the
+    /// scenario's words from the need's, and every word counts as widespread.
+    fn widespread(&self, stem: &str) -> bool {
+        let using = self.needs_using.get(stem).copied().unwrap_or(0.0);
+        self.other_needs < MIN_NEEDS_TO_TELL || using * 2.0 > self.other_needs
     }
 
     /// c-TF-IDF: `tf × ln(1 + A / f)`, `f` counting the need's own use too.
@@ -258,6 +286,7 @@ pub(super) fn ranked_terms(
             form: most_common(forms.get(stem)).unwrap_or(stem).to_owned(),
             frequency: tf,
             salience: background.salience(stem, tf),
+            widespread: background.widespread(stem),
         })
         .collect();
     terms.sort_by(|a, b| {
@@ -286,15 +315,31 @@ pub(super) fn together(fragments: &[Fragment], a: &str, b: &str) -> u64 {
 
 /// The one or two terms that name the need: the most salient, and the most
 /// salient of the others that comes with it in at least a third of its
-/// fragments' weight and is at least [`SECOND_SALIENCE`] as salient, in the
-/// order the fragments mostly put them.
+/// fragments' weight and is at least [`SECOND_SALIENCE`] as salient; failing
+/// that, the most frequent of the others that comes with it in at least
+/// half of its fragments' weight and is not the scenario's (used by more
+/// than half of the pool's other needs), so that the head noun a salient
+/// modifier needs joins it ("virtual" → `virtual_card`) while "flight" in
+/// a flight booking does not. In the order the fragments mostly put them.
 pub(super) fn naming_terms(fragments: &[Fragment], ranked: &[Term]) -> Vec<Term> {
     let Some(first) = ranked.first() else {
         return Vec::new();
     };
-    let second = ranked.iter().skip(1).find(|t| {
+    let with_first = |t: &Term| together(fragments, &first.stem, &t.stem);
+    let salient = ranked.iter().skip(1).find(|t| {
         t.salience >= SECOND_SALIENCE * first.salience
-            && together(fragments, &first.stem, &t.stem).saturating_mul(3) >= first.frequency
+            && with_first(t).saturating_mul(3) >= first.frequency
+    });
+    let second = salient.or_else(|| {
+        ranked
+            .iter()
+            .skip(1)
+            .filter(|t| !t.widespread && with_first(t).saturating_mul(2) >= first.frequency)
+            .max_by(|a, b| {
+                a.frequency
+                    .cmp(&b.frequency)
+                    .then_with(|| b.stem.cmp(&a.stem))
+            })
     });
     let Some(second) = second else {
         return vec![first.clone()];
