@@ -43,34 +43,34 @@ pub(super) enum Gate {
 impl Pool {
     /// Need `need`'s heat at `at`: its clusters' heats added (in id order).
     pub(super) fn need_heat(&self, need: usize, at: f64) -> f64 {
-        let half_life = self.config.half_life_secs;
-        let Some(state) = self.needs.states.get(need) else {
-            return 0.0;
-        };
-        let heat = state
-            .clusters
-            .iter()
-            .filter_map(|id| self.position(*id).and_then(|i| self.clusters.get(i)))
-            .fold(Heat::default(), |sum, c| sum.combine(c.heat, half_life));
-        heat.value(at, half_life)
+        self.summed(need, at, |c| c.heat)
     }
 
     /// The heat need `need` may still lend or be supported with at `at`:
     /// its clusters' heat less what they booked as lent to proposed
     /// neighbours (never negative).
     pub(super) fn unlent_heat(&self, need: usize, at: f64) -> f64 {
+        (self.need_heat(need, at) - self.summed(need, at, |c| c.lent_heat)).max(0.0)
+    }
+
+    /// One heat of each of need `need`'s clusters (`heat_of`), added in id
+    /// order and read at `at`.
+    fn summed(
+        &self,
+        need: usize,
+        at: f64,
+        heat_of: impl Fn(&super::cluster::ClusterState) -> Heat,
+    ) -> f64 {
         let half_life = self.config.half_life_secs;
         let Some(state) = self.needs.states.get(need) else {
             return 0.0;
         };
-        let lent = state
+        state
             .clusters
             .iter()
             .filter_map(|id| self.position(*id).and_then(|i| self.clusters.get(i)))
-            .fold(Heat::default(), |sum, c| {
-                sum.combine(c.lent_heat, half_life)
-            });
-        (self.need_heat(need, at) - lent.value(at, half_life)).max(0.0)
+            .fold(Heat::default(), |sum, c| sum.combine(heat_of(c), half_life))
+            .value(at, half_life)
     }
 
     /// Starts counting a request from `client` at `at` in need `need`:
