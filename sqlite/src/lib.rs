@@ -41,7 +41,7 @@ mod migrate;
 
 use std::path::Path;
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use sdsi::SchemaStore;
 use sdsi::evolution::{EvolutionState, SavedServer, StateStorage, Versioned};
 use sdsi::patch::{SealError, Signer};
@@ -134,6 +134,19 @@ impl Error {
     }
 }
 
+/// A quick integrity check, so that a damaged file is an error on open
+/// rather than later.
+fn check_integrity(connection: &Connection) -> Result<(), Error> {
+    let check: String = connection.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
+    if check == "ok" {
+        return Ok(());
+    }
+    Err(Error::Sqlite(rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+        Some(format!("integrity check failed: {check}")),
+    )))
+}
+
 /// Whether SQLite said another connection holds the lock.
 fn is_busy(error: &rusqlite::Error) -> bool {
     matches!(
@@ -163,14 +176,23 @@ impl SqliteState {
         connection.busy_timeout(std::time::Duration::from_secs(5))?;
         let _mode: String = connection.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
         connection.execute_batch("PRAGMA synchronous = FULL;")?;
-        let check: String = connection.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
-        if check != "ok" {
-            return Err(Error::Sqlite(rusqlite::Error::SqliteFailure(
-                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
-                Some(format!("integrity check failed: {check}")),
-            )));
-        }
+        check_integrity(&connection)?;
         migrate::migrate(&mut connection)?;
+        Ok(Self { connection })
+    }
+
+    /// Opens the state file at `path` for reading only, as a report does:
+    /// nothing is written to it (no journal mode, no migration), so a file
+    /// from an earlier or a newer release is read as it is, and a file that
+    /// does not exist is an error rather than a new database. Saving
+    /// through it fails.
+    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Self, Error> {
+        let connection = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        connection.busy_timeout(std::time::Duration::from_secs(5))?;
+        check_integrity(&connection)?;
         Ok(Self { connection })
     }
 

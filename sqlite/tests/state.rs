@@ -415,3 +415,31 @@ fn openers_racing_on_a_new_file_migrate_it_once() {
     assert_eq!(user_version(&path), sdsi_sqlite::SCHEMA_VERSION);
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// A read-only opening writes nothing: a file from before numbered
+/// migrations stays at version 0 and still loads; a save through it fails;
+/// a missing file is an error, not a new database.
+#[test]
+fn a_read_only_opening_reads_without_migrating() {
+    let d = dir("read-only");
+    let path = d.join("state.db");
+    let (s, e) = busy();
+    let version = SqliteState::open(&path)
+        .unwrap()
+        .save("flight_booking", None, 7, &s, &e.state())
+        .unwrap();
+    set_user_version(&path, 0);
+    let mut db = SqliteState::open_read_only(&path).unwrap();
+    assert_eq!(db.schema_version().unwrap(), 0);
+    let saved = db.load("flight_booking").unwrap().unwrap();
+    assert_eq!((saved.version, saved.cursor), (version, 7));
+    assert!(
+        db.save("flight_booking", Some(version), 8, &s, &e.state())
+            .is_err()
+    );
+    drop(db);
+    assert_eq!(user_version(&path), 0);
+    assert!(SqliteState::open_read_only(d.join("missing.db")).is_err());
+    assert!(!d.join("missing.db").exists());
+    std::fs::remove_dir_all(&d).unwrap();
+}

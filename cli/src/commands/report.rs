@@ -50,7 +50,8 @@ pub fn run(args: &Args, format: Format) -> Outcome {
     if !args.state.exists() {
         return unusable(&path, "no such file".to_owned());
     }
-    let mut db = match SqliteState::open(&args.state) {
+    // A report reads: it must not migrate or otherwise write the file.
+    let mut db = match SqliteState::open_read_only(&args.state) {
         Ok(db) => db,
         Err(error) => return unusable(&path, error.to_string()),
     };
