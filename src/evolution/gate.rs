@@ -13,15 +13,14 @@
 //! gate. It leads only if none of those is hotter; the key comes from the
 //! need itself. When a key is proposed from a need whose gate opened that
 //! way, every need that could lend and lies within
-//! [`super::PoolConfig::claim_threshold`] of it is charged,
-//! whether the region took it or not, as [`super::PoolConfig::lending`]
-//! says: silenced (it lends no more and is never supported again), or its
-//! clusters' heat then booked as lent (a decaying sum beside each one's
-//! heat, which never supports another proposal, though what the need gains
-//! later may).
-//! Any need still triggers on its own heat alone. So the pieces of one need
-//! do not propose it twice on the same requests, and two needs that are
-//! close but distinct each get their key.
+//! [`super::PoolConfig::claim_threshold`] of it is charged, whether the
+//! region took it or not, as [`super::PoolConfig::lending`] says: silenced
+//! (it lends no more and is never supported again), or its clusters' heat
+//! then booked as lent (a decaying sum beside each one's heat, which never
+//! supports another proposal, though what the need gains later may). Any
+//! need still triggers on its own heat alone. So the pieces of one need do
+//! not propose it twice on the same requests, and two needs that are close
+//! but distinct each get their key.
 
 use std::collections::BTreeMap;
 
@@ -50,7 +49,12 @@ impl Pool {
     /// its clusters' heat less what they booked as lent to proposed
     /// neighbours (never negative).
     pub(super) fn unlent_heat(&self, need: usize, at: f64) -> f64 {
-        (self.need_heat(need, at) - self.summed(need, at, |c| c.lent_heat)).max(0.0)
+        (self.need_heat(need, at) - self.lent_heat(need, at)).max(0.0)
+    }
+
+    /// What need `need`'s clusters booked as lent, read at `at`.
+    fn lent_heat(&self, need: usize, at: f64) -> f64 {
+        self.summed(need, at, |c| c.lent_heat)
     }
 
     /// One heat of each of need `need`'s clusters (`heat_of`), added in id
@@ -147,9 +151,15 @@ impl Pool {
         if own >= threshold && self.enough_traffic(&[need], at) {
             return Gate::Own;
         }
-        // A silenced lender (Lending::Silence) is never supported again.
-        let unlent = self.unlent_heat(need, at);
-        if state.lent || unlent < self.config.support_share * threshold {
+        // A silenced lender (Lending::Silence) is never supported again. The
+        // unlent heat is at most `own`: read what was lent only when `own`
+        // alone could lead (most ingests stop here, on the hot path).
+        let share = self.config.support_share * threshold;
+        if state.lent || own < share {
+            return Gate::Closed;
+        }
+        let unlent = (own - self.lent_heat(need, at)).max(0.0);
+        if unlent < share {
             return Gate::Closed;
         }
         if self.supported_by_neighbours(need, unlent, at) {

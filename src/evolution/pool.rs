@@ -73,10 +73,10 @@ impl<'p> ClusterView<'p> {
             .value(seconds(now), self.config.half_life_secs)
     }
     /// Whether the heat's log-domain sums (its heat, and what it booked as
-    /// lent) are finite (a non-finite one would
-    /// serialize as `null` and the snapshot would not restore). Only in fuzz
-    /// builds, where checking this after every operation by serializing the
-    /// whole pool cost a sixth of the run.
+    /// lent) are finite (a non-finite one would serialize as `null` and the
+    /// snapshot would not restore). Only in fuzz builds, where checking this
+    /// after every operation by serializing the whole pool cost a sixth of
+    /// the run.
     #[cfg(fuzzing)]
     #[doc(hidden)]
     pub fn heat_is_finite(&self) -> bool {

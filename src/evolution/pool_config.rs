@@ -108,11 +108,11 @@ pub struct PoolConfig {
 /// within the claim threshold of the proposed one do not lend the heat
 /// they held then to another proposal, and every need still triggers on
 /// its own heat alone; the two differ on a need that lent while small and
-/// grows later. Which suits an embedder was
-/// chosen on the calibration intents of two corpora (docs/evolution.md,
-/// "Lending"): an embedder that cuts a need into many pieces proposes
-/// duplicates when pieces regain support, one that cuts it into few loses
-/// needs when a piece is silenced.
+/// grows later. Which suits an embedder was chosen on the calibration
+/// intents of two corpora (docs/evolution.md, "Lending"): an embedder that
+/// cuts a need into many pieces proposes duplicates when pieces regain
+/// support, one that cuts it into few loses needs when a piece is
+/// silenced.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]

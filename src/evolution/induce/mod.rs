@@ -34,8 +34,8 @@ use terms::{Background, Fragment, Stems, Term, naming_terms, ranked_terms, share
 ///   → `wheelchair_assistance`; failing one salient enough, by the most
 ///   frequent word that comes with it in half of them and is not the
 ///   scenario's (used by more than half of the other needs): "virtual" →
-///   `virtual_card`, never `legroom_flight`. Words in other scripts are transliterated
-///   ("靠窗" → `kao_chuang`); a name with nothing left to spell is `need_`
+///   `virtual_card`, never `legroom_flight`. Words in other scripts are
+///   transliterated ("靠窗" → `kao_chuang`); a name with nothing left to spell is `need_`
 ///   plus a hash of its words. A name is never that of a key in force that
 ///   is not experimental (a base or promoted key): the next salient word, or
 ///   `_detail`, is added;
