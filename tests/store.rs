@@ -1255,3 +1255,58 @@ fn a_saved_store_saves_to_the_same_bytes_again() {
     let again = serde_json::to_vec(&restored).unwrap();
     assert!(again == bytes, "a restored store wrote other bytes");
 }
+
+/// A row's state and status columns name what serde names, and read back.
+#[test]
+fn row_columns_read_back_and_match_the_serialized_names() {
+    use sdsi::patch::{KeyState, PatchStatus};
+    for state in [
+        KeyState::Experimental,
+        KeyState::Stable,
+        KeyState::Deprecated,
+        KeyState::Withdrawn,
+        KeyState::Gone,
+    ] {
+        assert_eq!(KeyState::parse(state.as_str()), Some(state));
+        assert_eq!(serde_json::to_value(state).unwrap(), json!(state.as_str()));
+    }
+    for status in [PatchStatus::Accepted, PatchStatus::Queued] {
+        assert_eq!(PatchStatus::parse(status.as_str()), Some(status));
+    }
+    assert_eq!(KeyState::parse("retired"), None);
+    assert_eq!(PatchStatus::parse("applied"), None);
+}
+
+/// Queued patches are rows after the accepted ones, in queue order, and
+/// every row reads back as the patch it was written from.
+#[test]
+fn a_stores_rows_list_accepted_then_queued_patches() {
+    let mut s = guard_of_one();
+    for name in ["second_key", "third_key"] {
+        let p = patch(name, T0, 30, vec![key(name, KeyType::String)]);
+        s.submit(p, T0, &DenySensitive).unwrap();
+    }
+    let rows = s.rows().unwrap();
+    let listed: Vec<(&str, sdsi::patch::PatchStatus, i64)> = rows
+        .patches
+        .iter()
+        .map(|r| (r.patch_id.as_str(), r.status, r.position))
+        .collect();
+    use sdsi::patch::PatchStatus::{Accepted, Queued};
+    assert_eq!(
+        listed,
+        [
+            ("a", Accepted, 0),
+            ("second_key", Queued, 1),
+            ("third_key", Queued, 2)
+        ]
+    );
+    for row in &rows.patches {
+        assert_eq!(row.patch().unwrap().patch_id, row.patch_id);
+    }
+    assert_eq!(
+        rows.keys.len(),
+        1,
+        "only the accepted patch's key has a record"
+    );
+}

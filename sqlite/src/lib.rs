@@ -9,6 +9,12 @@
 //! synchronisation, so a save either happened completely or not at all,
 //! whenever the process dies.
 //!
+//! [`SqliteState::save`] also keeps the store as rows (`sdsi_patch`,
+//! `sdsi_key_record`, `sdsi_pending`: see [`sdsi::patch::StoreRows`]),
+//! rewriting only those that changed, so patches, key records and pending
+//! proposals can be read ([`SqliteState::store_rows`]) or queried with SQL
+//! without loading the pools.
+//!
 //! Saves are guarded by optimistic concurrency: each save names the version
 //! it read, and a save over a newer version (another writer got there
 //! first) is refused with [`Error::Conflict`] instead of overwriting it.
@@ -38,13 +44,14 @@
 //! ```
 
 mod migrate;
+mod rows;
 
 use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use sdsi::SchemaStore;
 use sdsi::evolution::{EvolutionState, SavedServer, StateStorage, Versioned};
-use sdsi::patch::{SealError, Signer};
+use sdsi::patch::{SealError, Signer, StoreRows};
 
 pub use migrate::SCHEMA_VERSION;
 
@@ -273,10 +280,23 @@ impl SqliteState {
         store: &SchemaStore,
         engine: &EvolutionState,
     ) -> Result<u64, Error> {
-        let bytes = SavedServer::encode(cursor, store, engine).map_err(|e| Error::Serialize {
+        let serialize = |e: serde_json::Error| Error::Serialize {
             message: e.to_string(),
-        })?;
-        StateStorage::save(self, scenario, expected, &bytes)
+        };
+        let bytes = SavedServer::encode(cursor, store, engine).map_err(serialize)?;
+        let rows = store.rows().map_err(serialize)?;
+        self.save_busy_aware(scenario, expected, &bytes, Some(&rows))
+    }
+
+    /// The store's rows saved with `scenario`'s state by
+    /// [`SqliteState::save`] (tables `sdsi_patch`, `sdsi_key_record`,
+    /// `sdsi_pending`): its patches, key records and pending proposals,
+    /// read without the pools. `None` when nothing was saved, or when the
+    /// state saved last did not write them (saved as bytes through
+    /// [`StateStorage::save`], or by a release before them): never rows
+    /// older than the state.
+    pub fn store_rows(&mut self, scenario: &str) -> Result<Option<StoreRows>, Error> {
+        rows::read(&mut self.connection, scenario)
     }
 }
 
@@ -342,16 +362,31 @@ impl StateStorage for SqliteState {
         Ok(Some(Versioned::new(version, bytes)))
     }
 
+    /// Saves bytes this crate cannot look into: the store's rows are left
+    /// as they were and [`SqliteState::store_rows`] no longer reads them as
+    /// current ([`SqliteState::save`] writes them).
     fn save(&mut self, scenario: &str, expected: Option<u64>, bytes: &[u8]) -> Result<u64, Error> {
-        self.save_versioned(scenario, expected, bytes)
+        self.save_busy_aware(scenario, expected, bytes, None)
+    }
+}
+
+impl SqliteState {
+    /// [`SqliteState::save_versioned`], with a busy timeout reported as the
+    /// retryable [`Error::Busy`].
+    fn save_busy_aware(
+        &mut self,
+        scenario: &str,
+        expected: Option<u64>,
+        bytes: &[u8],
+        rows: Option<&StoreRows>,
+    ) -> Result<u64, Error> {
+        self.save_versioned(scenario, expected, bytes, rows)
             .map_err(|error| match error {
                 Error::Sqlite(e) => busy_or(e, scenario),
                 other => other,
             })
     }
-}
 
-impl SqliteState {
     /// The save itself, in an immediate transaction: the write lock is taken
     /// before the version is read, so a second writer waits for the first
     /// (up to the busy timeout) instead of failing to upgrade a read it made
@@ -361,6 +396,7 @@ impl SqliteState {
         scenario: &str,
         expected: Option<u64>,
         bytes: &[u8],
+        rows: Option<&StoreRows>,
     ) -> Result<u64, Error> {
         let transaction = self
             .connection
@@ -387,6 +423,9 @@ impl SqliteState {
              ON CONFLICT(scenario) DO UPDATE SET version = excluded.version, state = excluded.state",
             params![scenario, stored, bytes],
         )?;
+        if let Some(rows) = rows {
+            rows::write(&transaction, scenario, stored, rows)?;
+        }
         transaction.commit()?;
         Ok(next)
     }

@@ -12,10 +12,13 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::Error;
 
 /// The migrations, in order: (version, SQL).
-const MIGRATIONS: [(i64, &str); 1] = [(1, include_str!("../migrations/0001_state.sql"))];
+const MIGRATIONS: [(i64, &str); 2] = [
+    (1, include_str!("../migrations/0001_state.sql")),
+    (2, include_str!("../migrations/0002_store_rows.sql")),
+];
 
 /// The schema version this release writes.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// The file's schema version (0 before any migration).
 pub(crate) fn schema_version(connection: &Connection) -> Result<i64, Error> {

@@ -445,3 +445,136 @@ fn a_read_only_opening_reads_without_migrating() {
     assert!(!d.join("missing.db").exists());
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// Counts the writes to the store's row tables, by a trigger on each.
+fn count_row_writes(path: &std::path::Path) {
+    let connection = rusqlite::Connection::open(path).unwrap();
+    connection
+        .execute_batch("CREATE TABLE row_writes (tbl TEXT, kind TEXT)")
+        .unwrap();
+    for table in ["sdsi_patch", "sdsi_key_record", "sdsi_pending"] {
+        for kind in ["INSERT", "UPDATE", "DELETE"] {
+            connection
+                .execute_batch(&format!(
+                    "CREATE TRIGGER count_{table}_{kind} AFTER {kind} ON {table}
+                     BEGIN INSERT INTO row_writes VALUES ('{table}', '{kind}'); END"
+                ))
+                .unwrap();
+        }
+    }
+}
+
+/// The writes counted since the last call, as "table kind" lines, sorted.
+fn row_writes(path: &std::path::Path) -> Vec<String> {
+    let connection = rusqlite::Connection::open(path).unwrap();
+    let mut statement = connection
+        .prepare("SELECT tbl || ' ' || kind FROM row_writes ORDER BY 1")
+        .unwrap();
+    let writes = statement
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<Vec<String>, _>>()
+        .unwrap();
+    connection.execute("DELETE FROM row_writes", []).unwrap();
+    writes
+}
+
+/// The store is also kept as rows (patches, key records, pending
+/// proposals) that read back as what the store holds; a save rewrites
+/// only the rows that changed; a state saved as bytes alone leaves rows
+/// that are no longer read as current.
+#[test]
+fn the_store_is_kept_as_rows_written_only_where_they_change() {
+    use sdsi::evolution::StateStorage;
+    use sdsi::patch::{HoldReason, PatchScope, PatchStatus, PendingProposal, SchemaPatch};
+    use sdsi::{KeyDefinition, KeyName, KeyType};
+
+    let d = dir("rows");
+    let path = d.join("state.db");
+    let (mut s, e) = busy();
+    let mut db = SqliteState::open(&path).unwrap();
+    assert_eq!(db.store_rows("flight_booking").unwrap(), None);
+    let mut version = db.save("flight_booking", None, 80, &s, &e.state()).unwrap();
+    let rows = db.store_rows("flight_booking").unwrap().unwrap();
+    assert_eq!(rows, s.rows().unwrap());
+    assert!(!rows.patches.is_empty() && !rows.keys.is_empty());
+    let stored: Vec<SchemaPatch> = rows.patches.iter().map(|r| r.patch().unwrap()).collect();
+    assert_eq!(stored, s.patches().cloned().collect::<Vec<_>>());
+    for row in &rows.keys {
+        let record = row.record().unwrap();
+        assert_eq!(
+            Some(&record),
+            s.lifecycle().record(&record.scope, &row.key_name)
+        );
+    }
+
+    count_row_writes(&path);
+    version = db
+        .save("flight_booking", Some(version), 80, &s, &e.state())
+        .unwrap();
+    assert_eq!(row_writes(&path), Vec::<String>::new(), "nothing changed");
+
+    let at = datetime!(2026-05-03 9:00 UTC);
+    let mut personal = SchemaPatch::new(
+        "meal-for-agent-x",
+        "flight_booking_v1",
+        at,
+        at + time::Duration::days(30),
+    );
+    personal.scope = PatchScope::Client("agent-x".to_owned());
+    personal.new_keys = vec![KeyDefinition::new(
+        KeyName::new("meal_preference").unwrap(),
+        KeyType::String,
+        false,
+        "The meal the passenger wants",
+    )];
+    s.hold(PendingProposal::new(
+        personal.clone(),
+        HoldReason::Unauthorized,
+        "needs an operator",
+        at,
+    ))
+    .unwrap();
+    version = db
+        .save("flight_booking", Some(version), 81, &s, &e.state())
+        .unwrap();
+    assert_eq!(row_writes(&path), ["sdsi_pending INSERT"]);
+    let rows = db.store_rows("flight_booking").unwrap().unwrap();
+    assert_eq!(rows.pending.len(), 1);
+    assert_eq!(
+        &rows.pending[0].proposal().unwrap(),
+        s.pending().next().unwrap()
+    );
+
+    s.approve("meal-for-agent-x", "ops", at + time::Duration::hours(1))
+        .unwrap();
+    version = db
+        .save("flight_booking", Some(version), 82, &s, &e.state())
+        .unwrap();
+    assert_eq!(
+        row_writes(&path),
+        [
+            "sdsi_key_record INSERT",
+            "sdsi_patch INSERT",
+            "sdsi_pending DELETE"
+        ]
+    );
+    let rows = db.store_rows("flight_booking").unwrap().unwrap();
+    assert_eq!(rows, s.rows().unwrap());
+    let added = rows
+        .patches
+        .iter()
+        .find(|r| r.patch_id == "meal-for-agent-x")
+        .unwrap();
+    assert_eq!(
+        (added.client.as_deref(), added.status),
+        (Some("agent-x"), PatchStatus::Accepted)
+    );
+    assert!(rows.keys.iter().any(|r| r.scope == "client:agent-x"));
+    assert!(rows.pending.is_empty());
+
+    let bytes = sdsi::evolution::SavedServer::encode(83, &s, &e.state()).unwrap();
+    StateStorage::save(&mut db, "flight_booking", Some(version), &bytes).unwrap();
+    assert_eq!(db.store_rows("flight_booking").unwrap(), None);
+    std::fs::remove_dir_all(&d).unwrap();
+}

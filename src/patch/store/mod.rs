@@ -21,11 +21,13 @@ use crate::validate::{CompiledSchema, ValidateOptions};
 
 mod retention;
 mod review;
+mod rows;
 use retention::definition_tag;
 mod snapshot;
 mod suggestion;
 
 pub use review::APPROVED_BY_MEMBER;
+pub use rows::{KeyRow, PatchRow, PatchStatus, PendingRow, RowError, StoreRows, scope_column};
 #[cfg(feature = "evolution")]
 pub(crate) use snapshot::check_header;
 pub use snapshot::{STORE_FORMAT_VERSION, SealError};

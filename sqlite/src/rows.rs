@@ -1,0 +1,184 @@
+//! The store's rows (`sdsi_patch`, `sdsi_key_record`, `sdsi_pending`),
+//! written inside the transaction that saves the state and read back one
+//! table at a time.
+
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use sdsi::patch::{KeyRow, KeyState, PatchRow, PatchStatus, PendingRow, StoreRows};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use crate::Error;
+
+/// Makes `scenario`'s rows say what `rows` says, as of state `version`: a
+/// row that changed is rewritten, an unchanged one left alone, one no
+/// longer there deleted.
+pub(crate) fn write(
+    transaction: &Transaction<'_>,
+    scenario: &str,
+    version: i64,
+    rows: &StoreRows,
+) -> Result<(), Error> {
+    transaction.execute(
+        "INSERT INTO sdsi_rows_version (scenario, version) VALUES (?1, ?2)
+         ON CONFLICT (scenario) DO UPDATE SET version = excluded.version",
+        params![scenario, version],
+    )?;
+    let ids = |items: Vec<String>| serde_json::Value::from(items).to_string();
+    transaction.execute(
+        "DELETE FROM sdsi_patch WHERE scenario = ?1
+         AND patch_id NOT IN (SELECT value FROM json_each(?2))",
+        params![
+            scenario,
+            ids(rows.patches.iter().map(|r| r.patch_id.clone()).collect())
+        ],
+    )?;
+    let mut patch = transaction.prepare_cached(
+        "INSERT INTO sdsi_patch (scenario, patch_id, client, status, position, body)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (scenario, patch_id) DO UPDATE SET
+             client = excluded.client, status = excluded.status,
+             position = excluded.position, body = excluded.body
+         WHERE (client, status, position, body)
+               IS NOT (excluded.client, excluded.status, excluded.position, excluded.body)",
+    )?;
+    for row in &rows.patches {
+        patch.execute(params![
+            scenario,
+            row.patch_id,
+            row.client,
+            row.status.as_str(),
+            row.position,
+            row.body
+        ])?;
+    }
+    // A key row is named by (scope, key name): one JSON pair each.
+    let keys: Vec<serde_json::Value> = rows
+        .keys
+        .iter()
+        .map(|r| serde_json::json!([r.scope, r.key_name]))
+        .collect();
+    transaction.execute(
+        "DELETE FROM sdsi_key_record WHERE scenario = ?1 AND NOT EXISTS (
+             SELECT 1 FROM json_each(?2) AS kept
+             WHERE json_extract(kept.value, '$[0]') = scope
+               AND json_extract(kept.value, '$[1]') = key_name)",
+        params![scenario, serde_json::Value::from(keys).to_string()],
+    )?;
+    let mut key = transaction.prepare_cached(
+        "INSERT INTO sdsi_key_record (scenario, scope, key_name, state, patch_id, body)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (scenario, scope, key_name) DO UPDATE SET
+             state = excluded.state, patch_id = excluded.patch_id, body = excluded.body
+         WHERE (state, patch_id, body) IS NOT (excluded.state, excluded.patch_id, excluded.body)",
+    )?;
+    for row in &rows.keys {
+        key.execute(params![
+            scenario,
+            row.scope,
+            row.key_name,
+            row.state.as_str(),
+            row.patch_id,
+            row.body
+        ])?;
+    }
+    transaction.execute(
+        "DELETE FROM sdsi_pending WHERE scenario = ?1
+         AND proposal NOT IN (SELECT value FROM json_each(?2))",
+        params![
+            scenario,
+            ids(rows.pending.iter().map(|r| r.proposal.clone()).collect())
+        ],
+    )?;
+    let mut pending = transaction.prepare_cached(
+        "INSERT INTO sdsi_pending (scenario, proposal, held_at, body) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (scenario, proposal) DO UPDATE SET
+             held_at = excluded.held_at, body = excluded.body
+         WHERE (held_at, body) IS NOT (excluded.held_at, excluded.body)",
+    )?;
+    for row in &rows.pending {
+        let held_at = row.held_at.format(&Rfc3339).map_err(|e| Error::Serialize {
+            message: format!("proposal {:?}: {e}", row.proposal),
+        })?;
+        pending.execute(params![scenario, row.proposal, held_at, row.body])?;
+    }
+    Ok(())
+}
+
+/// `scenario`'s rows, in the store's order, if they were written with the
+/// state saved last (read in one transaction, so a save cannot come
+/// between the check and the rows).
+pub(crate) fn read(
+    connection: &mut Connection,
+    scenario: &str,
+) -> Result<Option<StoreRows>, Error> {
+    let transaction = connection.transaction()?;
+    let current: Option<i64> = transaction
+        .query_row(
+            "SELECT 1 FROM sdsi_state JOIN sdsi_rows_version USING (scenario, version)
+             WHERE scenario = ?1",
+            params![scenario],
+            |row| row.get(0),
+        )
+        .optional()?;
+    if current.is_none() {
+        return Ok(None);
+    }
+    let rows = read_tables(&transaction, scenario)?;
+    transaction.commit()?;
+    Ok(Some(rows))
+}
+
+fn read_tables(connection: &Connection, scenario: &str) -> Result<StoreRows, Error> {
+    let damaged = |message: String| Error::Damaged {
+        scenario: scenario.to_owned(),
+        message,
+    };
+    let mut rows = StoreRows::default();
+    let mut statement = connection.prepare(
+        "SELECT patch_id, client, status, position, body FROM sdsi_patch
+         WHERE scenario = ?1 ORDER BY position, patch_id",
+    )?;
+    let mut found = statement.query(params![scenario])?;
+    while let Some(row) = found.next()? {
+        let status: String = row.get(2)?;
+        let status = PatchStatus::parse(&status)
+            .ok_or_else(|| damaged(format!("patch status {status:?}")))?;
+        rows.patches.push(PatchRow::from_columns(
+            row.get(0)?,
+            row.get(1)?,
+            status,
+            row.get(3)?,
+            row.get(4)?,
+        ));
+    }
+    let mut statement = connection.prepare(
+        "SELECT scope, key_name, state, patch_id, body FROM sdsi_key_record
+         WHERE scenario = ?1 ORDER BY scope, key_name",
+    )?;
+    let mut found = statement.query(params![scenario])?;
+    while let Some(row) = found.next()? {
+        let state: String = row.get(2)?;
+        let state =
+            KeyState::parse(&state).ok_or_else(|| damaged(format!("key state {state:?}")))?;
+        rows.keys.push(KeyRow::from_columns(
+            row.get(0)?,
+            row.get(1)?,
+            state,
+            row.get(3)?,
+            row.get(4)?,
+        ));
+    }
+    let mut statement = connection.prepare(
+        "SELECT proposal, held_at, body FROM sdsi_pending
+         WHERE scenario = ?1 ORDER BY held_at, proposal",
+    )?;
+    let mut found = statement.query(params![scenario])?;
+    while let Some(row) = found.next()? {
+        let held_at: String = row.get(1)?;
+        let held_at = OffsetDateTime::parse(&held_at, &Rfc3339)
+            .map_err(|e| damaged(format!("held_at {held_at:?}: {e}")))?;
+        rows.pending
+            .push(PendingRow::from_columns(row.get(0)?, held_at, row.get(2)?));
+    }
+    Ok(rows)
+}

@@ -1,0 +1,291 @@
+//! The store as rows: its patches, key records and pending proposals one by
+//! one, each with the columns a database indexes and its JSON body, so that
+//! a back end keeps them as table rows beside the whole-state snapshot,
+//! rewrites only the rows that changed, and lets them be read or queried
+//! without loading the pools (docs/replicas.md, "Tables and retention").
+//!
+//! The snapshot stays the state a server restores from (sealed when the
+//! store requires signatures); the rows are written from it in the same
+//! transaction, so they always say what the snapshot says.
+
+use time::OffsetDateTime;
+
+use super::SchemaStore;
+use crate::patch::review::PendingProposal;
+use crate::patch::{KeyRecord, KeyState, PatchError, PatchScope, SchemaPatch};
+
+/// Every row of one store, in a stable order: patches global, then each
+/// client's, then the queue (their `position`); key records by scope and
+/// key name; pending proposals by when they were held, then id.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StoreRows {
+    /// Accepted and queued patches.
+    pub patches: Vec<PatchRow>,
+    /// One per (scope, key) of the lifecycle.
+    pub keys: Vec<KeyRow>,
+    /// Proposals held for an operator.
+    pub pending: Vec<PendingRow>,
+}
+
+/// Whether a patch applies or waits for the convergence guard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum PatchStatus {
+    /// Accepted: it applies from its timestamp until it expires.
+    Accepted,
+    /// Waiting in the convergence guard's queue.
+    Queued,
+}
+
+impl PatchStatus {
+    /// The column's text: `accepted` or `queued`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PatchStatus::Accepted => "accepted",
+            PatchStatus::Queued => "queued",
+        }
+    }
+
+    /// The status a column's text names, if any.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "accepted" => Some(PatchStatus::Accepted),
+            "queued" => Some(PatchStatus::Queued),
+            _ => None,
+        }
+    }
+}
+
+/// One patch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PatchRow {
+    /// The patch's `patch_id` (unique within a store).
+    pub patch_id: String,
+    /// The client of a personal patch; `None` for a global one.
+    pub client: Option<String>,
+    /// Accepted or queued.
+    pub status: PatchStatus,
+    /// Its place in the store's order (acceptance order within its scope,
+    /// then queue order), from 0.
+    pub position: i64,
+    /// The patch as JSON ([`PatchRow::patch`] reads it back).
+    pub body: String,
+}
+
+/// One key's lifecycle record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct KeyRow {
+    /// `global`, or `client:` and the client's id: unique with the key name.
+    pub scope: String,
+    /// The key.
+    pub key_name: String,
+    /// Its state as of the last evaluation.
+    pub state: KeyState,
+    /// The patch that introduced it.
+    pub patch_id: String,
+    /// The record as JSON, metrics counts included ([`KeyRow::record`]).
+    pub body: String,
+}
+
+/// One proposal held for an operator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PendingRow {
+    /// Its id (the held patch's `patch_id`).
+    pub proposal: String,
+    /// When it was held.
+    pub held_at: OffsetDateTime,
+    /// The proposal as JSON ([`PendingRow::proposal`]).
+    pub body: String,
+}
+
+/// A row's JSON body that does not read back as what its table holds.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("a stored {what} row does not read back: {message}")]
+pub struct RowError {
+    what: &'static str,
+    message: String,
+}
+
+impl RowError {
+    fn new(what: &'static str, message: impl ToString) -> Self {
+        Self {
+            what,
+            message: message.to_string(),
+        }
+    }
+}
+
+impl From<PatchError> for RowError {
+    fn from(error: PatchError) -> Self {
+        RowError::new("patch", error)
+    }
+}
+
+/// The `scope` column of a key row.
+pub fn scope_column(scope: &PatchScope) -> String {
+    match scope {
+        PatchScope::Global => "global".to_owned(),
+        PatchScope::Client(client) => format!("client:{client}"),
+    }
+}
+
+impl PatchRow {
+    fn new(
+        patch: &SchemaPatch,
+        status: PatchStatus,
+        position: usize,
+    ) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            patch_id: patch.patch_id.clone(),
+            client: match &patch.scope {
+                PatchScope::Global => None,
+                PatchScope::Client(client) => Some(client.clone()),
+            },
+            status,
+            position: i64::try_from(position).unwrap_or(i64::MAX),
+            body: serde_json::to_string(patch)?,
+        })
+    }
+
+    /// A row as a back end read it (its columns, then its body).
+    pub fn from_columns(
+        patch_id: String,
+        client: Option<String>,
+        status: PatchStatus,
+        position: i64,
+        body: String,
+    ) -> Self {
+        Self {
+            patch_id,
+            client,
+            status,
+            position,
+            body,
+        }
+    }
+
+    /// The patch, parsed and checked as any patch is.
+    pub fn patch(&self) -> Result<SchemaPatch, RowError> {
+        Ok(SchemaPatch::from_slice(self.body.as_bytes())?)
+    }
+}
+
+impl KeyRow {
+    fn new(record: &KeyRecord) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            scope: scope_column(&record.scope),
+            key_name: record.key_name.to_string(),
+            state: record.state,
+            patch_id: record.patch_id.clone(),
+            body: serde_json::to_string(record)?,
+        })
+    }
+
+    /// A row as a back end read it.
+    pub fn from_columns(
+        scope: String,
+        key_name: String,
+        state: KeyState,
+        patch_id: String,
+        body: String,
+    ) -> Self {
+        Self {
+            scope,
+            key_name,
+            state,
+            patch_id,
+            body,
+        }
+    }
+
+    /// The key record.
+    pub fn record(&self) -> Result<KeyRecord, RowError> {
+        serde_json::from_str(&self.body).map_err(|e| RowError::new("key record", e))
+    }
+}
+
+impl PendingRow {
+    fn new(pending: &PendingProposal) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            proposal: pending.proposal.clone(),
+            held_at: pending.held_at,
+            body: serde_json::to_string(pending)?,
+        })
+    }
+
+    /// A row as a back end read it.
+    pub fn from_columns(proposal: String, held_at: OffsetDateTime, body: String) -> Self {
+        Self {
+            proposal,
+            held_at,
+            body,
+        }
+    }
+
+    /// The pending proposal.
+    pub fn proposal(&self) -> Result<PendingProposal, RowError> {
+        serde_json::from_str(&self.body).map_err(|e| RowError::new("pending proposal", e))
+    }
+}
+
+impl KeyState {
+    /// The state's name as a column holds it (`experimental`, `stable`,
+    /// `deprecated`, `withdrawn`, `gone`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyState::Experimental => "experimental",
+            KeyState::Stable => "stable",
+            KeyState::Deprecated => "deprecated",
+            KeyState::Withdrawn => "withdrawn",
+            KeyState::Gone => "gone",
+        }
+    }
+
+    /// The state a column's text names, if any.
+    pub fn parse(text: &str) -> Option<Self> {
+        [
+            KeyState::Experimental,
+            KeyState::Stable,
+            KeyState::Deprecated,
+            KeyState::Withdrawn,
+            KeyState::Gone,
+        ]
+        .into_iter()
+        .find(|state| state.as_str() == text)
+    }
+}
+
+impl SchemaStore {
+    /// The store as rows (see [`StoreRows`]). Fails only where the snapshot
+    /// would: a patch dated outside years 0-9999 cannot be written.
+    pub fn rows(&self) -> Result<StoreRows, serde_json::Error> {
+        let accepted = self.patches().map(|p| (p, PatchStatus::Accepted));
+        let queued = self.queued().map(|p| (p, PatchStatus::Queued));
+        let patches = accepted
+            .chain(queued)
+            .enumerate()
+            .map(|(position, (patch, status))| PatchRow::new(patch, status, position))
+            .collect::<Result<_, _>>()?;
+        let mut keys = self
+            .lifecycle()
+            .records()
+            .iter()
+            .map(KeyRow::new)
+            .collect::<Result<Vec<_>, _>>()?;
+        keys.sort_by(|a, b| (&a.scope, &a.key_name).cmp(&(&b.scope, &b.key_name)));
+        let mut pending = self
+            .pending()
+            .map(PendingRow::new)
+            .collect::<Result<Vec<_>, _>>()?;
+        pending.sort_by(|a, b| (a.held_at, &a.proposal).cmp(&(b.held_at, &b.proposal)));
+        Ok(StoreRows {
+            patches,
+            keys,
+            pending,
+        })
+    }
+}
