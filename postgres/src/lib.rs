@@ -12,8 +12,11 @@
 //! both with the rows marked folded in one transaction
 //! ([`PgState::save_folded`]), which notifies the replicas
 //! ([`PgState::listen`], [`PgState::wait_for_change`]) so they reload the
-//! store. docs/replicas.md describes the protocol; `sdsi evolve --state
-//! postgresql://… --replica NAME` runs it.
+//! store. The same save keeps the store's patches, key records and pending
+//! proposals as rows, rewriting only those that changed, which
+//! [`PgState::store_rows`] reads without the pools. docs/replicas.md
+//! describes the protocol; `sdsi evolve --state postgresql://… --replica
+//! NAME` runs it.
 //!
 //! The whole-state [`sdsi::evolution::StateStorage`] implementation (load,
 //! then save under a version check, [`Error::Conflict`] when another writer
@@ -29,6 +32,7 @@ use sdsi::evolution::{StateStorage, Versioned};
 mod lead;
 mod log;
 mod migrate;
+mod rows;
 mod tls;
 
 pub use log::{Logged, Unfolded, Watch};

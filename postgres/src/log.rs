@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use postgres::Transaction;
 use sdsi::evolution::Observation;
+use sdsi::patch::StoreRows;
 use time::OffsetDateTime;
 
 use crate::{Error, PgState};
@@ -234,15 +235,20 @@ impl PgState {
 
     /// Saves the state the evaluator folded the observations `folded` into,
     /// if the saved version is still `expected`, and in the same
-    /// transaction marks them folded, replaces the `attachments`, forgets
-    /// folded observations dated before `forget_before` (a message retried
-    /// after that counts again), and notifies listeners
-    /// ([`PgState::wait_for_change`]). Either all of it happens or none.
+    /// transaction writes the store's `rows` (those that changed: see
+    /// [`PgState::store_rows`]; pass `store.rows()` of the store in
+    /// `state`, or `None` to leave them behind), marks the observations
+    /// folded, replaces the `attachments`, forgets folded observations
+    /// dated before `forget_before` (a message retried after that counts
+    /// again), and notifies listeners ([`PgState::wait_for_change`]).
+    /// Either all of it happens or none.
+    #[allow(clippy::too_many_arguments)]
     pub fn save_folded(
         &mut self,
         scenario: &str,
         expected: Option<u64>,
         state: &[u8],
+        rows: Option<&StoreRows>,
         folded: &[i64],
         attachments: &[(&str, &[u8])],
         forget_before: Option<OffsetDateTime>,
@@ -252,6 +258,10 @@ impl PgState {
             drop(transaction);
             return Err(self.conflict(scenario, expected)?);
         };
+        if let Some(rows) = rows {
+            let stored = i64::try_from(version).unwrap_or(i64::MAX);
+            crate::rows::write(&mut transaction, scenario, stored, rows)?;
+        }
         transaction.execute(
             "UPDATE sdsi_observation SET folded = TRUE
              WHERE scenario = $1 AND seq = ANY($2)",

@@ -13,17 +13,22 @@ use postgres::Client;
 use crate::Error;
 
 /// The migrations, in order: (version, name, SQL).
-const MIGRATIONS: [(i32, &str, &str); 2] = [
+const MIGRATIONS: [(i32, &str, &str); 3] = [
     (1, "state", include_str!("../migrations/0001_state.sql")),
     (
         2,
         "observation_log",
         include_str!("../migrations/0002_observation_log.sql"),
     ),
+    (
+        3,
+        "store_rows",
+        include_str!("../migrations/0003_store_rows.sql"),
+    ),
 ];
 
 /// The schema version this release writes.
-pub const SCHEMA_VERSION: i32 = 2;
+pub const SCHEMA_VERSION: i32 = 3;
 
 /// Applies the migrations the database lacks, each once, and returns the
 /// database's schema version (higher than [`SCHEMA_VERSION`] when a newer

@@ -170,10 +170,18 @@ fn a_fold_is_saved_with_its_rows_or_not_at_all() {
     let rows = db.unfolded(key, 100, FOREVER).unwrap();
     let seqs: Vec<i64> = rows.iter().map(|r| r.seq).collect();
     let v1 = db
-        .save_folded(key, None, b"one", &seqs[..1], &[("history", b"h1")], None)
+        .save_folded(
+            key,
+            None,
+            b"one",
+            None,
+            &seqs[..1],
+            &[("history", b"h1")],
+            None,
+        )
         .unwrap();
     // Another writer's version: refused, nothing marked.
-    let stale = db.save_folded(key, None, b"two", &seqs[1..], &[], None);
+    let stale = db.save_folded(key, None, b"two", None, &seqs[1..], &[], None);
     assert!(matches!(stale, Err(Error::Conflict { .. })), "{stale:?}");
     assert_eq!(db.log_counts(key).unwrap(), (3, 2));
     assert_eq!(
@@ -183,7 +191,7 @@ fn a_fold_is_saved_with_its_rows_or_not_at_all() {
     // Forget folded rows dated before 8:30: `a` (8:00) only; `b` (9:00)
     // and `c` (10:00) are newer.
     let before = datetime!(2026-05-01 8:30 UTC);
-    db.save_folded(key, Some(v1), b"two", &seqs[1..], &[], Some(before))
+    db.save_folded(key, Some(v1), b"two", None, &seqs[1..], &[], Some(before))
         .unwrap();
     assert_eq!(db.log_counts(key).unwrap(), (2, 0));
     assert_eq!(db.load(key).unwrap().unwrap().bytes, b"two");
@@ -254,4 +262,148 @@ fn tls_connections_verify_the_server() {
     // A root file that is not PEM is a TLS error, not a panic.
     let bad = params.replace(&field("sslrootcert"), "/dev/null");
     assert!(matches!(PgState::connect(&bad), Err(Error::Tls { .. })));
+}
+
+/// Each row's transaction id (`xmin`), by row name: it changes only when
+/// the row is written.
+fn row_versions(db_params: &str, table: &str, name: &str, scenario: &str) -> Vec<(String, String)> {
+    let mut client = postgres::Client::connect(db_params, postgres::NoTls).unwrap();
+    client
+        .query(
+            &format!("SELECT {name}, xmin::TEXT FROM {table} WHERE scenario = $1 ORDER BY 1"),
+            &[&scenario],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect()
+}
+
+/// The evaluator's save keeps the store as rows that read back as the
+/// store; a save rewrites only rows that changed, and one that loses the
+/// race writes none; a state saved as bytes alone leaves rows that are no
+/// longer read as current.
+#[test]
+fn the_store_is_kept_as_rows_written_only_where_they_change() {
+    use sdsi::patch::{
+        DenySensitive, HoldReason, LifecyclePolicy, PatchScope, PendingProposal, SchemaPatch,
+    };
+    use sdsi::{KeyDefinition, KeyName, KeyType, SchemaStore, SchemaTemplate};
+
+    let Some(params) = server() else { return };
+    let key = "rows/flight_booking";
+    let at = datetime!(2026-05-01 8:00 UTC);
+    let patch = |id: &str, client: Option<&str>, name: &str| {
+        let mut p = SchemaPatch::new(id, "s", at, at + time::Duration::days(30));
+        if let Some(client) = client {
+            p.scope = PatchScope::Client(client.to_owned());
+        }
+        p.new_keys = vec![KeyDefinition::new(
+            KeyName::new(name).unwrap(),
+            KeyType::String,
+            false,
+            format!("{name} the passenger asks for"),
+        )];
+        p
+    };
+    let template = SchemaTemplate::from_value(&json!({
+        "schema_id": "s", "scenario": "flight_booking",
+        "keys": [{"key_name": "origin", "key_type": "string", "required": true,
+                  "semantic_description": "Departure airport"}]}))
+    .unwrap();
+    let mut store = SchemaStore::new(template, LifecyclePolicy::default()).unwrap();
+    store
+        .submit(patch("meal", None, "meal_preference"), at, &DenySensitive)
+        .unwrap();
+    store
+        .submit(
+            patch("seat-x", Some("agent-x"), "seat_preference"),
+            at,
+            &DenySensitive,
+        )
+        .unwrap();
+    let mut db = PgState::connect(&params).unwrap();
+    assert!(db.store_rows(key).unwrap().is_none());
+    let v1 = db
+        .save_folded(
+            key,
+            None,
+            b"one",
+            Some(&store.rows().unwrap()),
+            &[],
+            &[],
+            None,
+        )
+        .unwrap();
+    let rows = db.store_rows(key).unwrap().unwrap();
+    assert_eq!(rows, store.rows().unwrap());
+    assert_eq!(rows.patches.len(), 2);
+    assert_eq!(rows.patches[1].client.as_deref(), Some("agent-x"));
+    assert_eq!(rows.patches[1].patch().unwrap().patch_id, "seat-x");
+    assert_eq!(
+        rows.keys
+            .iter()
+            .map(|r| r.scope.as_str())
+            .collect::<Vec<_>>(),
+        ["client:agent-x", "global"]
+    );
+
+    let patches = row_versions(&params, "sdsi_patch", "patch_id", key);
+    let keys = row_versions(&params, "sdsi_key_record", "key_name", key);
+    store
+        .hold(PendingProposal::new(
+            patch("bags", None, "extra_bags"),
+            HoldReason::Unauthorized,
+            "an operator decides",
+            at,
+        ))
+        .unwrap();
+    let v2 = db
+        .save_folded(
+            key,
+            Some(v1),
+            b"two",
+            Some(&store.rows().unwrap()),
+            &[],
+            &[],
+            None,
+        )
+        .unwrap();
+    assert_eq!(db.store_rows(key).unwrap().unwrap(), store.rows().unwrap());
+    assert_eq!(
+        row_versions(&params, "sdsi_patch", "patch_id", key),
+        patches
+    );
+    assert_eq!(
+        row_versions(&params, "sdsi_key_record", "key_name", key),
+        keys
+    );
+
+    store
+        .approve("bags", "ops", at + time::Duration::hours(1))
+        .unwrap();
+    let approved = store.rows().unwrap();
+    // A save that lost the race writes no row.
+    let stale = db.save_folded(key, Some(v1), b"x", Some(&approved), &[], &[], None);
+    assert!(matches!(stale, Err(Error::Conflict { .. })), "{stale:?}");
+    assert_eq!(db.store_rows(key).unwrap().unwrap().pending.len(), 1);
+    let v3 = db
+        .save_folded(key, Some(v2), b"three", Some(&approved), &[], &[], None)
+        .unwrap();
+    let rows = db.store_rows(key).unwrap().unwrap();
+    assert_eq!(rows, approved);
+    assert!(rows.pending.is_empty());
+    let after = row_versions(&params, "sdsi_patch", "patch_id", key);
+    assert_eq!(after.len(), 3);
+    // `bags` is global, so it comes before `seat-x`, whose position (and
+    // only that row) was rewritten; `meal` is as it was.
+    assert!(after.contains(&patches[0]), "meal is unchanged");
+    assert!(!after.contains(&patches[1]), "seat-x moved");
+    assert_eq!(
+        db.store_rows(key).unwrap().unwrap().patches[2].patch_id,
+        "seat-x"
+    );
+
+    StateStorage::save(&mut db, key, Some(v3), b"four").unwrap();
+    assert!(db.store_rows(key).unwrap().is_none());
 }

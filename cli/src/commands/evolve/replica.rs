@@ -365,6 +365,7 @@ impl<'a> Replica<'a> {
             }
             let state =
                 SavedServer::encode(0, store, &engine.state()).map_err(|e| e.to_string())?;
+            let rows = store.rows().map_err(|e| e.to_string())?;
             let (name, history) = crate::history::to_attachment(&self.history)?;
             let forget = newest.and_then(|at| at.checked_sub(self.settings.forget_after));
             let version = self.version;
@@ -372,6 +373,7 @@ impl<'a> Replica<'a> {
                 &self.scenario.clone(),
                 version,
                 &state,
+                Some(&rows),
                 &seqs,
                 &[(name, &history)],
                 forget,

@@ -1,0 +1,195 @@
+//! The store's rows (`sdsi_patch`, `sdsi_key_record`, `sdsi_pending`),
+//! written inside the transaction that saves the state, one statement per
+//! table and kind of change, and read back in one snapshot.
+
+use postgres::{IsolationLevel, Transaction};
+use sdsi::patch::{KeyRow, KeyState, PatchRow, PatchStatus, PendingRow, StoreRows};
+use time::OffsetDateTime;
+
+use crate::{Error, PgState};
+
+/// Makes `scenario`'s rows say what `rows` says, as of state `version`: a
+/// row that changed is rewritten, an unchanged one left alone, one no
+/// longer there deleted.
+pub(crate) fn write(
+    transaction: &mut Transaction<'_>,
+    scenario: &str,
+    version: i64,
+    rows: &StoreRows,
+) -> Result<(), Error> {
+    transaction.execute(
+        "INSERT INTO sdsi_rows_version (scenario, version) VALUES ($1, $2)
+         ON CONFLICT (scenario) DO UPDATE SET version = EXCLUDED.version",
+        &[&scenario, &version],
+    )?;
+    write_patches(transaction, scenario, &rows.patches)?;
+    write_keys(transaction, scenario, &rows.keys)?;
+    write_pending(transaction, scenario, &rows.pending)
+}
+
+fn write_patches(
+    transaction: &mut Transaction<'_>,
+    scenario: &str,
+    rows: &[PatchRow],
+) -> Result<(), Error> {
+    let ids: Vec<&str> = rows.iter().map(|r| r.patch_id.as_str()).collect();
+    let clients: Vec<Option<&str>> = rows.iter().map(|r| r.client.as_deref()).collect();
+    let statuses: Vec<&str> = rows.iter().map(|r| r.status.as_str()).collect();
+    let positions: Vec<i64> = rows.iter().map(|r| r.position).collect();
+    let bodies: Vec<&str> = rows.iter().map(|r| r.body.as_str()).collect();
+    transaction.execute(
+        "DELETE FROM sdsi_patch WHERE scenario = $1 AND NOT (patch_id = ANY($2))",
+        &[&scenario, &ids],
+    )?;
+    transaction.execute(
+        "INSERT INTO sdsi_patch (scenario, patch_id, client, status, position, body)
+         SELECT $1, i, c, s, p, b
+         FROM UNNEST($2::TEXT[], $3::TEXT[], $4::TEXT[], $5::BIGINT[], $6::TEXT[])
+             AS t(i, c, s, p, b)
+         ON CONFLICT (scenario, patch_id) DO UPDATE SET
+             client = EXCLUDED.client, status = EXCLUDED.status,
+             position = EXCLUDED.position, body = EXCLUDED.body
+         WHERE (sdsi_patch.client, sdsi_patch.status, sdsi_patch.position, sdsi_patch.body)
+               IS DISTINCT FROM
+               (EXCLUDED.client, EXCLUDED.status, EXCLUDED.position, EXCLUDED.body)",
+        &[&scenario, &ids, &clients, &statuses, &positions, &bodies],
+    )?;
+    Ok(())
+}
+
+fn write_keys(
+    transaction: &mut Transaction<'_>,
+    scenario: &str,
+    rows: &[KeyRow],
+) -> Result<(), Error> {
+    let scopes: Vec<&str> = rows.iter().map(|r| r.scope.as_str()).collect();
+    let names: Vec<&str> = rows.iter().map(|r| r.key_name.as_str()).collect();
+    let states: Vec<&str> = rows.iter().map(|r| r.state.as_str()).collect();
+    let patches: Vec<&str> = rows.iter().map(|r| r.patch_id.as_str()).collect();
+    let bodies: Vec<&str> = rows.iter().map(|r| r.body.as_str()).collect();
+    transaction.execute(
+        "DELETE FROM sdsi_key_record WHERE scenario = $1
+         AND (scope, key_name) NOT IN (SELECT * FROM UNNEST($2::TEXT[], $3::TEXT[]))",
+        &[&scenario, &scopes, &names],
+    )?;
+    transaction.execute(
+        "INSERT INTO sdsi_key_record (scenario, scope, key_name, state, patch_id, body)
+         SELECT $1, s, k, st, p, b
+         FROM UNNEST($2::TEXT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::TEXT[])
+             AS t(s, k, st, p, b)
+         ON CONFLICT (scenario, scope, key_name) DO UPDATE SET
+             state = EXCLUDED.state, patch_id = EXCLUDED.patch_id, body = EXCLUDED.body
+         WHERE (sdsi_key_record.state, sdsi_key_record.patch_id, sdsi_key_record.body)
+               IS DISTINCT FROM (EXCLUDED.state, EXCLUDED.patch_id, EXCLUDED.body)",
+        &[&scenario, &scopes, &names, &states, &patches, &bodies],
+    )?;
+    Ok(())
+}
+
+fn write_pending(
+    transaction: &mut Transaction<'_>,
+    scenario: &str,
+    rows: &[PendingRow],
+) -> Result<(), Error> {
+    let ids: Vec<&str> = rows.iter().map(|r| r.proposal.as_str()).collect();
+    let held: Vec<i64> = rows.iter().map(|r| micros(r.held_at)).collect();
+    let bodies: Vec<&str> = rows.iter().map(|r| r.body.as_str()).collect();
+    transaction.execute(
+        "DELETE FROM sdsi_pending WHERE scenario = $1 AND NOT (proposal = ANY($2))",
+        &[&scenario, &ids],
+    )?;
+    transaction.execute(
+        "INSERT INTO sdsi_pending (scenario, proposal, held_at, body)
+         SELECT $1, p, to_timestamp(h / 1000000.0), b
+         FROM UNNEST($2::TEXT[], $3::BIGINT[], $4::TEXT[]) AS t(p, h, b)
+         ON CONFLICT (scenario, proposal) DO UPDATE SET
+             held_at = EXCLUDED.held_at, body = EXCLUDED.body
+         WHERE (sdsi_pending.held_at, sdsi_pending.body)
+               IS DISTINCT FROM (EXCLUDED.held_at, EXCLUDED.body)",
+        &[&scenario, &ids, &held, &bodies],
+    )?;
+    Ok(())
+}
+
+/// `at` in whole microseconds since the Unix epoch (PostgreSQL's precision).
+fn micros(at: OffsetDateTime) -> i64 {
+    i64::try_from(at.unix_timestamp_nanos() / 1000).unwrap_or(i64::MAX)
+}
+
+impl PgState {
+    /// The store's rows saved with `scenario`'s state by
+    /// [`PgState::save_folded`] (tables `sdsi_patch`, `sdsi_key_record`,
+    /// `sdsi_pending`): its patches, key records and pending proposals,
+    /// read in one snapshot without the pools — what a replica that only
+    /// validates, a dashboard or an operator needs. `None` when nothing was
+    /// saved, or when the state saved last did not write them (saved as
+    /// bytes alone, or by a release before them): never rows older than
+    /// the state. A pending proposal's `held_at` column keeps microseconds
+    /// (its body keeps the time as written).
+    pub fn store_rows(&mut self, scenario: &str) -> Result<Option<StoreRows>, Error> {
+        let damaged = |message: String| Error::Damaged {
+            scenario: scenario.to_owned(),
+            message,
+        };
+        let mut transaction = self
+            .client
+            .build_transaction()
+            .isolation_level(IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()?;
+        let current = transaction.query_opt(
+            "SELECT 1 FROM sdsi_state JOIN sdsi_rows_version USING (scenario, version)
+             WHERE scenario = $1",
+            &[&scenario],
+        )?;
+        if current.is_none() {
+            return Ok(None);
+        }
+        let mut rows = StoreRows::default();
+        for row in transaction.query(
+            "SELECT patch_id, client, status, position, body FROM sdsi_patch
+             WHERE scenario = $1 ORDER BY position, patch_id",
+            &[&scenario],
+        )? {
+            let status: String = row.get(2);
+            let status = PatchStatus::parse(&status)
+                .ok_or_else(|| damaged(format!("patch status {status:?}")))?;
+            rows.patches.push(PatchRow::from_columns(
+                row.get(0),
+                row.get(1),
+                status,
+                row.get(3),
+                row.get(4),
+            ));
+        }
+        for row in transaction.query(
+            "SELECT scope, key_name, state, patch_id, body FROM sdsi_key_record
+             WHERE scenario = $1 ORDER BY scope COLLATE \"C\", key_name COLLATE \"C\"",
+            &[&scenario],
+        )? {
+            let state: String = row.get(2);
+            let state =
+                KeyState::parse(&state).ok_or_else(|| damaged(format!("key state {state:?}")))?;
+            rows.keys.push(KeyRow::from_columns(
+                row.get(0),
+                row.get(1),
+                state,
+                row.get(3),
+                row.get(4),
+            ));
+        }
+        for row in transaction.query(
+            "SELECT proposal, (EXTRACT(EPOCH FROM held_at) * 1000000)::BIGINT, body
+             FROM sdsi_pending WHERE scenario = $1 ORDER BY held_at, proposal COLLATE \"C\"",
+            &[&scenario],
+        )? {
+            let held: i64 = row.get(1);
+            let held_at = OffsetDateTime::from_unix_timestamp_nanos(i128::from(held) * 1000)
+                .map_err(|e| damaged(format!("held_at {held} µs: {e}")))?;
+            rows.pending
+                .push(PendingRow::from_columns(row.get(0), held_at, row.get(2)));
+        }
+        transaction.commit()?;
+        Ok(Some(rows))
+    }
+}
