@@ -1,5 +1,5 @@
--- The store as rows (sdsi::patch::StoreRows): its patches, key records and
--- pending proposals, each with the columns a query needs and its JSON body
+-- The store as rows (sdsi::patch::StoreRows): its patches, key records,
+-- pending proposals and what each client was told of each key, each with the columns a query needs and its JSON body
 -- (text, as written: cast to JSONB to query inside it). The evaluator
 -- writes them from the state in the transaction that saves it, only where
 -- a row changed; sdsi_state remains what a server restores from.
@@ -34,4 +34,11 @@ CREATE TABLE sdsi_pending (
     held_at  TIMESTAMPTZ NOT NULL,
     body     TEXT NOT NULL,
     PRIMARY KEY (scenario, proposal)
+);
+CREATE TABLE sdsi_delivered (
+    scenario TEXT NOT NULL,
+    client   TEXT NOT NULL,
+    key_name TEXT NOT NULL,
+    tag      TEXT NOT NULL,
+    PRIMARY KEY (scenario, client, key_name)
 );

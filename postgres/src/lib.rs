@@ -12,8 +12,8 @@
 //! both with the rows marked folded in one transaction
 //! ([`PgState::save_folded`]), which notifies the replicas
 //! ([`PgState::listen`], [`PgState::wait_for_change`]) so they reload the
-//! store. The same save keeps the store's patches, key records and pending
-//! proposals as rows, rewriting only those that changed, which
+//! store. The same save keeps the store's patches, key records, pending
+//! proposals and delivered keys as rows, rewriting only those that changed, which
 //! [`PgState::store_rows`] reads without the pools. docs/replicas.md
 //! describes the protocol; `sdsi evolve --state postgresql://… --replica
 //! NAME` runs it.

@@ -1,9 +1,10 @@
-//! The store's rows (`sdsi_patch`, `sdsi_key_record`, `sdsi_pending`),
+//! The store's rows (`sdsi_patch`, `sdsi_key_record`, `sdsi_pending`,
+//! `sdsi_delivered`),
 //! written inside the transaction that saves the state, one statement per
 //! table and kind of change, and read back in one snapshot.
 
 use postgres::{IsolationLevel, Transaction};
-use sdsi::patch::{KeyRow, KeyState, PatchRow, PatchStatus, PendingRow, StoreRows};
+use sdsi::patch::{DeliveredRow, KeyRow, KeyState, PatchRow, PatchStatus, PendingRow, StoreRows};
 use time::OffsetDateTime;
 
 use crate::{Error, PgState};
@@ -24,7 +25,31 @@ pub(crate) fn write(
     )?;
     write_patches(transaction, scenario, &rows.patches)?;
     write_keys(transaction, scenario, &rows.keys)?;
-    write_pending(transaction, scenario, &rows.pending)
+    write_pending(transaction, scenario, &rows.pending)?;
+    write_delivered(transaction, scenario, &rows.delivered)
+}
+
+fn write_delivered(
+    transaction: &mut Transaction<'_>,
+    scenario: &str,
+    rows: &[DeliveredRow],
+) -> Result<(), Error> {
+    let clients: Vec<&str> = rows.iter().map(|r| r.client.as_str()).collect();
+    let names: Vec<&str> = rows.iter().map(|r| r.key_name.as_str()).collect();
+    let tags: Vec<&str> = rows.iter().map(|r| r.tag.as_str()).collect();
+    transaction.execute(
+        "DELETE FROM sdsi_delivered WHERE scenario = $1
+         AND (client, key_name) NOT IN (SELECT * FROM UNNEST($2::TEXT[], $3::TEXT[]))",
+        &[&scenario, &clients, &names],
+    )?;
+    transaction.execute(
+        "INSERT INTO sdsi_delivered (scenario, client, key_name, tag)
+         SELECT $1, c, k, t FROM UNNEST($2::TEXT[], $3::TEXT[], $4::TEXT[]) AS u(c, k, t)
+         ON CONFLICT (scenario, client, key_name) DO UPDATE SET tag = EXCLUDED.tag
+         WHERE sdsi_delivered.tag IS DISTINCT FROM EXCLUDED.tag",
+        &[&scenario, &clients, &names, &tags],
+    )?;
+    Ok(())
 }
 
 fn write_patches(
@@ -119,7 +144,8 @@ fn micros(at: OffsetDateTime) -> i64 {
 impl PgState {
     /// The store's rows saved with `scenario`'s state by
     /// [`PgState::save_folded`] (tables `sdsi_patch`, `sdsi_key_record`,
-    /// `sdsi_pending`): its patches, key records and pending proposals,
+    /// `sdsi_pending`, `sdsi_delivered`): its patches, key records, pending
+    /// proposals and what each client was told,
     /// read in one snapshot without the pools — what a replica that only
     /// validates, a dashboard or an operator needs. `None` when nothing was
     /// saved, or when the state saved last did not write them (saved as
@@ -188,6 +214,17 @@ impl PgState {
                 .map_err(|e| damaged(format!("held_at {held} µs: {e}")))?;
             rows.pending
                 .push(PendingRow::from_columns(row.get(0), held_at, row.get(2)));
+        }
+        for row in transaction.query(
+            "SELECT client, key_name, tag FROM sdsi_delivered WHERE scenario = $1
+             ORDER BY client COLLATE \"C\", key_name COLLATE \"C\"",
+            &[&scenario],
+        )? {
+            rows.delivered.push(DeliveredRow::from_columns(
+                row.get(0),
+                row.get(1),
+                row.get(2),
+            ));
         }
         transaction.commit()?;
         Ok(Some(rows))

@@ -404,6 +404,42 @@ fn the_store_is_kept_as_rows_written_only_where_they_change() {
         "seat-x"
     );
 
-    StateStorage::save(&mut db, key, Some(v3), b"four").unwrap();
+    let later = at + time::Duration::hours(2);
+    store.suggestion_for("agent-x", later).unwrap().unwrap();
+    let v4 = db
+        .save_folded(
+            key,
+            Some(v3),
+            b"four",
+            Some(&store.rows().unwrap()),
+            &[],
+            &[],
+            None,
+        )
+        .unwrap();
+    let told = row_versions(&params, "sdsi_delivered", "key_name", key);
+    assert_eq!(told.len(), 3, "agent-x was told of its three keys");
+    store.suggestion_for("agent-y", later).unwrap().unwrap();
+    let v5 = db
+        .save_folded(
+            key,
+            Some(v4),
+            b"five",
+            Some(&store.rows().unwrap()),
+            &[],
+            &[],
+            None,
+        )
+        .unwrap();
+    assert_eq!(db.store_rows(key).unwrap().unwrap(), store.rows().unwrap());
+    let after = row_versions(&params, "sdsi_delivered", "client || key_name", key);
+    assert_eq!(after.len(), 5, "agent-y was told of the two global keys");
+    assert!(
+        told.iter()
+            .all(|(name, xmin)| after.contains(&(format!("agent-x{name}"), xmin.clone()))),
+        "agent-x's rows were not rewritten"
+    );
+
+    StateStorage::save(&mut db, key, Some(v5), b"six").unwrap();
     assert!(db.store_rows(key).unwrap().is_none());
 }

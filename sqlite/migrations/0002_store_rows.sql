@@ -1,5 +1,5 @@
--- The store as rows (sdsi::patch::StoreRows): its patches, key records and
--- pending proposals, each with the columns a query needs and its JSON body.
+-- The store as rows (sdsi::patch::StoreRows): its patches, key records,
+-- pending proposals and what each client was told of each key, each with the columns a query needs and its JSON body.
 -- Written from the state in the transaction that saves it, only where a
 -- row changed; the state in sdsi_state remains what a server restores from.
 -- sdsi_rows_version names the state version the rows were written with: a
@@ -34,4 +34,11 @@ CREATE TABLE IF NOT EXISTS sdsi_pending (
     held_at  TEXT NOT NULL,
     body     TEXT NOT NULL,
     PRIMARY KEY (scenario, proposal)
+) STRICT;
+CREATE TABLE IF NOT EXISTS sdsi_delivered (
+    scenario TEXT NOT NULL,
+    client   TEXT NOT NULL,
+    key_name TEXT NOT NULL,
+    tag      TEXT NOT NULL,
+    PRIMARY KEY (scenario, client, key_name)
 ) STRICT;

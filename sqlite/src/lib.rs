@@ -10,7 +10,8 @@
 //! whenever the process dies.
 //!
 //! [`SqliteState::save`] also keeps the store as rows (`sdsi_patch`,
-//! `sdsi_key_record`, `sdsi_pending`: see [`sdsi::patch::StoreRows`]),
+//! `sdsi_key_record`, `sdsi_pending`, `sdsi_delivered`: see
+//! [`sdsi::patch::StoreRows`]),
 //! rewriting only those that changed, so patches, key records and pending
 //! proposals can be read ([`SqliteState::store_rows`]) or queried with SQL
 //! without loading the pools.
@@ -290,7 +291,8 @@ impl SqliteState {
 
     /// The store's rows saved with `scenario`'s state by
     /// [`SqliteState::save`] (tables `sdsi_patch`, `sdsi_key_record`,
-    /// `sdsi_pending`): its patches, key records and pending proposals,
+    /// `sdsi_pending`, `sdsi_delivered`): its patches, key records, pending
+    /// proposals and what each client was told,
     /// read without the pools. `None` when nothing was saved, or when the
     /// state saved last did not write them (saved as bytes through
     /// [`StateStorage::save`], or by a release before them): never rows

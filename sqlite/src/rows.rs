@@ -1,9 +1,10 @@
-//! The store's rows (`sdsi_patch`, `sdsi_key_record`, `sdsi_pending`),
+//! The store's rows (`sdsi_patch`, `sdsi_key_record`, `sdsi_pending`,
+//! `sdsi_delivered`),
 //! written inside the transaction that saves the state and read back one
 //! table at a time.
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
-use sdsi::patch::{KeyRow, KeyState, PatchRow, PatchStatus, PendingRow, StoreRows};
+use sdsi::patch::{DeliveredRow, KeyRow, KeyState, PatchRow, PatchStatus, PendingRow, StoreRows};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
@@ -101,6 +102,33 @@ pub(crate) fn write(
         })?;
         pending.execute(params![scenario, row.proposal, held_at, row.body])?;
     }
+    write_delivered(transaction, scenario, &rows.delivered)
+}
+
+fn write_delivered(
+    transaction: &Transaction<'_>,
+    scenario: &str,
+    rows: &[DeliveredRow],
+) -> Result<(), Error> {
+    let kept: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| serde_json::json!([r.client, r.key_name]))
+        .collect();
+    transaction.execute(
+        "DELETE FROM sdsi_delivered WHERE scenario = ?1 AND NOT EXISTS (
+             SELECT 1 FROM json_each(?2) AS kept
+             WHERE json_extract(kept.value, '$[0]') = client
+               AND json_extract(kept.value, '$[1]') = key_name)",
+        params![scenario, serde_json::Value::from(kept).to_string()],
+    )?;
+    let mut delivered = transaction.prepare_cached(
+        "INSERT INTO sdsi_delivered (scenario, client, key_name, tag) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (scenario, client, key_name) DO UPDATE SET tag = excluded.tag
+         WHERE tag IS NOT excluded.tag",
+    )?;
+    for row in rows {
+        delivered.execute(params![scenario, row.client, row.key_name, row.tag])?;
+    }
     Ok(())
 }
 
@@ -179,6 +207,18 @@ fn read_tables(connection: &Connection, scenario: &str) -> Result<StoreRows, Err
             .map_err(|e| damaged(format!("held_at {held_at:?}: {e}")))?;
         rows.pending
             .push(PendingRow::from_columns(row.get(0)?, held_at, row.get(2)?));
+    }
+    let mut statement = connection.prepare(
+        "SELECT client, key_name, tag FROM sdsi_delivered
+         WHERE scenario = ?1 ORDER BY client, key_name",
+    )?;
+    let mut found = statement.query(params![scenario])?;
+    while let Some(row) = found.next()? {
+        rows.delivered.push(DeliveredRow::from_columns(
+            row.get(0)?,
+            row.get(1)?,
+            row.get(2)?,
+        ));
     }
     Ok(rows)
 }

@@ -452,7 +452,12 @@ fn count_row_writes(path: &std::path::Path) {
     connection
         .execute_batch("CREATE TABLE row_writes (tbl TEXT, kind TEXT)")
         .unwrap();
-    for table in ["sdsi_patch", "sdsi_key_record", "sdsi_pending"] {
+    for table in [
+        "sdsi_patch",
+        "sdsi_key_record",
+        "sdsi_pending",
+        "sdsi_delivered",
+    ] {
         for kind in ["INSERT", "UPDATE", "DELETE"] {
             connection
                 .execute_batch(&format!(
@@ -573,7 +578,49 @@ fn the_store_is_kept_as_rows_written_only_where_they_change() {
     assert!(rows.keys.iter().any(|r| r.scope == "client:agent-x"));
     assert!(rows.pending.is_empty());
 
-    let bytes = sdsi::evolution::SavedServer::encode(83, &s, &e.state()).unwrap();
+    // Telling a client of its keys adds its delivered rows (and counts the
+    // deliveries in the records); telling a second one touches none of the
+    // first one's rows.
+    let later = at + time::Duration::hours(2);
+    s.suggestion_for("agent-x", later).unwrap().unwrap();
+    version = db
+        .save("flight_booking", Some(version), 83, &s, &e.state())
+        .unwrap();
+    let told = db.store_rows("flight_booking").unwrap().unwrap().delivered;
+    assert!(
+        told.iter()
+            .any(|r| (r.client.as_str(), r.key_name.as_str()) == ("agent-x", "meal_preference"))
+    );
+    assert!(
+        told.iter()
+            .all(|r| r.client == "agent-x" && r.tag.len() == 16)
+    );
+    row_writes(&path);
+    s.suggestion_for("agent-y", later).unwrap().unwrap();
+    version = db
+        .save("flight_booking", Some(version), 84, &s, &e.state())
+        .unwrap();
+    let rows = db.store_rows("flight_booking").unwrap().unwrap();
+    assert_eq!(rows, s.rows().unwrap());
+    let first: Vec<_> = told.iter().collect();
+    assert!(first.iter().all(|r| rows.delivered.contains(r)));
+    let writes = row_writes(&path);
+    assert!(
+        writes
+            .iter()
+            .filter(|w| w.starts_with("sdsi_delivered"))
+            .all(|w| w == "sdsi_delivered INSERT"),
+        "{writes:?}"
+    );
+    assert_eq!(
+        writes
+            .iter()
+            .filter(|w| w.starts_with("sdsi_delivered"))
+            .count(),
+        rows.delivered.len() - told.len()
+    );
+
+    let bytes = sdsi::evolution::SavedServer::encode(85, &s, &e.state()).unwrap();
     StateStorage::save(&mut db, "flight_booking", Some(version), &bytes).unwrap();
     assert_eq!(db.store_rows("flight_booking").unwrap(), None);
     std::fs::remove_dir_all(&d).unwrap();

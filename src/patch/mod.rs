@@ -40,8 +40,8 @@ pub use security::{DenySensitive, PatchAuthorizer};
 #[cfg(feature = "evolution")]
 pub(crate) use store::check_header;
 pub use store::{
-    APPROVED_BY_MEMBER, Evaluation, KeyRow, PatchRow, PatchStatus, PendingRow, RowError,
-    STORE_FORMAT_VERSION, SchemaStore, SealError, StoreRows, Submission, scope_column,
+    APPROVED_BY_MEMBER, DeliveredRow, Evaluation, KeyRow, PatchRow, PatchStatus, PendingRow,
+    RowError, STORE_FORMAT_VERSION, SchemaStore, SealError, StoreRows, Submission, scope_column,
 };
 
 use std::fmt;

@@ -1,5 +1,5 @@
-//! The store as rows: its patches, key records and pending proposals one by
-//! one, each with the columns a database indexes and its JSON body, so that
+//! The store as rows: its patches, key records, pending proposals and
+//! delivered keys one by one, each with the columns a database indexes and its JSON body, so that
 //! a back end keeps them as table rows beside the whole-state snapshot,
 //! rewrites only the rows that changed, and lets them be read or queried
 //! without loading the pools (docs/replicas.md, "Tables and retention").
@@ -16,7 +16,8 @@ use crate::patch::{KeyRecord, KeyState, PatchError, PatchScope, SchemaPatch};
 
 /// Every row of one store, in a stable order: patches global, then each
 /// client's, then the queue (their `position`); key records by scope and
-/// key name; pending proposals by when they were held, then id.
+/// key name; pending proposals by when they were held, then id; delivered
+/// keys by client and key name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct StoreRows {
@@ -26,6 +27,9 @@ pub struct StoreRows {
     pub keys: Vec<KeyRow>,
     /// Proposals held for an operator.
     pub pending: Vec<PendingRow>,
+    /// What each client was told about each patch key (the store tells a
+    /// client of a key once per definition).
+    pub delivered: Vec<DeliveredRow>,
 }
 
 /// Whether a patch applies or waits for the convergence guard.
@@ -100,6 +104,29 @@ pub struct PendingRow {
     pub held_at: OffsetDateTime,
     /// The proposal as JSON ([`PendingRow::proposal`]).
     pub body: String,
+}
+
+/// One key as last told to one client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DeliveredRow {
+    /// The client.
+    pub client: String,
+    /// The key.
+    pub key_name: String,
+    /// The tag of the definition it was told (16 hex digits).
+    pub tag: String,
+}
+
+impl DeliveredRow {
+    /// A row as a back end read it.
+    pub fn from_columns(client: String, key_name: String, tag: String) -> Self {
+        Self {
+            client,
+            key_name,
+            tag,
+        }
+    }
 }
 
 /// A row's JSON body that does not read back as what its table holds.
@@ -282,10 +309,23 @@ impl SchemaStore {
             .map(PendingRow::new)
             .collect::<Result<Vec<_>, _>>()?;
         pending.sort_by(|a, b| (a.held_at, &a.proposal).cmp(&(b.held_at, &b.proposal)));
+        let mut delivered: Vec<DeliveredRow> = self
+            .delivered
+            .iter()
+            .flat_map(|(client, told)| {
+                told.iter().map(move |(key, tag)| DeliveredRow {
+                    client: client.clone(),
+                    key_name: key.to_string(),
+                    tag: format!("{tag:016x}"),
+                })
+            })
+            .collect();
+        delivered.sort_by(|a, b| (&a.client, &a.key_name).cmp(&(&b.client, &b.key_name)));
         Ok(StoreRows {
             patches,
             keys,
             pending,
+            delivered,
         })
     }
 }
