@@ -876,3 +876,72 @@ fn a_hand_written_log_row_is_cleaned_again_when_folded() {
         "{flagged:?}"
     );
 }
+
+/// A state kept as a header and pool rows comes back exactly, and a
+/// restart from it mid-stream changes nothing; one more message changes a
+/// few rows, not the pool; rows that do not fit are refused, and the
+/// header alone is never read as a state with empty pools.
+#[test]
+fn a_state_split_into_pool_rows_comes_back_exactly() {
+    use sdsi::evolution::SavedServer;
+    let mixed: Vec<&str> = SEAT.iter().chain(&MEAL).chain(&PET).copied().collect();
+    let config = EvolutionConfig::default().branching(Branching::GlobalAndPerClient);
+    let engine = || Evolution::new(HashingEmbedder::default(), RuleInducer, config);
+    let (mut e, mut s) = (engine(), store());
+    for i in 0..120 {
+        let text = mixed[i % mixed.len()];
+        let at = T0 + Duration::minutes(7 * i as i64);
+        e.observe(&mut s, &message(text), &format!("agent-{}", i % 6), at);
+    }
+    let state = e.state();
+    assert!(state.pools().count() > 1, "global and personal pools");
+    let (bytes, rows) = SavedServer::encode_split(9, &s, &state).unwrap();
+    let whole = SavedServer::encode(9, &s, &state).unwrap();
+    assert!(bytes.len() * 4 < whole.len(), "the header is small");
+    let back = SavedServer::from_split(&bytes, &rows).unwrap();
+    assert_eq!(back.engine, state);
+    assert_eq!(back.cursor, 9);
+    assert_eq!(
+        serde_json::to_value(&back.store).unwrap(),
+        serde_json::to_value(&s).unwrap()
+    );
+    let alone = SavedServer::from_bytes(&bytes).unwrap_err().to_string();
+    assert!(alone.contains("rows"), "{alone}");
+
+    // One more message: only the rows it touched change.
+    let before = rows.digests();
+    let mut restored = engine();
+    restored.restore(back.engine).unwrap();
+    let mut store = back.store;
+    let at = T0 + Duration::minutes(7 * 120);
+    restored.observe(&mut store, &message("window seat please"), "agent-9", at);
+    e.observe(&mut s, &message("window seat please"), "agent-9", at);
+    assert_eq!(restored.state(), e.state(), "the restart changed nothing");
+    let (_, after) = SavedServer::encode_split(10, &store, &restored.state()).unwrap();
+    let changes = after.changes(&before);
+    let touched = changes.clusters.len() + changes.needs.len();
+    assert!(touched >= 1, "the message changed a row");
+    assert!(
+        touched * 5 <= after.clusters.len() + after.needs.len(),
+        "{touched} of {} rows changed",
+        after.clusters.len() + after.needs.len()
+    );
+    assert!(after.changes(&after.digests()).clusters.is_empty());
+
+    // Rows that do not fit.
+    let mut twice = rows.clone();
+    twice.clusters.push(twice.clusters[0].clone());
+    assert!(SavedServer::from_split(&bytes, &twice).is_err());
+    let mut renamed = rows.clone();
+    renamed.needs[0].id = "0000000000000000".to_owned();
+    let error = SavedServer::from_split(&bytes, &renamed)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("holds need"), "{error}");
+    let mut stray = rows.clone();
+    stray.clusters[0].pool = r#"{"scenario":"elsewhere"}"#.to_owned();
+    assert!(SavedServer::from_split(&bytes, &stray).is_err());
+    let mut missing = rows;
+    missing.clusters.pop();
+    assert!(SavedServer::from_split(&bytes, &missing).is_err());
+}

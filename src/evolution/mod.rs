@@ -46,6 +46,7 @@ mod quota;
 mod redact;
 mod replica;
 mod retune;
+mod rows;
 mod sanitize;
 mod state;
 mod storage;
@@ -64,6 +65,7 @@ pub use pool_config::{
     CLAIM_RATIO, Lending, MIN_QUOTE_CLIENTS, NEED_RATIO, PoolConfig, PoolError, SUPPORT_RATIO,
 };
 pub use redact::{Redacted, Redaction, redact};
+pub use rows::{EngineRows, PoolRow, RowChanges, RowDigests};
 pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize_fragment};
 pub use state::{EVOLUTION_FORMAT_VERSION, EvolutionState, EvolutionStateError};
 pub use storage::{SavedServer, StateStorage, Versioned};

@@ -153,14 +153,14 @@ pub struct Pool {
 /// The serialized form of a pool: its configuration, each cluster with its
 /// sum, each need with its own state and sum.
 #[derive(Serialize, Deserialize)]
-struct PoolSnapshot {
+pub(super) struct PoolSnapshot {
     config: PoolConfig,
     /// Each cluster's state with its running sum moved into `sum`.
-    clusters: Vec<ClusterState>,
+    pub(super) clusters: Vec<ClusterState>,
     /// Absent in snapshots written before needs: each cluster then becomes
     /// a need of its own.
     #[serde(default)]
-    needs: Vec<NeedState>,
+    pub(super) needs: Vec<NeedState>,
     #[serde(default)]
     quota: CreationQuota,
     /// Absent in snapshots written before the adaptive need threshold: it

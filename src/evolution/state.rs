@@ -11,7 +11,7 @@ use super::pool::Pool;
 use crate::patch::check_header;
 
 /// The state format's name, in its `format` member.
-const FORMAT: &str = "sdsi.evolution";
+pub(crate) const FORMAT: &str = "sdsi.evolution";
 
 /// The version of [`EvolutionState`]'s serialized form this crate writes and
 /// reads; another version is refused rather than read wrongly.
@@ -92,6 +92,10 @@ struct Read {
     /// Absent before the operator loop existed, and while no denial was read.
     #[serde(default)]
     reviewed: u64,
+    /// Set in a header whose pools are kept as rows (see `rows.rs`): not a
+    /// whole state, refused here.
+    #[serde(default)]
+    pools_in_rows: bool,
 }
 
 impl EvolutionState {
@@ -105,6 +109,29 @@ impl EvolutionState {
             last_active: last_active.clone(),
             reviewed,
         }
+    }
+
+    /// The parts, owned.
+    pub(crate) fn from_parts(
+        pools: BTreeMap<PoolKey, Pool>,
+        last_active: BTreeMap<PoolKey, OffsetDateTime>,
+        reviewed: u64,
+    ) -> Self {
+        Self {
+            pools,
+            last_active,
+            reviewed,
+        }
+    }
+
+    /// When personal pool `key` last took a fragment.
+    pub(crate) fn last_active_of(&self, key: &PoolKey) -> Option<OffsetDateTime> {
+        self.last_active.get(key).copied()
+    }
+
+    /// The last store denial the engine acted on.
+    pub(crate) fn reviewed(&self) -> u64 {
+        self.reviewed
     }
 
     /// The saved pools, by key.
@@ -156,6 +183,12 @@ impl<'de> Deserialize<'de> for EvolutionState {
             (&read.format, read.version),
             (FORMAT, EVOLUTION_FORMAT_VERSION),
         )?;
+        if read.pools_in_rows {
+            return Err(D::Error::custom(
+                "this evolution state keeps its pools as rows: read it with them \
+                 (SavedServer::from_split, or the storage back end's load)",
+            ));
+        }
         let mut state = EvolutionState {
             pools: BTreeMap::new(),
             last_active: BTreeMap::new(),

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::rows::{EngineRows, Header};
 use super::state::EvolutionState;
 use crate::SchemaStore;
 use crate::patch::{SealError, Signer};
@@ -52,6 +53,77 @@ impl SavedServer {
         serde_json::to_vec(&Parts {
             cursor,
             store,
+            engine,
+        })
+    }
+
+    /// The state with its pools kept apart as rows: the bytes (the cursor,
+    /// the store and the engine's header, small) and every fine cluster and
+    /// need of every pool as a row (see [`EngineRows`]). A back end that
+    /// keeps the rows as table rows rewrites only those a fold changed
+    /// ([`EngineRows::changes`]). [`SavedServer::from_split`] puts them
+    /// together; [`SavedServer::from_bytes`] refuses such bytes alone.
+    pub fn encode_split(
+        cursor: u64,
+        store: &SchemaStore,
+        engine: &EvolutionState,
+    ) -> Result<(Vec<u8>, EngineRows), serde_json::Error> {
+        #[derive(Serialize)]
+        struct Parts<'a> {
+            cursor: u64,
+            store: &'a SchemaStore,
+            engine: &'a Header,
+        }
+        let (header, rows) = engine.split()?;
+        let bytes = serde_json::to_vec(&Parts {
+            cursor,
+            store,
+            engine: &header,
+        })?;
+        Ok((bytes, rows))
+    }
+
+    /// Reads bytes and rows written by [`SavedServer::encode_split`]: each
+    /// pool is rebuilt from its header and its rows with the checks of a
+    /// whole snapshot (rows that do not fit are an error, never a partial
+    /// pool). A store that required signatures is refused, as by
+    /// [`SavedServer::from_bytes`].
+    pub fn from_split(bytes: &[u8], rows: &EngineRows) -> Result<Self, serde_json::Error> {
+        #[derive(Deserialize)]
+        struct Parts {
+            cursor: u64,
+            store: SchemaStore,
+            engine: Header,
+        }
+        let parts: Parts = serde_json::from_slice(bytes)?;
+        let engine = EvolutionState::join(parts.engine, rows)
+            .map_err(<serde_json::Error as serde::de::Error>::custom)?;
+        Ok(Self {
+            cursor: parts.cursor,
+            store: parts.store,
+            engine,
+        })
+    }
+
+    /// [`SavedServer::from_split`] for a store that required signatures
+    /// with `signer`'s key (see [`SavedServer::from_bytes_sealed`]).
+    pub fn from_split_sealed(
+        bytes: &[u8],
+        rows: &EngineRows,
+        signer: Signer,
+    ) -> Result<Self, SealError> {
+        #[derive(Deserialize)]
+        struct Parts {
+            cursor: u64,
+            store: serde_json::Value,
+            engine: Header,
+        }
+        let parts: Parts =
+            serde_json::from_slice(bytes).map_err(|e| SealError::Snapshot(e.to_string()))?;
+        let engine = EvolutionState::join(parts.engine, rows).map_err(SealError::Snapshot)?;
+        Ok(Self {
+            cursor: parts.cursor,
+            store: SchemaStore::from_sealed_value(parts.store, signer)?,
             engine,
         })
     }

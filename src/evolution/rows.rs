@@ -1,0 +1,319 @@
+//! The engine's pools as rows: each fine cluster and each need of each pool
+//! one row (its JSON, running sum included), and the rest of the state a
+//! small header. A database back end then rewrites only the rows a fold
+//! changed instead of the whole state (docs/replicas.md, "Pools as rows"):
+//! a fold of a few hundred messages touches a few hundred clusters of a
+//! pool that may hold ten thousand.
+//!
+//! Joining the header and the rows goes through the same checks as a
+//! whole-state snapshot (each pool is rebuilt from its snapshot form), so
+//! rows that do not fit (a cluster listed twice, a need naming a cluster
+//! that is not there, another dimension) are refused, never half-read.
+
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{Hash, Hasher};
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use super::cluster::ClusterState;
+use super::needs::NeedState;
+use super::pipeline::PoolKey;
+use super::pool::{Pool, PoolSnapshot};
+use super::state::{EvolutionState, FORMAT};
+use crate::patch::check_header;
+
+/// The rows of an engine's pools: every fine cluster and every need.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct EngineRows {
+    /// One row per fine cluster.
+    pub clusters: Vec<PoolRow>,
+    /// One row per need.
+    pub needs: Vec<PoolRow>,
+}
+
+/// One cluster or need of one pool.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct PoolRow {
+    /// The pool's key as JSON (`{"scenario":"s"}`, with `"client"` for a
+    /// personal pool).
+    pub pool: String,
+    /// The cluster's or need's id, 16 hex digits (unique in its pool).
+    pub id: String,
+    /// Its place in the pool, from 0: a pool is rebuilt in this order, so
+    /// that it scans and breaks ties exactly as the saved one did.
+    pub position: i64,
+    /// Its state as JSON, running sum included.
+    pub body: String,
+}
+
+impl PoolRow {
+    /// A row as a back end read it.
+    pub fn from_columns(pool: String, id: String, position: i64, body: String) -> Self {
+        Self {
+            pool,
+            id,
+            position,
+            body,
+        }
+    }
+
+    /// Names the row: (pool, id).
+    fn name(&self) -> (&str, &str) {
+        (&self.pool, &self.id)
+    }
+
+    /// A digest of the whole row, to tell whether it changed since a save.
+    fn digest(&self) -> u64 {
+        let mut hasher = std::hash::DefaultHasher::new();
+        self.hash(&mut hasher);
+        hasher.finish()
+    }
+}
+
+/// What a back end last wrote or read of a scenario's pool rows, by row, so
+/// that the next save sends only what changed ([`EngineRows::changes`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RowDigests {
+    clusters: HashMap<(String, String), u64>,
+    needs: HashMap<(String, String), u64>,
+}
+
+/// What a save must write: rows new or changed, rows gone (pool, id).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RowChanges<'a> {
+    /// Clusters to insert or rewrite.
+    pub clusters: Vec<&'a PoolRow>,
+    /// Clusters to delete.
+    pub clusters_gone: Vec<(String, String)>,
+    /// Needs to insert or rewrite.
+    pub needs: Vec<&'a PoolRow>,
+    /// Needs to delete.
+    pub needs_gone: Vec<(String, String)>,
+}
+
+fn digests(rows: &[PoolRow]) -> HashMap<(String, String), u64> {
+    rows.iter()
+        .map(|r| ((r.pool.clone(), r.id.clone()), r.digest()))
+        .collect()
+}
+
+fn changed<'a>(
+    rows: &'a [PoolRow],
+    before: &HashMap<(String, String), u64>,
+) -> (Vec<&'a PoolRow>, Vec<(String, String)>) {
+    let written: Vec<&PoolRow> = rows
+        .iter()
+        .filter(|r| {
+            let (pool, id) = r.name();
+            before.get(&(pool.to_owned(), id.to_owned())) != Some(&r.digest())
+        })
+        .collect();
+    let now: std::collections::HashSet<(&str, &str)> = rows.iter().map(PoolRow::name).collect();
+    let mut gone: Vec<(String, String)> = before
+        .keys()
+        .filter(|(pool, id)| !now.contains(&(pool.as_str(), id.as_str())))
+        .cloned()
+        .collect();
+    gone.sort();
+    (written, gone)
+}
+
+impl EngineRows {
+    /// The digests of these rows, as a back end keeps them after writing
+    /// or reading them.
+    pub fn digests(&self) -> RowDigests {
+        RowDigests {
+            clusters: digests(&self.clusters),
+            needs: digests(&self.needs),
+        }
+    }
+
+    /// What changed since the rows whose digests are `before`.
+    pub fn changes(&self, before: &RowDigests) -> RowChanges<'_> {
+        let (clusters, clusters_gone) = changed(&self.clusters, &before.clusters);
+        let (needs, needs_gone) = changed(&self.needs, &before.needs);
+        RowChanges {
+            clusters,
+            clusters_gone,
+            needs,
+            needs_gone,
+        }
+    }
+}
+
+/// One pool in the header: its snapshot without clusters and needs.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HeaderEntry {
+    key: PoolKey,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::serde::iso8601::option"
+    )]
+    last_active: Option<OffsetDateTime>,
+    /// How many cluster and need rows the pool has: a row missing is an
+    /// error, not a smaller pool.
+    cluster_rows: usize,
+    need_rows: usize,
+    pool: PoolSnapshot,
+}
+
+/// The engine's state without its pools' clusters and needs. `pools_in_rows`
+/// is what a whole-state reader refuses, so a header is never read as a
+/// state whose pools are empty.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Header {
+    format: String,
+    version: u32,
+    pools: Vec<HeaderEntry>,
+    #[serde(default)]
+    reviewed: u64,
+    pools_in_rows: bool,
+}
+
+fn hex_id(id: u64) -> String {
+    format!("{id:016x}")
+}
+
+impl EvolutionState {
+    /// The state as a header and its pools' rows.
+    pub(crate) fn split(&self) -> Result<(Header, EngineRows), serde_json::Error> {
+        let mut rows = EngineRows::default();
+        let mut pools = Vec::new();
+        for (key, pool) in self.pools() {
+            let name = serde_json::to_string(key)?;
+            let mut snapshot = PoolSnapshot::from(pool.clone());
+            let (cluster_rows, need_rows) = (snapshot.clusters.len(), snapshot.needs.len());
+            for (position, cluster) in std::mem::take(&mut snapshot.clusters).iter().enumerate() {
+                rows.clusters.push(PoolRow {
+                    pool: name.clone(),
+                    id: hex_id(cluster.id),
+                    position: i64::try_from(position).unwrap_or(i64::MAX),
+                    body: serde_json::to_string(cluster)?,
+                });
+            }
+            for (position, need) in std::mem::take(&mut snapshot.needs).iter().enumerate() {
+                rows.needs.push(PoolRow {
+                    pool: name.clone(),
+                    id: hex_id(need.id),
+                    position: i64::try_from(position).unwrap_or(i64::MAX),
+                    body: serde_json::to_string(need)?,
+                });
+            }
+            pools.push(HeaderEntry {
+                key: key.clone(),
+                last_active: self.last_active_of(key),
+                cluster_rows,
+                need_rows,
+                pool: snapshot,
+            });
+        }
+        let header = Header {
+            format: FORMAT.to_owned(),
+            version: super::EVOLUTION_FORMAT_VERSION,
+            pools,
+            reviewed: self.reviewed(),
+            pools_in_rows: true,
+        };
+        Ok((header, rows))
+    }
+
+    /// The state a header and its rows describe, checked as a snapshot is.
+    pub(crate) fn join(header: Header, rows: &EngineRows) -> Result<Self, String> {
+        check_header::<serde_json::Error>(
+            "evolution state",
+            (&header.format, header.version),
+            (FORMAT, super::EVOLUTION_FORMAT_VERSION),
+        )
+        .map_err(|e| e.to_string())?;
+        if !header.pools_in_rows {
+            return Err("the state's header does not keep its pools as rows".to_owned());
+        }
+        let mut clusters = grouped(&rows.clusters, "cluster", |c: &ClusterState| c.id)?;
+        let mut needs = grouped(&rows.needs, "need", |n: &NeedState| n.id)?;
+        let mut pools = BTreeMap::new();
+        let mut last_active = BTreeMap::new();
+        for entry in header.pools {
+            let name = serde_json::to_string(&entry.key).map_err(|e| e.to_string())?;
+            let mut snapshot = entry.pool;
+            snapshot.clusters = clusters.remove(&name).unwrap_or_default();
+            snapshot.needs = needs.remove(&name).unwrap_or_default();
+            let found = (snapshot.clusters.len(), snapshot.needs.len());
+            if found != (entry.cluster_rows, entry.need_rows) {
+                return Err(format!(
+                    "pool {name} has {} cluster and {} need rows; its header counts {} and {}",
+                    found.0, found.1, entry.cluster_rows, entry.need_rows
+                ));
+            }
+            let pool = Pool::try_from(snapshot)
+                .map_err(|e| format!("pool {name} does not restore from its rows: {e}"))?;
+            if let Some(at) = entry.last_active {
+                last_active.insert(entry.key.clone(), at);
+            }
+            if pools.insert(entry.key, pool).is_some() {
+                return Err(format!("the header lists the pool {name} twice"));
+            }
+        }
+        if let Some(name) = clusters.keys().chain(needs.keys()).next() {
+            return Err(format!(
+                "rows name the pool {name}, which the header does not list"
+            ));
+        }
+        Ok(EvolutionState::from_parts(
+            pools,
+            last_active,
+            header.reviewed,
+        ))
+    }
+}
+
+/// The rows' bodies, parsed, by pool in position order; a position given
+/// twice in one pool, a body that does not parse, or one whose id
+/// (`id_of`) is not its row's, is an error.
+fn grouped<T: serde::de::DeserializeOwned>(
+    rows: &[PoolRow],
+    what: &str,
+    id_of: impl Fn(&T) -> u64,
+) -> Result<HashMap<String, Vec<T>>, String> {
+    let mut by_pool: HashMap<&str, BTreeMap<i64, &PoolRow>> = HashMap::new();
+    for row in rows {
+        if by_pool
+            .entry(&row.pool)
+            .or_default()
+            .insert(row.position, row)
+            .is_some()
+        {
+            return Err(format!(
+                "two {what} rows of pool {} at position {}",
+                row.pool, row.position
+            ));
+        }
+    }
+    by_pool
+        .into_iter()
+        .map(|(pool, rows)| {
+            let parsed = rows
+                .values()
+                .map(|row| {
+                    let parsed: T = serde_json::from_str(&row.body)
+                        .map_err(|e| format!("{what} {} of pool {pool}: {e}", row.id))?;
+                    if hex_id(id_of(&parsed)) != row.id {
+                        return Err(format!(
+                            "{what} row {} of pool {pool} holds {what} {}",
+                            row.id,
+                            hex_id(id_of(&parsed))
+                        ));
+                    }
+                    Ok(parsed)
+                })
+                .collect::<Result<Vec<T>, String>>()?;
+            Ok((pool.to_owned(), parsed))
+        })
+        .collect()
+}
