@@ -6,9 +6,12 @@
 -- sdsi_rows_version names the state version the rows were written with: a
 -- state saved as bytes alone, or by a release before these tables, leaves
 -- it behind, and the rows are then not read as current.
+-- pools_in_rows: the state's pools are kept in sdsi_cluster and sdsi_need
+-- (sdsi::evolution::EngineRows), and sdsi_state holds their header only.
 CREATE TABLE sdsi_rows_version (
-    scenario TEXT PRIMARY KEY,
-    version  BIGINT NOT NULL
+    scenario      TEXT PRIMARY KEY,
+    version       BIGINT NOT NULL,
+    pools_in_rows BOOLEAN NOT NULL DEFAULT FALSE
 );
 CREATE TABLE sdsi_patch (
     scenario TEXT NOT NULL,
@@ -41,4 +44,20 @@ CREATE TABLE sdsi_delivered (
     key_name TEXT NOT NULL,
     tag      TEXT NOT NULL,
     PRIMARY KEY (scenario, client, key_name)
+);
+CREATE TABLE sdsi_cluster (
+    scenario TEXT NOT NULL,
+    pool     TEXT NOT NULL,
+    id       TEXT NOT NULL,
+    position BIGINT NOT NULL,
+    body     TEXT NOT NULL,
+    PRIMARY KEY (scenario, pool, id)
+);
+CREATE TABLE sdsi_need (
+    scenario TEXT NOT NULL,
+    pool     TEXT NOT NULL,
+    id       TEXT NOT NULL,
+    position BIGINT NOT NULL,
+    body     TEXT NOT NULL,
+    PRIMARY KEY (scenario, pool, id)
 );

@@ -6,9 +6,12 @@
 -- state saved as bytes alone, or by a release before these tables, leaves
 -- it behind, and the rows are then not read as current.
 -- IF NOT EXISTS: the migrations are idempotent.
+-- pools_in_rows: the state's pools are kept in sdsi_cluster and sdsi_need
+-- (sdsi::evolution::EngineRows), and sdsi_state holds their header only.
 CREATE TABLE IF NOT EXISTS sdsi_rows_version (
-    scenario TEXT PRIMARY KEY NOT NULL,
-    version  INTEGER NOT NULL
+    scenario      TEXT PRIMARY KEY NOT NULL,
+    version       INTEGER NOT NULL,
+    pools_in_rows INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 CREATE TABLE IF NOT EXISTS sdsi_patch (
     scenario TEXT NOT NULL,
@@ -41,4 +44,20 @@ CREATE TABLE IF NOT EXISTS sdsi_delivered (
     key_name TEXT NOT NULL,
     tag      TEXT NOT NULL,
     PRIMARY KEY (scenario, client, key_name)
+) STRICT;
+CREATE TABLE IF NOT EXISTS sdsi_cluster (
+    scenario TEXT NOT NULL,
+    pool     TEXT NOT NULL,
+    id       TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    body     TEXT NOT NULL,
+    PRIMARY KEY (scenario, pool, id)
+) STRICT;
+CREATE TABLE IF NOT EXISTS sdsi_need (
+    scenario TEXT NOT NULL,
+    pool     TEXT NOT NULL,
+    id       TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    body     TEXT NOT NULL,
+    PRIMARY KEY (scenario, pool, id)
 ) STRICT;

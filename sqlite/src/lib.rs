@@ -45,13 +45,16 @@
 //! ```
 
 mod migrate;
+mod pool_rows;
 mod rows;
 
 use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use sdsi::SchemaStore;
-use sdsi::evolution::{EvolutionState, SavedServer, StateStorage, Versioned};
+use sdsi::evolution::{
+    EngineRows, EvolutionState, RowDigests, SavedServer, StateStorage, Versioned,
+};
 use sdsi::patch::{SealError, Signer, StoreRows};
 
 pub use migrate::SCHEMA_VERSION;
@@ -60,7 +63,16 @@ pub use migrate::SCHEMA_VERSION;
 #[derive(Debug)]
 pub struct SqliteState {
     connection: Connection,
+    /// Whether [`SqliteState::save`] keeps the pools as rows.
+    pools_as_rows: bool,
+    /// The pool rows the file holds, as this connection last wrote or read
+    /// them: (scenario, version, digests).
+    known_rows: Option<(String, u64, RowDigests)>,
 }
+
+/// What a state row holds: its version, its bytes, and its pools' rows
+/// when it keeps them apart.
+type Stored = (u64, Vec<u8>, Option<EngineRows>);
 
 /// What [`SqliteState::load`] found for a scenario.
 #[derive(Debug)]
@@ -186,7 +198,7 @@ impl SqliteState {
         connection.execute_batch("PRAGMA synchronous = FULL;")?;
         check_integrity(&connection)?;
         migrate::migrate(&mut connection)?;
-        Ok(Self { connection })
+        Ok(Self::with(connection))
     }
 
     /// Opens the state file at `path` for reading only, as a report does:
@@ -201,7 +213,26 @@ impl SqliteState {
         )?;
         connection.busy_timeout(std::time::Duration::from_secs(5))?;
         check_integrity(&connection)?;
-        Ok(Self { connection })
+        Ok(Self::with(connection))
+    }
+
+    fn with(connection: Connection) -> Self {
+        Self {
+            connection,
+            pools_as_rows: false,
+            known_rows: None,
+        }
+    }
+
+    /// Keep the evolution pools as rows (`sdsi_cluster`, `sdsi_need`: one
+    /// per fine cluster and per need) beside a small state, so that a save
+    /// writes only the clusters and needs that changed since the last one
+    /// instead of the whole state. Off by default in this release: a state
+    /// saved this way loads only in this release or a later one (see
+    /// docs/replicas.md, "Pools as rows"); any state loads whatever the
+    /// setting.
+    pub fn keep_pools_as_rows(&mut self, on: bool) {
+        self.pools_as_rows = on;
     }
 
     /// The file's schema version: [`SCHEMA_VERSION`], or higher when a newer
@@ -211,21 +242,66 @@ impl SqliteState {
         migrate::schema_version(&self.connection)
     }
 
-    /// The state saved for `scenario`, if any, read back into its parts.
+    /// The state saved for `scenario`, if any, read back into its parts
+    /// (with its pools' rows when it keeps them apart).
     pub fn load(&mut self, scenario: &str) -> Result<Option<Saved>, Error> {
-        let Some(versioned) = StateStorage::load(self, scenario)? else {
+        let Some((version, bytes, pools)) = self.stored(scenario)? else {
             return Ok(None);
         };
-        let saved = SavedServer::from_bytes(&versioned.bytes).map_err(|e| Error::Damaged {
+        let saved = match &pools {
+            Some(rows) => SavedServer::from_split(&bytes, rows),
+            None => SavedServer::from_bytes(&bytes),
+        }
+        .map_err(|e| Error::Damaged {
             scenario: scenario.to_owned(),
             message: e.to_string(),
         })?;
+        self.remember(scenario, version, pools.as_ref());
         Ok(Some(Saved {
-            version: versioned.version,
+            version,
             cursor: saved.cursor,
             store: saved.store,
             engine: saved.engine,
         }))
+    }
+
+    /// The state row of `scenario` and, when it keeps its pools apart, their
+    /// rows, read in one transaction.
+    fn stored(&mut self, scenario: &str) -> Result<Option<Stored>, Error> {
+        // A file from before migration 2, opened read-only, has no row tables.
+        let has_rows = self.schema_version()? >= 2;
+        let transaction = self.connection.transaction()?;
+        let query = if has_rows {
+            "SELECT s.version, s.state, COALESCE(r.version = s.version AND r.pools_in_rows, 0)
+             FROM sdsi_state AS s LEFT JOIN sdsi_rows_version AS r USING (scenario)
+             WHERE scenario = ?1"
+        } else {
+            "SELECT version, state, 0 FROM sdsi_state WHERE scenario = ?1"
+        };
+        let row: Option<(i64, Vec<u8>, bool)> = transaction
+            .query_row(query, params![scenario], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .optional()?;
+        let Some((version, bytes, split)) = row else {
+            return Ok(None);
+        };
+        let version = u64::try_from(version).map_err(|_| Error::Damaged {
+            scenario: scenario.to_owned(),
+            message: format!("negative version {version}"),
+        })?;
+        let pools = if split {
+            Some(pool_rows::read(&transaction, scenario)?)
+        } else {
+            None
+        };
+        transaction.commit()?;
+        Ok(Some((version, bytes, pools)))
+    }
+
+    /// Notes the pool rows the file holds for `scenario` at `version`.
+    fn remember(&mut self, scenario: &str, version: u64, pools: Option<&EngineRows>) {
+        self.known_rows = pools.map(|rows| (scenario.to_owned(), version, rows.digests()));
     }
 
     /// The state saved for `scenario` by a store that required signatures
@@ -233,14 +309,16 @@ impl SqliteState {
     /// snapshot is intact and sealed with that key; the restored store
     /// requires signatures again. [`SqliteState::load`] refuses such a state.
     pub fn load_sealed(&mut self, scenario: &str, signer: Signer) -> Result<Option<Saved>, Error> {
-        let Some(versioned) = StateStorage::load(self, scenario)? else {
+        let Some((version, bytes, pools)) = self.stored(scenario)? else {
             return Ok(None);
         };
-        let saved = SavedServer::from_bytes_sealed(&versioned.bytes, signer).map_err(|error| {
-            Error::Seal {
-                scenario: scenario.to_owned(),
-                error,
-            }
+        let saved = match &pools {
+            Some(rows) => SavedServer::from_split_sealed(&bytes, rows, signer),
+            None => SavedServer::from_bytes_sealed(&bytes, signer),
+        }
+        .map_err(|error| Error::Seal {
+            scenario: scenario.to_owned(),
+            error,
         })?;
         if saved.store.base().scenario != scenario {
             // Another scenario's sealed row copied here: sealed, but not this one.
@@ -252,8 +330,9 @@ impl SqliteState {
                 ),
             });
         }
+        self.remember(scenario, version, pools.as_ref());
         Ok(Some(Saved {
-            version: versioned.version,
+            version,
             cursor: saved.cursor,
             store: saved.store,
             engine: saved.engine,
@@ -284,9 +363,24 @@ impl SqliteState {
         let serialize = |e: serde_json::Error| Error::Serialize {
             message: e.to_string(),
         };
-        let bytes = SavedServer::encode(cursor, store, engine).map_err(serialize)?;
         let rows = store.rows().map_err(serialize)?;
-        self.save_busy_aware(scenario, expected, &bytes, Some(&rows))
+        if !self.pools_as_rows {
+            let bytes = SavedServer::encode(cursor, store, engine).map_err(serialize)?;
+            self.known_rows = None;
+            let saving = Saving::Whole(&rows);
+            return self.save_busy_aware(scenario, expected, &bytes, saving);
+        }
+        let (bytes, pools) = SavedServer::encode_split(cursor, store, engine).map_err(serialize)?;
+        // Taken: a failed save leaves the file's rows unknown.
+        let known = self
+            .known_rows
+            .take()
+            .filter(|(s, v, _)| s == scenario && Some(*v) == expected)
+            .map(|(_, _, digests)| digests);
+        let saving = Saving::Split(&rows, &pools, known.as_ref());
+        let version = self.save_busy_aware(scenario, expected, &bytes, saving)?;
+        self.remember(scenario, version, Some(&pools));
+        Ok(version)
     }
 
     /// The store's rows saved with `scenario`'s state by
@@ -342,6 +436,17 @@ impl SqliteState {
     }
 }
 
+/// What a save writes beside the state's bytes.
+enum Saving<'a> {
+    /// Nothing: bytes this crate cannot look into.
+    Bytes,
+    /// The store's rows; the pools are in the bytes.
+    Whole(&'a StoreRows),
+    /// The store's rows and the pools' rows (the bytes hold their header),
+    /// with the digests of the pool rows the file holds, when known.
+    Split(&'a StoreRows, &'a EngineRows, Option<&'a RowDigests>),
+}
+
 impl StateStorage for SqliteState {
     type Error = Error;
 
@@ -368,7 +473,7 @@ impl StateStorage for SqliteState {
     /// as they were and [`SqliteState::store_rows`] no longer reads them as
     /// current ([`SqliteState::save`] writes them).
     fn save(&mut self, scenario: &str, expected: Option<u64>, bytes: &[u8]) -> Result<u64, Error> {
-        self.save_busy_aware(scenario, expected, bytes, None)
+        self.save_busy_aware(scenario, expected, bytes, Saving::Bytes)
     }
 }
 
@@ -380,9 +485,9 @@ impl SqliteState {
         scenario: &str,
         expected: Option<u64>,
         bytes: &[u8],
-        rows: Option<&StoreRows>,
+        saving: Saving<'_>,
     ) -> Result<u64, Error> {
-        self.save_versioned(scenario, expected, bytes, rows)
+        self.save_versioned(scenario, expected, bytes, saving)
             .map_err(|error| match error {
                 Error::Sqlite(e) => busy_or(e, scenario),
                 other => other,
@@ -398,7 +503,7 @@ impl SqliteState {
         scenario: &str,
         expected: Option<u64>,
         bytes: &[u8],
-        rows: Option<&StoreRows>,
+        saving: Saving<'_>,
     ) -> Result<u64, Error> {
         let transaction = self
             .connection
@@ -425,8 +530,16 @@ impl SqliteState {
              ON CONFLICT(scenario) DO UPDATE SET version = excluded.version, state = excluded.state",
             params![scenario, stored, bytes],
         )?;
-        if let Some(rows) = rows {
-            rows::write(&transaction, scenario, stored, rows)?;
+        match saving {
+            Saving::Bytes => {}
+            Saving::Whole(rows) => {
+                rows::write(&transaction, scenario, stored, rows, false)?;
+                pool_rows::clear(&transaction, scenario)?;
+            }
+            Saving::Split(rows, pools, known) => {
+                rows::write(&transaction, scenario, stored, rows, true)?;
+                pool_rows::write(&transaction, scenario, pools, known)?;
+            }
         }
         transaction.commit()?;
         Ok(next)

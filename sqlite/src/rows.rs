@@ -10,19 +10,21 @@ use time::format_description::well_known::Rfc3339;
 
 use crate::Error;
 
-/// Makes `scenario`'s rows say what `rows` says, as of state `version`: a
-/// row that changed is rewritten, an unchanged one left alone, one no
-/// longer there deleted.
+/// Makes `scenario`'s rows say what `rows` says, as of state `version`
+/// (whose pools are kept as rows when `pools_in_rows`): a row that changed
+/// is rewritten, an unchanged one left alone, one no longer there deleted.
 pub(crate) fn write(
     transaction: &Transaction<'_>,
     scenario: &str,
     version: i64,
     rows: &StoreRows,
+    pools_in_rows: bool,
 ) -> Result<(), Error> {
     transaction.execute(
-        "INSERT INTO sdsi_rows_version (scenario, version) VALUES (?1, ?2)
-         ON CONFLICT (scenario) DO UPDATE SET version = excluded.version",
-        params![scenario, version],
+        "INSERT INTO sdsi_rows_version (scenario, version, pools_in_rows) VALUES (?1, ?2, ?3)
+         ON CONFLICT (scenario) DO UPDATE SET
+             version = excluded.version, pools_in_rows = excluded.pools_in_rows",
+        params![scenario, version, pools_in_rows],
     )?;
     let ids = |items: Vec<String>| serde_json::Value::from(items).to_string();
     transaction.execute(

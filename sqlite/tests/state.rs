@@ -448,16 +448,24 @@ fn a_read_only_opening_reads_without_migrating() {
 
 /// Counts the writes to the store's row tables, by a trigger on each.
 fn count_row_writes(path: &std::path::Path) {
+    count_row_writes_of(
+        path,
+        &[
+            "sdsi_patch",
+            "sdsi_key_record",
+            "sdsi_pending",
+            "sdsi_delivered",
+        ],
+    );
+}
+
+/// Counts the writes to `tables`, by a trigger on each.
+fn count_row_writes_of(path: &std::path::Path, tables: &[&str]) {
     let connection = rusqlite::Connection::open(path).unwrap();
     connection
         .execute_batch("CREATE TABLE row_writes (tbl TEXT, kind TEXT)")
         .unwrap();
-    for table in [
-        "sdsi_patch",
-        "sdsi_key_record",
-        "sdsi_pending",
-        "sdsi_delivered",
-    ] {
+    for table in tables {
         for kind in ["INSERT", "UPDATE", "DELETE"] {
             connection
                 .execute_batch(&format!(
@@ -623,5 +631,97 @@ fn the_store_is_kept_as_rows_written_only_where_they_change() {
     let bytes = sdsi::evolution::SavedServer::encode(85, &s, &e.state()).unwrap();
     StateStorage::save(&mut db, "flight_booking", Some(version), &bytes).unwrap();
     assert_eq!(db.store_rows("flight_booking").unwrap(), None);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+fn count(path: &std::path::Path, sql: &str) -> i64 {
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .query_row(sql, [], |r| r.get(0))
+        .unwrap()
+}
+
+/// With the pools kept as rows, the state row holds a small header, a
+/// second process loads the same state, and a save after one more message
+/// writes the few clusters and needs it touched, not the pool; saving whole
+/// again clears the rows; the bytes alone are refused as a whole state.
+#[test]
+fn pools_kept_as_rows_are_written_where_they_change() {
+    let d = dir("pool-rows");
+    let path = d.join("state.db");
+    let (mut s, mut e) = busy();
+    let texts = [
+        "a vegetarian meal",
+        "travelling with my cat",
+        "extra legroom",
+        "an aisle seat",
+        "wheelchair at the gate",
+        "two extra bags",
+    ];
+    for (i, text) in texts.iter().cycle().take(30).enumerate() {
+        let message = json!({"schema_id": "flight_booking_v1",
+            "payload": {"origin": "PEK", "other": text}});
+        let at = datetime!(2026-05-01 22:00 UTC) + time::Duration::minutes(9 * i as i64);
+        let client = format!("agent-{}", i % 5);
+        sdsi::evolution::EvolutionEngine::observe(&mut e, &mut s, &message, &client, at);
+    }
+    let mut db = SqliteState::open(&path).unwrap();
+    db.keep_pools_as_rows(true);
+    let v1 = db.save("flight_booking", None, 80, &s, &e.state()).unwrap();
+    let clusters: usize = e.state().pools().map(|(_, p)| p.len()).sum();
+    assert!(clusters > 1);
+    assert_eq!(
+        count(&path, "SELECT COUNT(*) FROM sdsi_cluster"),
+        i64::try_from(clusters).unwrap()
+    );
+    let state_bytes = count(&path, "SELECT length(state) FROM sdsi_state");
+    let whole = sdsi::evolution::SavedServer::encode(80, &s, &e.state()).unwrap();
+    assert!(state_bytes < i64::try_from(whole.len()).unwrap());
+
+    let mut other = SqliteState::open(&path).unwrap();
+    let saved = other.load("flight_booking").unwrap().unwrap();
+    assert_eq!(saved.engine, e.state());
+    assert_eq!(saved.version, v1);
+    let bytes = sdsi::evolution::StateStorage::load(&mut other, "flight_booking")
+        .unwrap()
+        .unwrap()
+        .bytes;
+    assert!(sdsi::evolution::SavedServer::from_bytes(&bytes).is_err());
+
+    count_row_writes_of(&path, &["sdsi_cluster", "sdsi_need"]);
+    let message = json!({"schema_id": "flight_booking_v1",
+        "payload": {"origin": "PEK", "other": "a vegetarian meal"}});
+    let later = datetime!(2026-05-02 4:00 UTC);
+    sdsi::evolution::EvolutionEngine::observe(&mut e, &mut s, &message, "agent-3", later);
+    let v2 = db
+        .save("flight_booking", Some(v1), 81, &s, &e.state())
+        .unwrap();
+    let writes = row_writes(&path);
+    assert!(!writes.is_empty() && writes.len() <= 4, "{writes:?}");
+    assert_eq!(
+        SqliteState::open(&path)
+            .unwrap()
+            .load("flight_booking")
+            .unwrap()
+            .unwrap()
+            .engine,
+        e.state()
+    );
+
+    // The other process loaded v1: its save is refused, and it writes no row.
+    let stale = other.save("flight_booking", Some(v1), 81, &s, &e.state());
+    assert!(matches!(stale, Err(Error::Conflict { .. })));
+    assert!(row_writes(&path).is_empty());
+
+    db.keep_pools_as_rows(false);
+    db.save("flight_booking", Some(v2), 82, &s, &e.state())
+        .unwrap();
+    assert_eq!(count(&path, "SELECT COUNT(*) FROM sdsi_cluster"), 0);
+    let saved = SqliteState::open(&path)
+        .unwrap()
+        .load("flight_booking")
+        .unwrap()
+        .unwrap();
+    assert_eq!((saved.engine, saved.cursor), (e.state(), 82));
     std::fs::remove_dir_all(&d).unwrap();
 }

@@ -1,0 +1,93 @@
+//! The engine's pools as rows (`sdsi_cluster`, `sdsi_need`): written with
+//! the state's header, only the rows that changed since the version the
+//! save replaces when this connection knows them; read back to rebuild it.
+
+use rusqlite::{Connection, Transaction, params};
+use sdsi::evolution::{EngineRows, PoolRow, RowDigests};
+
+use crate::Error;
+
+/// The two tables, each with the rows of one kind.
+const TABLES: [&str; 2] = ["sdsi_cluster", "sdsi_need"];
+
+/// Writes `scenario`'s pool rows. `known`: the digests of the rows the file
+/// holds now (those this connection wrote or read at the version being
+/// replaced), so that only changed rows are written; `None` rewrites them
+/// all.
+pub(crate) fn write(
+    transaction: &Transaction<'_>,
+    scenario: &str,
+    rows: &EngineRows,
+    known: Option<&RowDigests>,
+) -> Result<(), Error> {
+    let Some(known) = known else {
+        clear(transaction, scenario)?;
+        for (table, rows) in TABLES.iter().zip([&rows.clusters, &rows.needs]) {
+            upsert(transaction, table, scenario, rows.iter())?;
+        }
+        return Ok(());
+    };
+    let changes = rows.changes(known);
+    for (table, written, gone) in [
+        ("sdsi_cluster", &changes.clusters, &changes.clusters_gone),
+        ("sdsi_need", &changes.needs, &changes.needs_gone),
+    ] {
+        let mut delete = transaction.prepare_cached(&format!(
+            "DELETE FROM {table} WHERE scenario = ?1 AND pool = ?2 AND id = ?3"
+        ))?;
+        for (pool, id) in gone {
+            delete.execute(params![scenario, pool, id])?;
+        }
+        upsert(transaction, table, scenario, written.iter().copied())?;
+    }
+    Ok(())
+}
+
+fn upsert<'a>(
+    transaction: &Transaction<'_>,
+    table: &str,
+    scenario: &str,
+    rows: impl Iterator<Item = &'a PoolRow>,
+) -> Result<(), Error> {
+    let mut statement = transaction.prepare_cached(&format!(
+        "INSERT INTO {table} (scenario, pool, id, position, body) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (scenario, pool, id) DO UPDATE SET
+             position = excluded.position, body = excluded.body"
+    ))?;
+    for row in rows {
+        statement.execute(params![scenario, row.pool, row.id, row.position, row.body])?;
+    }
+    Ok(())
+}
+
+/// Deletes `scenario`'s pool rows (a state saved whole keeps none).
+pub(crate) fn clear(transaction: &Transaction<'_>, scenario: &str) -> Result<(), Error> {
+    for table in TABLES {
+        transaction.execute(
+            &format!("DELETE FROM {table} WHERE scenario = ?1"),
+            params![scenario],
+        )?;
+    }
+    Ok(())
+}
+
+/// `scenario`'s pool rows.
+pub(crate) fn read(connection: &Connection, scenario: &str) -> Result<EngineRows, Error> {
+    let mut rows = EngineRows::default();
+    for (table, into) in TABLES.iter().zip([&mut rows.clusters, &mut rows.needs]) {
+        let mut statement = connection.prepare(&format!(
+            "SELECT pool, id, position, body FROM {table} WHERE scenario = ?1
+             ORDER BY pool, position"
+        ))?;
+        let mut found = statement.query(params![scenario])?;
+        while let Some(row) = found.next()? {
+            into.push(PoolRow::from_columns(
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+            ));
+        }
+    }
+    Ok(rows)
+}
