@@ -26,12 +26,17 @@
 
 use std::collections::BTreeSet;
 
-use postgres::Client;
-use sdsi::evolution::{StateStorage, Versioned};
+use postgres::{Client, IsolationLevel};
+use sdsi::SchemaStore;
+use sdsi::evolution::{
+    EngineRows, EvolutionState, RowDigests, SavedServer, StateStorage, Versioned,
+};
+use sdsi::patch::{SealError, Signer};
 
 mod lead;
 mod log;
 mod migrate;
+mod pool_rows;
 mod rows;
 mod tls;
 
@@ -45,6 +50,25 @@ pub struct PgState {
     leading: BTreeSet<String>,
     /// The database's schema version, as found on connect.
     schema_version: i32,
+    /// Whether [`PgState::save_folded`] keeps the pools as rows.
+    pools_as_rows: bool,
+    /// The pool rows the database holds, as this connection last wrote or
+    /// read them: (scenario, version, digests).
+    known_rows: Option<(String, u64, RowDigests)>,
+}
+
+/// What [`PgState::load_saved`] found for a scenario.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Saved {
+    /// The version the save wrote; name it when saving again.
+    pub version: u64,
+    /// The application's cursor, as saved.
+    pub cursor: u64,
+    /// The schema store.
+    pub store: SchemaStore,
+    /// The evolution engine's state (give it to `Evolution::restore`).
+    pub engine: EvolutionState,
 }
 
 impl std::fmt::Debug for PgState {
@@ -109,7 +133,112 @@ impl PgState {
             client,
             leading: BTreeSet::new(),
             schema_version,
+            pools_as_rows: false,
+            known_rows: None,
         })
+    }
+
+    /// Keep the evolution pools as rows (`sdsi_cluster`, `sdsi_need`: one
+    /// per fine cluster and per need) beside a small state, so that each
+    /// [`PgState::save_folded`] sends and writes only the clusters and
+    /// needs the fold changed instead of the whole state. Off by default in
+    /// this release: a state saved this way loads only in this release or a
+    /// later one, so turn it on once no replica of an earlier release is
+    /// left (docs/replicas.md, "Pools as rows"). Any state loads
+    /// ([`PgState::load_saved`]) whatever the setting.
+    pub fn keep_pools_as_rows(&mut self, on: bool) {
+        self.pools_as_rows = on;
+    }
+
+    /// The state saved for `scenario`, if any, read back into its parts, in
+    /// one snapshot (with its pools' rows when it keeps them apart).
+    /// [`StateStorage::load`] gives the bytes alone, which do not restore a
+    /// state whose pools are rows.
+    pub fn load_saved(&mut self, scenario: &str) -> Result<Option<Saved>, Error> {
+        self.load_with(scenario, |bytes, rows| {
+            match rows {
+                Some(rows) => SavedServer::from_split(bytes, rows),
+                None => SavedServer::from_bytes(bytes),
+            }
+            .map_err(|e| e.to_string())
+        })
+    }
+
+    /// [`PgState::load_saved`] for a store that required signatures with
+    /// `signer`'s key: refused unless its sealed snapshot is intact and
+    /// sealed with that key; the restored store requires signatures again.
+    pub fn load_saved_sealed(
+        &mut self,
+        scenario: &str,
+        signer: Signer,
+    ) -> Result<Option<Saved>, Error> {
+        let saved = self.load_with(scenario, |bytes, rows| {
+            match rows {
+                Some(rows) => SavedServer::from_split_sealed(bytes, rows, signer.clone()),
+                None => SavedServer::from_bytes_sealed(bytes, signer.clone()),
+            }
+            .map_err(|e: SealError| e.to_string())
+        })?;
+        if let Some(saved) = &saved
+            && saved.store.base().scenario != scenario
+        {
+            return Err(Error::Damaged {
+                scenario: scenario.to_owned(),
+                message: format!(
+                    "the row holds the state of scenario {:?}",
+                    saved.store.base().scenario
+                ),
+            });
+        }
+        Ok(saved)
+    }
+
+    /// Reads `scenario`'s state row and, when it keeps its pools apart,
+    /// their rows, in one snapshot, and decodes them with `decode`.
+    fn load_with(
+        &mut self,
+        scenario: &str,
+        decode: impl Fn(&[u8], Option<&EngineRows>) -> Result<SavedServer, String>,
+    ) -> Result<Option<Saved>, Error> {
+        let mut transaction = self
+            .client
+            .build_transaction()
+            .isolation_level(IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()?;
+        let row = transaction.query_opt(
+            "SELECT s.version, s.state,
+                    COALESCE(r.version = s.version AND r.pools_in_rows, FALSE)
+             FROM sdsi_state AS s LEFT JOIN sdsi_rows_version AS r USING (scenario)
+             WHERE scenario = $1",
+            &[&scenario],
+        )?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let stored: i64 = row.get(0);
+        let version = u64::try_from(stored).map_err(|_| Error::Damaged {
+            scenario: scenario.to_owned(),
+            message: format!("negative version {stored}"),
+        })?;
+        let bytes: Vec<u8> = row.get(1);
+        let pools = if row.get::<_, bool>(2) {
+            Some(pool_rows::read(&mut transaction, scenario)?)
+        } else {
+            None
+        };
+        transaction.commit()?;
+        let saved = decode(&bytes, pools.as_ref()).map_err(|message| Error::Damaged {
+            scenario: scenario.to_owned(),
+            message,
+        })?;
+        self.known_rows = pools.map(|rows| (scenario.to_owned(), version, rows.digests()));
+        Ok(Some(Saved {
+            version,
+            cursor: saved.cursor,
+            store: saved.store,
+            engine: saved.engine,
+        }))
     }
 
     /// The database's schema version: [`SCHEMA_VERSION`], or higher when a

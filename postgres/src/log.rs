@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use postgres::Transaction;
-use sdsi::evolution::Observation;
-use sdsi::patch::StoreRows;
+use sdsi::SchemaStore;
+use sdsi::evolution::{EvolutionState, Observation, SavedServer};
 use time::OffsetDateTime;
 
 use crate::{Error, PgState};
@@ -233,34 +233,57 @@ impl PgState {
         Ok((count(0), count(1)))
     }
 
-    /// Saves the state the evaluator folded the observations `folded` into,
-    /// if the saved version is still `expected`, and in the same
-    /// transaction writes the store's `rows` (those that changed: see
-    /// [`PgState::store_rows`]; pass `store.rows()` of the store in
-    /// `state`, or `None` to leave them behind), marks the observations
-    /// folded, replaces the `attachments`, forgets folded observations
-    /// dated before `forget_before` (a message retried after that counts
-    /// again), and notifies listeners ([`PgState::wait_for_change`]).
-    /// Either all of it happens or none.
+    /// Saves the state the evaluator folded the observations `folded` into
+    /// (`store` and `engine`, with the application's `cursor`), if the
+    /// saved version is still `expected`, and in the same transaction
+    /// writes the store's rows that changed ([`PgState::store_rows`]) and,
+    /// with [`PgState::keep_pools_as_rows`], the pools' rows that changed;
+    /// marks the observations folded, replaces the `attachments`, forgets
+    /// folded observations dated before `forget_before` (a message retried
+    /// after that counts again), and notifies listeners
+    /// ([`PgState::wait_for_change`]). Either all of it happens or none.
     #[allow(clippy::too_many_arguments)]
     pub fn save_folded(
         &mut self,
         scenario: &str,
         expected: Option<u64>,
-        state: &[u8],
-        rows: Option<&StoreRows>,
+        cursor: u64,
+        store: &SchemaStore,
+        engine: &EvolutionState,
         folded: &[i64],
         attachments: &[(&str, &[u8])],
         forget_before: Option<OffsetDateTime>,
     ) -> Result<u64, Error> {
+        let serialize = |e: serde_json::Error| Error::Serialize {
+            message: e.to_string(),
+        };
+        let rows = store.rows().map_err(serialize)?;
+        let (state, pools) = if self.pools_as_rows {
+            let (bytes, pools) =
+                SavedServer::encode_split(cursor, store, engine).map_err(serialize)?;
+            (bytes, Some(pools))
+        } else {
+            let bytes = SavedServer::encode(cursor, store, engine).map_err(serialize)?;
+            (bytes, None)
+        };
+        // Taken: after a failed save the database's rows are not known.
+        let known = self
+            .known_rows
+            .take()
+            .filter(|(s, v, _)| s == scenario && Some(*v) == expected)
+            .map(|(_, _, digests)| digests);
         let mut transaction = self.client.transaction()?;
-        let Some(version) = save_in(&mut transaction, scenario, expected, state)? else {
+        let Some(version) = save_in(&mut transaction, scenario, expected, &state)? else {
             drop(transaction);
             return Err(self.conflict(scenario, expected)?);
         };
-        if let Some(rows) = rows {
-            let stored = i64::try_from(version).unwrap_or(i64::MAX);
-            crate::rows::write(&mut transaction, scenario, stored, rows)?;
+        let stored = i64::try_from(version).unwrap_or(i64::MAX);
+        crate::rows::write(&mut transaction, scenario, stored, &rows, pools.is_some())?;
+        match &pools {
+            Some(pools) => {
+                crate::pool_rows::write(&mut transaction, scenario, pools, known.as_ref())?
+            }
+            None => crate::pool_rows::clear(&mut transaction, scenario)?,
         }
         transaction.execute(
             "UPDATE sdsi_observation SET folded = TRUE
@@ -283,6 +306,7 @@ impl PgState {
         }
         transaction.execute("SELECT pg_notify('sdsi_state', $1)", &[&scenario])?;
         transaction.commit()?;
+        self.known_rows = pools.map(|rows| (scenario.to_owned(), version, rows.digests()));
         Ok(version)
     }
 }

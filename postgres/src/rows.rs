@@ -9,19 +9,21 @@ use time::OffsetDateTime;
 
 use crate::{Error, PgState};
 
-/// Makes `scenario`'s rows say what `rows` says, as of state `version`: a
-/// row that changed is rewritten, an unchanged one left alone, one no
-/// longer there deleted.
+/// Makes `scenario`'s rows say what `rows` says, as of state `version`
+/// (whose pools are kept as rows when `pools_in_rows`): a row that changed
+/// is rewritten, an unchanged one left alone, one no longer there deleted.
 pub(crate) fn write(
     transaction: &mut Transaction<'_>,
     scenario: &str,
     version: i64,
     rows: &StoreRows,
+    pools_in_rows: bool,
 ) -> Result<(), Error> {
     transaction.execute(
-        "INSERT INTO sdsi_rows_version (scenario, version) VALUES ($1, $2)
-         ON CONFLICT (scenario) DO UPDATE SET version = EXCLUDED.version",
-        &[&scenario, &version],
+        "INSERT INTO sdsi_rows_version (scenario, version, pools_in_rows) VALUES ($1, $2, $3)
+         ON CONFLICT (scenario) DO UPDATE SET
+             version = EXCLUDED.version, pools_in_rows = EXCLUDED.pools_in_rows",
+        &[&scenario, &version, &pools_in_rows],
     )?;
     write_patches(transaction, scenario, &rows.patches)?;
     write_keys(transaction, scenario, &rows.keys)?;

@@ -161,6 +161,14 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     pub replica: Option<String>,
 
+    /// With `--state`: keep each fine cluster and need of the pools as a
+    /// row of its own, so a save writes only those that changed instead of
+    /// the whole state (docs/replicas.md, "Pools as rows"). A state saved
+    /// so loads only with this release or a later one; any state loads
+    /// with or without it.
+    #[arg(long, requires = "state")]
+    pub pools_as_rows: bool,
+
     /// With `--state`: save after every N lines (and at the end), so a run
     /// that is killed loses at most N lines of work, which the next run
     /// replays.
@@ -202,8 +210,10 @@ impl Saving {
         store: &mut SchemaStore,
         engine: &mut Engine,
         every: u64,
+        pools_as_rows: bool,
     ) -> Result<Self, String> {
-        let db = SqliteState::open(path).map_err(|e| e.to_string())?;
+        let mut db = SqliteState::open(path).map_err(|e| e.to_string())?;
+        db.keep_pools_as_rows(pools_as_rows);
         let scenario = store.base().scenario.clone();
         let mut saving = Saving {
             db,
@@ -294,6 +304,7 @@ pub fn run(args: &Args, format: Format) -> Outcome {
                 forget_after: args.window,
                 report: args.report.as_deref(),
                 after_pause: args.after_pause,
+                pools_as_rows: args.pools_as_rows,
             };
             match replica::join(&settings, &store.base().scenario) {
                 Ok(db) => Some((settings, db)),
@@ -371,7 +382,13 @@ pub fn run(args: &Args, format: Format) -> Outcome {
     }
     let saving = match &args.state {
         None => None,
-        Some(path) => match Saving::open(path, &mut store, &mut engine, args.save_every) {
+        Some(path) => match Saving::open(
+            path,
+            &mut store,
+            &mut engine,
+            args.save_every,
+            args.pools_as_rows,
+        ) {
             Ok(saving) => Some(saving),
             Err(message) => {
                 return unusable(

@@ -10,7 +10,6 @@ use std::io::{self, BufRead, Write};
 use std::time::{Duration as Elapsed, Instant};
 
 use sdsi::SchemaStore;
-use sdsi::evolution::SavedServer;
 use sdsi::patch::DenySensitive;
 use sdsi_postgres::{Logged, PgState, Watch};
 use sdsi_report::{History, Report, render};
@@ -58,6 +57,8 @@ pub struct Settings<'a> {
     pub report: Option<&'a std::path::Path>,
     /// Accept one clock jump past the store's bound.
     pub after_pause: bool,
+    /// Keep the pools as rows (see `PgState::keep_pools_as_rows`).
+    pub pools_as_rows: bool,
 }
 
 /// A replica's counts, for its summary line.
@@ -98,7 +99,7 @@ struct Replica<'a> {
 /// anything slow, such as loading a model: the others wait for a replica
 /// only once it has joined).
 pub fn join(settings: &Settings<'_>, scenario: &str) -> Result<PgState, String> {
-    let mut db = connect(settings.url)?;
+    let mut db = connect(settings)?;
     db.join(scenario, settings.replica)
         .map_err(|e| format!("the state database: {e}"))?;
     Ok(db)
@@ -169,14 +170,11 @@ impl<'a> Replica<'a> {
             return Ok(());
         }
         let scenario = self.scenario.clone();
-        let Some(versioned) = sdsi::evolution::StateStorage::load(&mut self.db, &scenario)
-            .map_err(|e| e.to_string())?
-        else {
+        let Some(saved) = self.db.load_saved(&scenario).map_err(|e| e.to_string())? else {
             return Ok(());
         };
-        let saved = SavedServer::from_bytes(&versioned.bytes).map_err(|e| e.to_string())?;
         put_in_place(saved.store, saved.engine, store, engine, "the database")?;
-        self.version = Some(versioned.version);
+        self.version = Some(saved.version);
         self.history = crate::history::load(&mut self.db, &scenario)?;
         Ok(())
     }
@@ -195,7 +193,7 @@ impl<'a> Replica<'a> {
                 Err(_) if self.db.is_closed() && attempt < RECONNECTS => {
                     attempt += 1;
                     std::thread::sleep(Elapsed::from_millis(200 * u64::from(attempt)));
-                    if let Ok(db) = connect(self.settings.url) {
+                    if let Ok(db) = connect(self.settings) {
                         self.db = db;
                     }
                 }
@@ -363,17 +361,15 @@ impl<'a> Replica<'a> {
                     printed.push(from(json!({"event": "transition", "transition": value})));
                 }
             }
-            let state =
-                SavedServer::encode(0, store, &engine.state()).map_err(|e| e.to_string())?;
-            let rows = store.rows().map_err(|e| e.to_string())?;
             let (name, history) = crate::history::to_attachment(&self.history)?;
             let forget = newest.and_then(|at| at.checked_sub(self.settings.forget_after));
             let version = self.version;
             let saved = self.db.save_folded(
                 &self.scenario.clone(),
                 version,
-                &state,
-                Some(&rows),
+                0,
+                store,
+                &engine.state(),
                 &seqs,
                 &[(name, &history)],
                 forget,
@@ -399,7 +395,7 @@ impl<'a> Replica<'a> {
                         self.counts.held,
                     ) = before;
                     if self.db.is_closed() {
-                        self.db = connect(self.settings.url)?;
+                        self.db = connect(self.settings)?;
                     }
                     self.version = None;
                     if !self.retrying(|db, scenario| db.lead(scenario, true))? {
@@ -471,8 +467,10 @@ impl<'a> Replica<'a> {
     }
 }
 
-fn connect(url: &str) -> Result<PgState, String> {
-    PgState::connect(url).map_err(|e| format!("the state database: {e}"))
+fn connect(settings: &Settings<'_>) -> Result<PgState, String> {
+    let mut db = PgState::connect(settings.url).map_err(|e| format!("the state database: {e}"))?;
+    db.keep_pools_as_rows(settings.pools_as_rows);
+    Ok(db)
 }
 
 /// A line's message id: its SHA-256, so a line sent twice (a retry after a

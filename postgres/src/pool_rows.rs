@@ -1,0 +1,113 @@
+//! The engine's pools as rows (`sdsi_cluster`, `sdsi_need`): written with
+//! the state's header, only the rows that changed since the version the
+//! save replaces when this connection knows them (so an unchanged cluster
+//! is neither sent nor written); read back to rebuild the pools.
+
+use postgres::Transaction;
+use sdsi::evolution::{EngineRows, PoolRow, RowDigests};
+
+use crate::Error;
+
+/// The two tables, each with the rows of one kind.
+const TABLES: [&str; 2] = ["sdsi_cluster", "sdsi_need"];
+
+/// Writes `scenario`'s pool rows. `known`: the digests of the rows the
+/// database holds now (those this connection wrote or read at the version
+/// being replaced); `None` rewrites them all.
+pub(crate) fn write(
+    transaction: &mut Transaction<'_>,
+    scenario: &str,
+    rows: &EngineRows,
+    known: Option<&RowDigests>,
+) -> Result<(), Error> {
+    let Some(known) = known else {
+        clear(transaction, scenario)?;
+        for (table, rows) in TABLES.iter().zip([&rows.clusters, &rows.needs]) {
+            upsert(transaction, table, scenario, rows.iter())?;
+        }
+        return Ok(());
+    };
+    let changes = rows.changes(known);
+    for (table, written, gone) in [
+        ("sdsi_cluster", &changes.clusters, &changes.clusters_gone),
+        ("sdsi_need", &changes.needs, &changes.needs_gone),
+    ] {
+        if !gone.is_empty() {
+            let pools: Vec<&str> = gone.iter().map(|(pool, _)| pool.as_str()).collect();
+            let ids: Vec<&str> = gone.iter().map(|(_, id)| id.as_str()).collect();
+            transaction.execute(
+                &format!(
+                    "DELETE FROM {table} WHERE scenario = $1
+                     AND (pool, id) IN (SELECT * FROM UNNEST($2::TEXT[], $3::TEXT[]))"
+                ),
+                &[&scenario, &pools, &ids],
+            )?;
+        }
+        upsert(transaction, table, scenario, written.iter().copied())?;
+    }
+    Ok(())
+}
+
+/// Inserts or rewrites `rows` in one statement.
+fn upsert<'a>(
+    transaction: &mut Transaction<'_>,
+    table: &str,
+    scenario: &str,
+    rows: impl Iterator<Item = &'a PoolRow>,
+) -> Result<(), Error> {
+    let (mut pools, mut ids, mut positions, mut bodies) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for row in rows {
+        pools.push(row.pool.as_str());
+        ids.push(row.id.as_str());
+        positions.push(row.position);
+        bodies.push(row.body.as_str());
+    }
+    if ids.is_empty() {
+        return Ok(());
+    }
+    transaction.execute(
+        &format!(
+            "INSERT INTO {table} (scenario, pool, id, position, body)
+             SELECT $1, p, i, o, b
+             FROM UNNEST($2::TEXT[], $3::TEXT[], $4::BIGINT[], $5::TEXT[]) AS t(p, i, o, b)
+             ON CONFLICT (scenario, pool, id) DO UPDATE SET
+                 position = EXCLUDED.position, body = EXCLUDED.body"
+        ),
+        &[&scenario, &pools, &ids, &positions, &bodies],
+    )?;
+    Ok(())
+}
+
+/// Deletes `scenario`'s pool rows (a state saved whole keeps none).
+pub(crate) fn clear(transaction: &mut Transaction<'_>, scenario: &str) -> Result<(), Error> {
+    for table in TABLES {
+        transaction.execute(
+            &format!("DELETE FROM {table} WHERE scenario = $1"),
+            &[&scenario],
+        )?;
+    }
+    Ok(())
+}
+
+/// `scenario`'s pool rows.
+pub(crate) fn read(transaction: &mut Transaction<'_>, scenario: &str) -> Result<EngineRows, Error> {
+    let mut rows = EngineRows::default();
+    for (table, into) in TABLES.iter().zip([&mut rows.clusters, &mut rows.needs]) {
+        for row in transaction.query(
+            &format!(
+                "SELECT pool, id, position, body FROM {table} WHERE scenario = $1
+                 ORDER BY pool COLLATE \"C\", position"
+            ),
+            &[&scenario],
+        )? {
+            into.push(PoolRow::from_columns(
+                row.get(0),
+                row.get(1),
+                row.get(2),
+                row.get(3),
+            ));
+        }
+    }
+    Ok(rows)
+}
