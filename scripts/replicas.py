@@ -112,9 +112,12 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--replicas", type=int, default=3)
     parser.add_argument("--model")
+    parser.add_argument("--pools-as-rows", action="store_true",
+                        help="the replicas keep the pools as rows (sdsi evolve --pools-as-rows)")
     args = parser.parse_args()
     seeds = bursts.seeds(args.seeds)
     extra = ["--model", args.model] if args.model else []
+    replica_extra = extra + (["--pools-as-rows"] if args.pools_as_rows else [])
     params = server()
     with tempfile.TemporaryDirectory() as tmp:
         events, template, lines = long_stream("banking77", args.banking77, seeds, tmp)
@@ -127,11 +130,11 @@ def main():
             expected, errors = keys([plain])
             assert not errors, errors
             elapsed, out = run_replicas(args.sdsi, template, lines, fresh_url(params, "sdsi_bench_one"),
-                                        1, extra, run)
+                                        1, replica_extra, run)
             times["one"].append(elapsed)
             assert keys(out) == (expected, []), (keys(out), expected)
             elapsed, out = run_replicas(args.sdsi, template, lines, fresh_url(params, "sdsi_bench_three"),
-                                        args.replicas, extra, run)
+                                        args.replicas, replica_extra, run)
             times["three"].append(elapsed)
             got, errors = keys(out)
             assert not errors, errors
@@ -142,6 +145,7 @@ def main():
         print(json.dumps({
             "lines": len(lines), "seeds": args.seeds, "runs": args.runs, "replicas": args.replicas,
             "embedder": "model" if args.model else "hashing", "keys": len(expected),
+            "pools_as_rows": args.pools_as_rows,
             "median_seconds": {k: round(v, 2) for k, v in median.items()},
             "three_over_one": round(median["three"] / median["one"], 2),
             "three_over_plain": round(median["three"] / median["plain"], 2),
