@@ -458,6 +458,31 @@ mod tests {
         assert!(names.iter().all(|n| !n.contains("flight")), "{names:?}");
     }
 
+    /// Function words never name a key: "but", written in every request of
+    /// a need, named it before ("deposit_but"); nor do "did not work" and
+    /// "didn't work" offer "not" and "t" as values (slot values pass the
+    /// same check, `can_name`).
+    #[test]
+    fn function_words_neither_fill_a_slot_nor_name() {
+        let keys = induce_each(&[
+            &["my transfer did not work", "the transfer didn't work"],
+            &["cancel a transfer", "transfer cancel"],
+            &["transfer fees", "fees for a transfer"],
+            &["transfer limit", "limit on a transfer"],
+            &["deposit made but missing", "cash deposit but nothing"],
+        ]);
+        let work = &keys[0];
+        assert!(
+            !work.semantic_description.contains("\"not\""),
+            "{}: {}",
+            work.key_name,
+            work.semantic_description
+        );
+        assert!(!work.key_name.as_str().contains("preference"), "{work:?}");
+        let deposit = keys[4].key_name.as_str();
+        assert!(!deposit.split('_').any(|w| w == "but"), "{deposit}");
+    }
+
     /// Past [`MAX_BACKGROUND_NEEDS`] other needs, a sample of them weighs
     /// the words, and a word every need uses still loses.
     #[test]

@@ -211,12 +211,24 @@ fn modifier<'f>(fragment: &'f Fragment, head: &str) -> Option<&'f super::terms::
     let adjacent = fragment
         .text
         .contains(&format!("{} {head_form}", word.form));
-    (adjacent && number(&word.form).is_none()).then_some(word)
+    (adjacent && number(&word.form).is_none() && super::terms::can_name(&word.form)).then_some(word)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn function_words_never_name_nor_fill_a_slot() {
+        use super::super::terms::{can_name, is_function_word};
+        for word in ["but", "after", "not", "because", "until", "t"] {
+            assert!(!can_name(word), "{word}");
+        }
+        assert!(is_function_word("but") && !is_function_word("seat"));
+        for word in ["seat", "window", "aisle", "transfer", "card", "off"] {
+            assert!(can_name(word), "{word}");
+        }
+    }
 
     #[test]
     fn number_words_are_sorted_for_binary_search() {

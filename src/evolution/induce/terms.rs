@@ -43,6 +43,26 @@ const FRAME: [&str; 24] = [
     "wont",
 ];
 
+/// Whether `form` (lowercase) is an English function word in NLTK's list
+/// (conjunctions, prepositions, pronouns, auxiliaries, negations: "but",
+/// "after", "not"), a broader list than the embedder's stopwords, which
+/// were chosen for matching rather than naming. Such a word never names a
+/// key nor fills a slot.
+pub(super) fn is_function_word(form: &str) -> bool {
+    !PARTICLES.contains(&form) && stop_words::get(stop_words::LANGUAGE::English).contains(&form)
+}
+
+/// Function words in NLTK's list that still say what is asked when they
+/// complete a verb: "lights off", "volume down".
+const PARTICLES: [&str; 2] = ["down", "off"];
+
+/// Whether a word can name a key: not framing, not a function word, not a
+/// single Latin letter.
+pub(super) fn can_name(form: &str) -> bool {
+    let letter = form.len() == 1 && form.is_ascii();
+    !letter && FRAME.binary_search(&form).is_err() && !is_function_word(form)
+}
+
 /// How salient, against the first, the second word of a name must be to
 /// join it for its salience alone (a word many needs use, "card", joins
 /// only as the head noun of a modifier; see [`naming_terms`]).
@@ -133,8 +153,7 @@ pub(super) fn shared_stems(fragments: &[Fragment], min: usize) -> BTreeSet<Strin
     let mut clients: BTreeMap<&str, BTreeSet<u64>> = BTreeMap::new();
     for fragment in fragments {
         for word in &fragment.words {
-            let letter = word.form.len() == 1 && word.form.is_ascii();
-            if letter || FRAME.binary_search(&word.form.as_str()).is_ok() {
+            if !can_name(&word.form) {
                 continue;
             }
             clients
