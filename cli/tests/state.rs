@@ -75,14 +75,20 @@ fn without_summary(lines: &[Value]) -> Vec<Value> {
         .collect()
 }
 
-#[test]
-fn a_replay_stopped_halfway_resumes_with_the_same_output() {
-    let d = dir("halves");
+/// A 600-line log in `d` and its first 300 lines beside it.
+fn halves(d: &Path) -> (PathBuf, PathBuf) {
     let (whole, first_half) = (d.join("all.jsonl"), d.join("half.jsonl"));
     log(&whole, 600);
     let text = std::fs::read_to_string(&whole).unwrap();
     let half: String = text.lines().take(300).map(|l| format!("{l}\n")).collect();
     std::fs::write(&first_half, half).unwrap();
+    (whole, first_half)
+}
+
+#[test]
+fn a_replay_stopped_halfway_resumes_with_the_same_output() {
+    let d = dir("halves");
+    let (whole, first_half) = halves(&d);
 
     let straight = evolve(&whole, &[]);
     assert!(straight.iter().any(|l| l["event"] == "proposed"));
@@ -106,11 +112,7 @@ fn a_replay_stopped_halfway_resumes_with_the_same_output() {
 fn pools_kept_as_rows_resume_with_the_same_output() {
     use sdsi::evolution::{SavedServer, StateStorage};
     let d = dir("pool-rows");
-    let (whole, first_half) = (d.join("all.jsonl"), d.join("half.jsonl"));
-    log(&whole, 600);
-    let text = std::fs::read_to_string(&whole).unwrap();
-    let half: String = text.lines().take(300).map(|l| format!("{l}\n")).collect();
-    std::fs::write(&first_half, half).unwrap();
+    let (whole, first_half) = halves(&d);
     let straight = evolve(&whole, &[]);
     let path = d.join("state.db");
     let db = path.to_str().unwrap();
