@@ -941,7 +941,54 @@ fn a_state_split_into_pool_rows_comes_back_exactly() {
     let mut stray = rows.clone();
     stray.clusters[0].pool = r#"{"scenario":"elsewhere"}"#.to_owned();
     assert!(SavedServer::from_split(&bytes, &stray).is_err());
-    let mut missing = rows;
+    let mut missing = rows.clone();
     missing.clusters.pop();
     assert!(SavedServer::from_split(&bytes, &missing).is_err());
+    let mut gap = rows.clone();
+    let last = gap.clusters.len() - 1;
+    gap.clusters[last].position += 5;
+    let error = SavedServer::from_split(&bytes, &gap)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("positions"), "{error}");
+    let mut repeated = rows.clone();
+    let first = repeated.clusters[0].clone();
+    let at = repeated
+        .clusters
+        .iter()
+        .rposition(|r| r.pool == first.pool)
+        .unwrap();
+    repeated.clusters[at].id = first.id.clone();
+    repeated.clusters[at].body = first.body.clone();
+    let error = SavedServer::from_split(&bytes, &repeated)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("with id"), "{error}");
+    // A need row swapped for another pool's: counts agree, needs do not.
+    let mut swapped = rows;
+    let first_pool = swapped.needs[0].pool.clone();
+    let ids: Vec<String> = swapped
+        .needs
+        .iter()
+        .filter(|r| r.pool == first_pool)
+        .map(|r| r.id.clone())
+        .collect();
+    let foreign = swapped
+        .needs
+        .iter()
+        .position(|r| r.pool != first_pool && !ids.contains(&r.id));
+    assert!(
+        foreign.is_some(),
+        "a need of another pool with an id of its own"
+    );
+    if let Some(other) = foreign {
+        let (pool, position) = (first_pool.clone(), swapped.needs[0].position);
+        swapped.needs[0] = swapped.needs[other].clone();
+        swapped.needs[0].pool = pool;
+        swapped.needs[0].position = position;
+        let error = SavedServer::from_split(&bytes, &swapped)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("needs its clusters"), "{error}");
+    }
 }

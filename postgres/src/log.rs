@@ -277,6 +277,17 @@ impl PgState {
             drop(transaction);
             return Err(self.conflict(scenario, expected)?);
         };
+        // The digests describe the database's rows only if it says they are
+        // still those of the version this save replaces (not so after a
+        // restore from a backup, say).
+        let known = match known {
+            Some(digests)
+                if crate::pool_rows::written_at(&mut transaction, scenario, expected)? =>
+            {
+                Some(digests)
+            }
+            _ => None,
+        };
         let stored = i64::try_from(version).unwrap_or(i64::MAX);
         crate::rows::write(&mut transaction, scenario, stored, &rows, pools.is_some())?;
         match &pools {

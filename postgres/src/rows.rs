@@ -217,6 +217,9 @@ impl PgState {
             rows.pending
                 .push(PendingRow::from_columns(row.get(0), held_at, row.get(2)));
         }
+        // Sorted as the store sorts them (the column keeps microseconds).
+        rows.pending
+            .sort_by(|a, b| (a.held_at, &a.proposal).cmp(&(b.held_at, &b.proposal)));
         for row in transaction.query(
             "SELECT client, key_name, tag FROM sdsi_delivered WHERE scenario = $1
              ORDER BY client COLLATE \"C\", key_name COLLATE \"C\"",

@@ -537,6 +537,15 @@ impl SqliteState {
                 pool_rows::clear(&transaction, scenario)?;
             }
             Saving::Split(rows, pools, known) => {
+                // The digests describe the file's rows only if the file says
+                // they are still those of the version this save replaces
+                // (not so after a restore from a backup, say).
+                let known = match known {
+                    Some(digests) if pool_rows::written_at(&transaction, scenario, expected)? => {
+                        Some(digests)
+                    }
+                    _ => None,
+                };
                 rows::write(&transaction, scenario, stored, rows, true)?;
                 pool_rows::write(&transaction, scenario, pools, known)?;
             }

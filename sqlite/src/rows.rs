@@ -61,10 +61,9 @@ pub(crate) fn write(
         .map(|r| serde_json::json!([r.scope, r.key_name]))
         .collect();
     transaction.execute(
-        "DELETE FROM sdsi_key_record WHERE scenario = ?1 AND NOT EXISTS (
-             SELECT 1 FROM json_each(?2) AS kept
-             WHERE json_extract(kept.value, '$[0]') = scope
-               AND json_extract(kept.value, '$[1]') = key_name)",
+        "DELETE FROM sdsi_key_record WHERE scenario = ?1 AND (scope, key_name) NOT IN (
+             SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]')
+             FROM json_each(?2))",
         params![scenario, serde_json::Value::from(keys).to_string()],
     )?;
     let mut key = transaction.prepare_cached(
@@ -117,10 +116,9 @@ fn write_delivered(
         .map(|r| serde_json::json!([r.client, r.key_name]))
         .collect();
     transaction.execute(
-        "DELETE FROM sdsi_delivered WHERE scenario = ?1 AND NOT EXISTS (
-             SELECT 1 FROM json_each(?2) AS kept
-             WHERE json_extract(kept.value, '$[0]') = client
-               AND json_extract(kept.value, '$[1]') = key_name)",
+        "DELETE FROM sdsi_delivered WHERE scenario = ?1 AND (client, key_name) NOT IN (
+             SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]')
+             FROM json_each(?2))",
         params![scenario, serde_json::Value::from(kept).to_string()],
     )?;
     let mut delivered = transaction.prepare_cached(
@@ -141,6 +139,11 @@ pub(crate) fn read(
     connection: &mut Connection,
     scenario: &str,
 ) -> Result<Option<StoreRows>, Error> {
+    // A file from before migration 2 (opened read-only, so not migrated)
+    // has no rows.
+    if crate::migrate::schema_version(connection)? < 2 {
+        return Ok(None);
+    }
     let transaction = connection.transaction()?;
     let current: Option<i64> = transaction
         .query_row(
@@ -200,7 +203,7 @@ fn read_tables(connection: &Connection, scenario: &str) -> Result<StoreRows, Err
     }
     let mut statement = connection.prepare(
         "SELECT proposal, held_at, body FROM sdsi_pending
-         WHERE scenario = ?1 ORDER BY held_at, proposal",
+         WHERE scenario = ?1",
     )?;
     let mut found = statement.query(params![scenario])?;
     while let Some(row) = found.next()? {
@@ -210,6 +213,9 @@ fn read_tables(connection: &Connection, scenario: &str) -> Result<StoreRows, Err
         rows.pending
             .push(PendingRow::from_columns(row.get(0)?, held_at, row.get(2)?));
     }
+    // Sorted as the store sorts them (the text column does not sort by time).
+    rows.pending
+        .sort_by(|a, b| (a.held_at, &a.proposal).cmp(&(b.held_at, &b.proposal)));
     let mut statement = connection.prepare(
         "SELECT client, key_name, tag FROM sdsi_delivered
          WHERE scenario = ?1 ORDER BY client, key_name",

@@ -6,12 +6,13 @@
 //! pool that may hold ten thousand.
 //!
 //! Joining the header and the rows goes through the same checks as a
-//! whole-state snapshot (each pool is rebuilt from its snapshot form), so
-//! rows that do not fit (a cluster listed twice, a need naming a cluster
-//! that is not there, another dimension) are refused, never half-read.
+//! whole-state snapshot (each pool is rebuilt from its snapshot form) and
+//! more, so rows that do not fit (a row missing or listed twice, positions
+//! out of step, a need no cluster belongs to, a cluster whose need has no
+//! row, another dimension) are refused, never half-read.
 
-use std::collections::{BTreeMap, HashMap};
-use std::hash::{Hash, Hasher};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::hash::{BuildHasher, RandomState};
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -65,18 +66,19 @@ impl PoolRow {
         (&self.pool, &self.id)
     }
 
-    /// A digest of the whole row, to tell whether it changed since a save.
-    fn digest(&self) -> u64 {
-        let mut hasher = std::hash::DefaultHasher::new();
-        self.hash(&mut hasher);
-        hasher.finish()
+    /// A digest of the whole row, to tell whether it changed since a save,
+    /// keyed by `keys` (random per set of digests, so no text a client
+    /// sends can be written to collide with another on purpose).
+    fn digest(&self, keys: &RandomState) -> u64 {
+        keys.hash_one(self)
     }
 }
 
 /// What a back end last wrote or read of a scenario's pool rows, by row, so
 /// that the next save sends only what changed ([`EngineRows::changes`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct RowDigests {
+    keys: RandomState,
     clusters: HashMap<(String, String), u64>,
     needs: HashMap<(String, String), u64>,
 }
@@ -95,21 +97,22 @@ pub struct RowChanges<'a> {
     pub needs_gone: Vec<(String, String)>,
 }
 
-fn digests(rows: &[PoolRow]) -> HashMap<(String, String), u64> {
+fn digests(rows: &[PoolRow], keys: &RandomState) -> HashMap<(String, String), u64> {
     rows.iter()
-        .map(|r| ((r.pool.clone(), r.id.clone()), r.digest()))
+        .map(|r| ((r.pool.clone(), r.id.clone()), r.digest(keys)))
         .collect()
 }
 
 fn changed<'a>(
     rows: &'a [PoolRow],
     before: &HashMap<(String, String), u64>,
+    keys: &RandomState,
 ) -> (Vec<&'a PoolRow>, Vec<(String, String)>) {
     let written: Vec<&PoolRow> = rows
         .iter()
         .filter(|r| {
             let (pool, id) = r.name();
-            before.get(&(pool.to_owned(), id.to_owned())) != Some(&r.digest())
+            before.get(&(pool.to_owned(), id.to_owned())) != Some(&r.digest(keys))
         })
         .collect();
     let now: std::collections::HashSet<(&str, &str)> = rows.iter().map(PoolRow::name).collect();
@@ -126,16 +129,18 @@ impl EngineRows {
     /// The digests of these rows, as a back end keeps them after writing
     /// or reading them.
     pub fn digests(&self) -> RowDigests {
+        let keys = RandomState::new();
         RowDigests {
-            clusters: digests(&self.clusters),
-            needs: digests(&self.needs),
+            clusters: digests(&self.clusters, &keys),
+            needs: digests(&self.needs, &keys),
+            keys,
         }
     }
 
     /// What changed since the rows whose digests are `before`.
     pub fn changes(&self, before: &RowDigests) -> RowChanges<'_> {
-        let (clusters, clusters_gone) = changed(&self.clusters, &before.clusters);
-        let (needs, needs_gone) = changed(&self.needs, &before.needs);
+        let (clusters, clusters_gone) = changed(&self.clusters, &before.clusters, &before.keys);
+        let (needs, needs_gone) = changed(&self.needs, &before.needs, &before.keys);
         RowChanges {
             clusters,
             clusters_gone,
@@ -251,6 +256,16 @@ impl EvolutionState {
                     found.0, found.1, entry.cluster_rows, entry.need_rows
                 ));
             }
+            // Every need holds a cluster and every cluster's need is there
+            // (a live pool keeps both): a row out of step is refused here,
+            // not dropped or re-founded by the restore.
+            let named: BTreeSet<u64> = snapshot.clusters.iter().map(|c| c.need).collect();
+            let kept: BTreeSet<u64> = snapshot.needs.iter().map(|n| n.id).collect();
+            if named != kept {
+                return Err(format!(
+                    "the need rows of pool {name} are not the needs its clusters belong to"
+                ));
+            }
             let pool = Pool::try_from(snapshot)
                 .map_err(|e| format!("pool {name} does not restore from its rows: {e}"))?;
             if let Some(at) = entry.last_active {
@@ -273,16 +288,23 @@ impl EvolutionState {
     }
 }
 
-/// The rows' bodies, parsed, by pool in position order; a position given
-/// twice in one pool, a body that does not parse, or one whose id
-/// (`id_of`) is not its row's, is an error.
+/// The rows' bodies, parsed, by pool in position order. Within a pool the
+/// positions must be exactly 0, 1, 2, … and the ids distinct; a body that
+/// does not parse, or whose id (`id_of`) is not its row's, is an error.
 fn grouped<T: serde::de::DeserializeOwned>(
     rows: &[PoolRow],
     what: &str,
     id_of: impl Fn(&T) -> u64,
 ) -> Result<HashMap<String, Vec<T>>, String> {
     let mut by_pool: HashMap<&str, BTreeMap<i64, &PoolRow>> = HashMap::new();
+    let mut ids: HashSet<(&str, &str)> = HashSet::new();
     for row in rows {
+        if !ids.insert(row.name()) {
+            return Err(format!(
+                "two {what} rows of pool {} with id {}",
+                row.pool, row.id
+            ));
+        }
         if by_pool
             .entry(&row.pool)
             .or_default()
@@ -292,6 +314,15 @@ fn grouped<T: serde::de::DeserializeOwned>(
             return Err(format!(
                 "two {what} rows of pool {} at position {}",
                 row.pool, row.position
+            ));
+        }
+    }
+    for (pool, rows) in &by_pool {
+        let expected = (0..).take(rows.len());
+        if !rows.keys().copied().eq(expected) {
+            return Err(format!(
+                "the {what} rows of pool {pool} are not at positions 0 to {}",
+                rows.len().saturating_sub(1)
             ));
         }
     }

@@ -53,8 +53,9 @@ pub(super) fn is_function_word(form: &str) -> bool {
 }
 
 /// Function words in NLTK's list that still say what is asked when they
-/// complete a verb: "lights off", "volume down".
-const PARTICLES: [&str; 2] = ["down", "off"];
+/// complete a verb: "lights off", "volume down" (and their opposites,
+/// though the embedder's stopwords already drop "on", "up" and "out").
+const PARTICLES: [&str; 5] = ["down", "off", "on", "out", "up"];
 
 /// Whether a word can name a key: not framing, not a function word, not a
 /// single Latin letter.
