@@ -9,6 +9,8 @@
 //! | `pipeline-compiles` | every client's schema still compiles after every event |
 //! | `pipeline-no-raw-card` | no 13-19 digit run passing Luhn appears in the free text (`text`, `semantic_description`, `reason`, `message`) of any event or pool snapshot |
 //! | `pipeline-guard` | the scenario never holds more experimental keys than the guard allows |
+//! | `pipeline-split` | the state splits into header and rows exactly when it serializes whole, and the rows give the same engine state back |
+//! | `pipeline-rows` | the store's patch rows read back as its accepted and queued patches, in order |
 //!
 //! Input layout: `[flags] ([client] [time step: i32 seconds] [kind] [text…\0])*`.
 //! Flags: bit 0 per-client pools too, bits 1-2 the start instant, bit 3 a
@@ -21,6 +23,7 @@ use std::sync::LazyLock;
 use libfuzzer_sys::fuzz_target;
 use sdsi::evolution::{
     Branching, Evolution, EvolutionConfig, EvolutionEngine, HashingEmbedder, Lending, RuleInducer,
+    SavedServer,
 };
 use sdsi::patch::{DenySensitive, LifecyclePolicy, PatchScope};
 use sdsi::{SchemaStore, SchemaTemplate};
@@ -181,6 +184,42 @@ fuzz_target!(|data: &[u8]| {
             "pipeline-guard",
             experimental <= store.lifecycle().policy().max_experimental,
             "{experimental} experimental keys"
+        );
+    }
+    // The state kept as a header and rows comes back as the whole state
+    // does, and the store's rows read back as its patches.
+    let state = engine.state();
+    let whole = SavedServer::encode(0, &store, &state);
+    let split = SavedServer::encode_split(0, &store, &state);
+    check!(
+        "pipeline-split",
+        whole.is_ok() == split.is_ok(),
+        "whole {:?}, split {:?}",
+        whole.as_ref().err(),
+        split.as_ref().err()
+    );
+    if let Ok((header, rows)) = &split {
+        let back = SavedServer::from_split(header, rows);
+        check!(
+            "pipeline-split",
+            back.as_ref().is_ok_and(|b| b.engine == state),
+            "{:?}",
+            back.as_ref().err()
+        );
+    }
+    if let Ok(rows) = store.rows() {
+        let patches: Vec<_> = store.patches().chain(store.queued()).collect();
+        check!(
+            "pipeline-rows",
+            rows.patches.len() == patches.len()
+                && rows
+                    .patches
+                    .iter()
+                    .zip(&patches)
+                    .all(|(row, patch)| row.patch().is_ok_and(|p| &p == *patch)),
+            "{} rows for {} patches",
+            rows.patches.len(),
+            patches.len()
         );
     }
     for (_, pool) in engine.pools() {
