@@ -115,7 +115,7 @@ fn changed<'a>(
             before.get(&(pool.to_owned(), id.to_owned())) != Some(&r.digest(keys))
         })
         .collect();
-    let now: std::collections::HashSet<(&str, &str)> = rows.iter().map(PoolRow::name).collect();
+    let now: HashSet<(&str, &str)> = rows.iter().map(PoolRow::name).collect();
     let mut gone: Vec<(String, String)> = before
         .keys()
         .filter(|(pool, id)| !now.contains(&(pool.as_str(), id.as_str())))
