@@ -483,6 +483,29 @@ mod tests {
         assert!(!deposit.split('_').any(|w| w == "but"), "{deposit}");
     }
 
+    /// A word of one wording, however many clients sent that wording (a
+    /// typo in a canned request), does not name the need when other words
+    /// run through several of its wordings.
+    #[test]
+    fn a_word_of_one_wording_does_not_name_the_need() {
+        let keys = induce_each(&[
+            &[
+                "my refund is goign nowhere",
+                "my refund is goign nowhere",
+                "my refund is goign nowhere",
+                "my refund is goign nowhere",
+                "refund still pending",
+                "where is my refund",
+            ],
+            &["exchange rate for euros", "what exchange rate"],
+            &["close my account", "account closure"],
+            &["top up by bank transfer", "transfer to top up"],
+        ]);
+        let name = keys[0].key_name.as_str();
+        assert!(!name.contains("goign"), "{name}");
+        assert!(name.contains("refund"), "{name}");
+    }
+
     /// Past [`MAX_BACKGROUND_NEEDS`] other needs, a sample of them weighs
     /// the words, and a word every need uses still loses.
     #[test]

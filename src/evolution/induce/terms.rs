@@ -148,24 +148,38 @@ impl Stems {
     }
 }
 
-/// The stems that at least `min` distinct clients used, and are not
-/// request framing.
+/// The stems that at least `min` distinct clients used and, when there are
+/// two fragments or more, two of them hold (one wording repeated by many
+/// clients is how that wording runs, not what the need is), and are not
+/// request framing or function words. If no stem passes, the client rule
+/// alone.
 pub(super) fn shared_stems(fragments: &[Fragment], min: usize) -> BTreeSet<String> {
-    let mut clients: BTreeMap<&str, BTreeSet<u64>> = BTreeMap::new();
+    let mut clients: BTreeMap<&str, (BTreeSet<u64>, usize)> = BTreeMap::new();
     for fragment in fragments {
+        let mut seen = BTreeSet::new();
         for word in &fragment.words {
             if !can_name(&word.form) {
                 continue;
             }
-            clients
-                .entry(word.stem.as_str())
-                .or_default()
-                .extend(fragment.clients.iter().copied());
+            let entry = clients.entry(word.stem.as_str()).or_default();
+            entry.0.extend(fragment.clients.iter().copied());
+            if seen.insert(word.stem.as_str()) {
+                entry.1 += 1;
+            }
         }
+    }
+    let texts = if fragments.len() >= 2 { 2 } else { 1 };
+    let kept: BTreeSet<String> = clients
+        .iter()
+        .filter(|(_, (c, n))| c.len() >= min && *n >= texts)
+        .map(|(stem, _)| (*stem).to_owned())
+        .collect();
+    if !kept.is_empty() {
+        return kept;
     }
     clients
         .into_iter()
-        .filter(|(_, c)| c.len() >= min)
+        .filter(|(_, (c, _))| c.len() >= min)
         .map(|(stem, _)| stem.to_owned())
         .collect()
 }
