@@ -216,11 +216,7 @@ impl PgState {
         let Some(row) = row else {
             return Ok(None);
         };
-        let stored: i64 = row.get(0);
-        let version = u64::try_from(stored).map_err(|_| Error::Damaged {
-            scenario: scenario.to_owned(),
-            message: format!("negative version {stored}"),
-        })?;
+        let version = stored_version(scenario, row.get(0))?;
         let bytes: Vec<u8> = row.get(1);
         let pools = if row.get::<_, bool>(2) {
             Some(pool_rows::read(&mut transaction, scenario)?)
@@ -301,16 +297,17 @@ impl PgState {
             &[&scenario],
         )?;
         row.map(|r| r.get::<_, i64>(0))
-            .map(|v| self.checked(scenario, v))
+            .map(|v| stored_version(scenario, v))
             .transpose()
     }
+}
 
-    fn checked(&self, scenario: &str, version: i64) -> Result<u64, Error> {
-        u64::try_from(version).map_err(|_| Error::Damaged {
-            scenario: scenario.to_owned(),
-            message: format!("negative version {version}"),
-        })
-    }
+/// A version column's value, which must not be negative.
+fn stored_version(scenario: &str, version: i64) -> Result<u64, Error> {
+    u64::try_from(version).map_err(|_| Error::Damaged {
+        scenario: scenario.to_owned(),
+        message: format!("negative version {version}"),
+    })
 }
 
 impl StateStorage for PgState {
@@ -324,7 +321,7 @@ impl StateStorage for PgState {
         let Some(row) = row else {
             return Ok(None);
         };
-        let version = self.checked(scenario, row.get::<_, i64>(0))?;
+        let version = stored_version(scenario, row.get::<_, i64>(0))?;
         Ok(Some(Versioned::new(version, row.get::<_, Vec<u8>>(1))))
     }
 

@@ -290,12 +290,17 @@ impl PgState {
         };
         let stored = i64::try_from(version).unwrap_or(i64::MAX);
         crate::rows::write(&mut transaction, scenario, stored, &rows, pools.is_some())?;
-        match &pools {
+        let digests = match &pools {
             Some(pools) => {
-                crate::pool_rows::write(&mut transaction, scenario, pools, known.as_ref())?
+                let writes = pools.writes(known.as_ref());
+                crate::pool_rows::write(&mut transaction, scenario, &writes)?;
+                Some(writes.digests)
             }
-            None => crate::pool_rows::clear(&mut transaction, scenario)?,
-        }
+            None => {
+                crate::pool_rows::clear(&mut transaction, scenario)?;
+                None
+            }
+        };
         transaction.execute(
             "UPDATE sdsi_observation SET folded = TRUE
              WHERE scenario = $1 AND seq = ANY($2)",
@@ -317,7 +322,7 @@ impl PgState {
         }
         transaction.execute("SELECT pg_notify('sdsi_state', $1)", &[&scenario])?;
         transaction.commit()?;
-        self.known_rows = pools.map(|rows| (scenario.to_owned(), version, rows.digests()));
+        self.known_rows = digests.map(|digests| (scenario.to_owned(), version, digests));
         Ok(version)
     }
 }

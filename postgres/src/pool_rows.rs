@@ -1,36 +1,29 @@
 //! The engine's pools as rows (`sdsi_cluster`, `sdsi_need`): written with
-//! the state's header, only the rows that changed since the version the
-//! save replaces when this connection knows them (so an unchanged cluster
-//! is neither sent nor written); read back to rebuild the pools.
+//! the state's header as the core's `EngineRows::writes` plans it (an
+//! unchanged cluster is neither sent nor written, when this connection
+//! knows what is stored); read back to rebuild the pools.
 
 use postgres::Transaction;
-use sdsi::evolution::{EngineRows, PoolRow, RowDigests};
+use sdsi::evolution::{EngineRows, PoolRow, RowWrites};
 
 use crate::Error;
 
 /// The two tables, each with the rows of one kind.
 const TABLES: [&str; 2] = ["sdsi_cluster", "sdsi_need"];
 
-/// Writes `scenario`'s pool rows. `known`: the digests of the rows the
-/// database holds now (those this connection wrote or read at the version
-/// being replaced); `None` rewrites them all.
+/// Writes `scenario`'s pool rows as `writes` says (see
+/// [`sdsi::evolution::EngineRows::writes`]).
 pub(crate) fn write(
     transaction: &mut Transaction<'_>,
     scenario: &str,
-    rows: &EngineRows,
-    known: Option<&RowDigests>,
+    writes: &RowWrites<'_>,
 ) -> Result<(), Error> {
-    let Some(known) = known else {
+    if writes.replace_all {
         clear(transaction, scenario)?;
-        for (table, rows) in TABLES.iter().zip([&rows.clusters, &rows.needs]) {
-            upsert(transaction, table, scenario, rows.iter())?;
-        }
-        return Ok(());
-    };
-    let changes = rows.changes(known);
+    }
     for (table, written, gone) in [
-        ("sdsi_cluster", &changes.clusters, &changes.clusters_gone),
-        ("sdsi_need", &changes.needs, &changes.needs_gone),
+        ("sdsi_cluster", &writes.clusters, &writes.clusters_gone),
+        ("sdsi_need", &writes.needs, &writes.needs_gone),
     ] {
         if !gone.is_empty() {
             let pools: Vec<&str> = gone.iter().map(|(pool, _)| pool.as_str()).collect();

@@ -176,7 +176,7 @@ impl PgState {
         let mut rows = StoreRows::default();
         for row in transaction.query(
             "SELECT patch_id, client, status, position, body FROM sdsi_patch
-             WHERE scenario = $1 ORDER BY position, patch_id",
+             WHERE scenario = $1",
             &[&scenario],
         )? {
             let status: String = row.get(2);
@@ -192,7 +192,7 @@ impl PgState {
         }
         for row in transaction.query(
             "SELECT scope, key_name, state, patch_id, body FROM sdsi_key_record
-             WHERE scenario = $1 ORDER BY scope COLLATE \"C\", key_name COLLATE \"C\"",
+             WHERE scenario = $1",
             &[&scenario],
         )? {
             let state: String = row.get(2);
@@ -208,7 +208,7 @@ impl PgState {
         }
         for row in transaction.query(
             "SELECT proposal, (EXTRACT(EPOCH FROM held_at) * 1000000)::BIGINT, body
-             FROM sdsi_pending WHERE scenario = $1 ORDER BY held_at, proposal COLLATE \"C\"",
+             FROM sdsi_pending WHERE scenario = $1",
             &[&scenario],
         )? {
             let held: i64 = row.get(1);
@@ -217,12 +217,8 @@ impl PgState {
             rows.pending
                 .push(PendingRow::from_columns(row.get(0), held_at, row.get(2)));
         }
-        // Sorted as the store sorts them (the column keeps microseconds).
-        rows.pending
-            .sort_by(|a, b| (a.held_at, &a.proposal).cmp(&(b.held_at, &b.proposal)));
         for row in transaction.query(
-            "SELECT client, key_name, tag FROM sdsi_delivered WHERE scenario = $1
-             ORDER BY client COLLATE \"C\", key_name COLLATE \"C\"",
+            "SELECT client, key_name, tag FROM sdsi_delivered WHERE scenario = $1",
             &[&scenario],
         )? {
             rows.delivered.push(DeliveredRow::from_columns(
@@ -232,6 +228,7 @@ impl PgState {
             ));
         }
         transaction.commit()?;
+        rows.sort();
         Ok(Some(rows))
     }
 }

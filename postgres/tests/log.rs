@@ -503,7 +503,7 @@ fn pools_kept_as_rows_are_written_where_they_change() {
     // the transaction id it was written with.
     let (_, before) = SavedServer::encode_split(40, &store_v1, &engine_v1).unwrap();
     let (_, after) = SavedServer::encode_split(41, &store, &engine.state()).unwrap();
-    let changes = after.changes(&before.digests());
+    let changes = after.writes(Some(&before.digests()));
     for (table, old, changed) in [
         ("sdsi_cluster", &clusters, &changes.clusters),
         ("sdsi_need", &needs, &changes.needs),

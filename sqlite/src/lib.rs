@@ -368,7 +368,7 @@ impl SqliteState {
             let bytes = SavedServer::encode(cursor, store, engine).map_err(serialize)?;
             self.known_rows = None;
             let saving = Saving::Whole(&rows);
-            return self.save_busy_aware(scenario, expected, &bytes, saving);
+            return Ok(self.save_busy_aware(scenario, expected, &bytes, saving)?.0);
         }
         let (bytes, pools) = SavedServer::encode_split(cursor, store, engine).map_err(serialize)?;
         // Taken: a failed save leaves the file's rows unknown.
@@ -378,8 +378,8 @@ impl SqliteState {
             .filter(|(s, v, _)| s == scenario && Some(*v) == expected)
             .map(|(_, _, digests)| digests);
         let saving = Saving::Split(&rows, &pools, known.as_ref());
-        let version = self.save_busy_aware(scenario, expected, &bytes, saving)?;
-        self.remember(scenario, version, Some(&pools));
+        let (version, digests) = self.save_busy_aware(scenario, expected, &bytes, saving)?;
+        self.known_rows = digests.map(|digests| (scenario.to_owned(), version, digests));
         Ok(version)
     }
 
@@ -473,7 +473,9 @@ impl StateStorage for SqliteState {
     /// as they were and [`SqliteState::store_rows`] no longer reads them as
     /// current ([`SqliteState::save`] writes them).
     fn save(&mut self, scenario: &str, expected: Option<u64>, bytes: &[u8]) -> Result<u64, Error> {
-        self.save_busy_aware(scenario, expected, bytes, Saving::Bytes)
+        Ok(self
+            .save_busy_aware(scenario, expected, bytes, Saving::Bytes)?
+            .0)
     }
 }
 
@@ -486,7 +488,7 @@ impl SqliteState {
         expected: Option<u64>,
         bytes: &[u8],
         saving: Saving<'_>,
-    ) -> Result<u64, Error> {
+    ) -> Result<(u64, Option<RowDigests>), Error> {
         self.save_versioned(scenario, expected, bytes, saving)
             .map_err(|error| match error {
                 Error::Sqlite(e) => busy_or(e, scenario),
@@ -497,14 +499,15 @@ impl SqliteState {
     /// The save itself, in an immediate transaction: the write lock is taken
     /// before the version is read, so a second writer waits for the first
     /// (up to the busy timeout) instead of failing to upgrade a read it made
-    /// before the first committed.
+    /// before the first committed. Returns the new version and, with the
+    /// pools as rows, the digests of the pool rows it left.
     fn save_versioned(
         &mut self,
         scenario: &str,
         expected: Option<u64>,
         bytes: &[u8],
         saving: Saving<'_>,
-    ) -> Result<u64, Error> {
+    ) -> Result<(u64, Option<RowDigests>), Error> {
         let transaction = self
             .connection
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -530,11 +533,12 @@ impl SqliteState {
              ON CONFLICT(scenario) DO UPDATE SET version = excluded.version, state = excluded.state",
             params![scenario, stored, bytes],
         )?;
-        match saving {
-            Saving::Bytes => {}
+        let digests = match saving {
+            Saving::Bytes => None,
             Saving::Whole(rows) => {
                 rows::write(&transaction, scenario, stored, rows, false)?;
                 pool_rows::clear(&transaction, scenario)?;
+                None
             }
             Saving::Split(rows, pools, known) => {
                 // The digests describe the file's rows only if the file says
@@ -547,10 +551,12 @@ impl SqliteState {
                     _ => None,
                 };
                 rows::write(&transaction, scenario, stored, rows, true)?;
-                pool_rows::write(&transaction, scenario, pools, known)?;
+                let writes = pools.writes(known);
+                pool_rows::write(&transaction, scenario, &writes)?;
+                Some(writes.digests)
             }
-        }
+        };
         transaction.commit()?;
-        Ok(next)
+        Ok((next, digests))
     }
 }

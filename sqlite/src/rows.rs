@@ -169,7 +169,7 @@ fn read_tables(connection: &Connection, scenario: &str) -> Result<StoreRows, Err
     let mut rows = StoreRows::default();
     let mut statement = connection.prepare(
         "SELECT patch_id, client, status, position, body FROM sdsi_patch
-         WHERE scenario = ?1 ORDER BY position, patch_id",
+         WHERE scenario = ?1",
     )?;
     let mut found = statement.query(params![scenario])?;
     while let Some(row) = found.next()? {
@@ -186,7 +186,7 @@ fn read_tables(connection: &Connection, scenario: &str) -> Result<StoreRows, Err
     }
     let mut statement = connection.prepare(
         "SELECT scope, key_name, state, patch_id, body FROM sdsi_key_record
-         WHERE scenario = ?1 ORDER BY scope, key_name",
+         WHERE scenario = ?1",
     )?;
     let mut found = statement.query(params![scenario])?;
     while let Some(row) = found.next()? {
@@ -213,12 +213,9 @@ fn read_tables(connection: &Connection, scenario: &str) -> Result<StoreRows, Err
         rows.pending
             .push(PendingRow::from_columns(row.get(0)?, held_at, row.get(2)?));
     }
-    // Sorted as the store sorts them (the text column does not sort by time).
-    rows.pending
-        .sort_by(|a, b| (a.held_at, &a.proposal).cmp(&(b.held_at, &b.proposal)));
     let mut statement = connection.prepare(
         "SELECT client, key_name, tag FROM sdsi_delivered
-         WHERE scenario = ?1 ORDER BY client, key_name",
+         WHERE scenario = ?1",
     )?;
     let mut found = statement.query(params![scenario])?;
     while let Some(row) = found.next()? {
@@ -228,5 +225,6 @@ fn read_tables(connection: &Connection, scenario: &str) -> Result<StoreRows, Err
             row.get(2)?,
         ));
     }
+    rows.sort();
     Ok(rows)
 }

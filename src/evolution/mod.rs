@@ -65,7 +65,7 @@ pub use pool_config::{
     CLAIM_RATIO, Lending, MIN_QUOTE_CLIENTS, NEED_RATIO, PoolConfig, PoolError, SUPPORT_RATIO,
 };
 pub use redact::{Redacted, Redaction, redact};
-pub use rows::{EngineRows, PoolRow, RowChanges, RowDigests};
+pub use rows::{EngineRows, PoolRow, RowDigests, RowWrites};
 pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize_fragment};
 pub use state::{EVOLUTION_FORMAT_VERSION, EvolutionState, EvolutionStateError};
 pub use storage::{SavedServer, StateStorage, Versioned};

@@ -65,88 +65,110 @@ impl PoolRow {
     fn name(&self) -> (&str, &str) {
         (&self.pool, &self.id)
     }
-
-    /// A digest of the whole row, to tell whether it changed since a save,
-    /// keyed by `keys` (random per set of digests, so no text a client
-    /// sends can be written to collide with another on purpose).
-    fn digest(&self, keys: &RandomState) -> u64 {
-        keys.hash_one(self)
-    }
 }
 
+/// Row digests by pool, then by id.
+type Digests = HashMap<String, HashMap<String, u64>>;
+
 /// What a back end last wrote or read of a scenario's pool rows, by row, so
-/// that the next save sends only what changed ([`EngineRows::changes`]).
+/// that the next save writes only what changed ([`EngineRows::writes`]).
+/// The digests are keyed at random (kept from one save to the next), so no
+/// text a client sends can be made to collide with another on purpose.
 #[derive(Debug, Clone, Default)]
 pub struct RowDigests {
     keys: RandomState,
-    clusters: HashMap<(String, String), u64>,
-    needs: HashMap<(String, String), u64>,
+    clusters: Digests,
+    needs: Digests,
 }
 
-/// What a save must write: rows new or changed, rows gone (pool, id).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What a save of pool rows writes, and the digests the stored rows have
+/// once it commits.
+#[derive(Debug, Clone)]
 #[non_exhaustive]
-pub struct RowChanges<'a> {
+pub struct RowWrites<'a> {
+    /// The rows stored before are not known: delete them all first (then
+    /// every row is in `clusters` and `needs`).
+    pub replace_all: bool,
     /// Clusters to insert or rewrite.
     pub clusters: Vec<&'a PoolRow>,
-    /// Clusters to delete.
+    /// Clusters to delete: (pool, id).
     pub clusters_gone: Vec<(String, String)>,
     /// Needs to insert or rewrite.
     pub needs: Vec<&'a PoolRow>,
-    /// Needs to delete.
+    /// Needs to delete: (pool, id).
     pub needs_gone: Vec<(String, String)>,
+    /// The stored rows' digests once the save commits: keep them for the
+    /// next save.
+    pub digests: RowDigests,
 }
 
-fn digests(rows: &[PoolRow], keys: &RandomState) -> HashMap<(String, String), u64> {
-    rows.iter()
-        .map(|r| ((r.pool.clone(), r.id.clone()), r.digest(keys)))
-        .collect()
-}
-
-fn changed<'a>(
+/// The rows of one kind to write over those digested in `before` (all of
+/// them without it), those gone, and the new digests; each row hashed once.
+fn plan<'a>(
     rows: &'a [PoolRow],
-    before: &HashMap<(String, String), u64>,
+    before: Option<&Digests>,
     keys: &RandomState,
-) -> (Vec<&'a PoolRow>, Vec<(String, String)>) {
-    let written: Vec<&PoolRow> = rows
-        .iter()
-        .filter(|r| {
-            let (pool, id) = r.name();
-            before.get(&(pool.to_owned(), id.to_owned())) != Some(&r.digest(keys))
+) -> (Vec<&'a PoolRow>, Vec<(String, String)>, Digests) {
+    let mut after: Digests = HashMap::new();
+    let mut written = Vec::new();
+    for row in rows {
+        let digest = keys.hash_one(row);
+        let stored = before
+            .and_then(|b| b.get(row.pool.as_str()))
+            .and_then(|ids| ids.get(row.id.as_str()));
+        if stored != Some(&digest) {
+            written.push(row);
+        }
+        match after.get_mut(row.pool.as_str()) {
+            Some(ids) => {
+                ids.insert(row.id.clone(), digest);
+            }
+            None => {
+                after.insert(row.pool.clone(), HashMap::from([(row.id.clone(), digest)]));
+            }
+        }
+    }
+    let mut gone: Vec<(String, String)> = before
+        .into_iter()
+        .flatten()
+        .flat_map(|(pool, ids)| {
+            let kept = after.get(pool);
+            ids.keys()
+                .filter(move |id| !kept.is_some_and(|k| k.contains_key(*id)))
+                .map(move |id| (pool.clone(), id.clone()))
         })
         .collect();
-    let now: HashSet<(&str, &str)> = rows.iter().map(PoolRow::name).collect();
-    let mut gone: Vec<(String, String)> = before
-        .keys()
-        .filter(|(pool, id)| !now.contains(&(pool.as_str(), id.as_str())))
-        .cloned()
-        .collect();
     gone.sort();
-    (written, gone)
+    (written, gone, after)
 }
 
 impl EngineRows {
-    /// The digests of these rows, as a back end keeps them after writing
-    /// or reading them.
-    pub fn digests(&self) -> RowDigests {
-        let keys = RandomState::new();
-        RowDigests {
-            clusters: digests(&self.clusters, &keys),
-            needs: digests(&self.needs, &keys),
-            keys,
-        }
-    }
-
-    /// What changed since the rows whose digests are `before`.
-    pub fn changes(&self, before: &RowDigests) -> RowChanges<'_> {
-        let (clusters, clusters_gone) = changed(&self.clusters, &before.clusters, &before.keys);
-        let (needs, needs_gone) = changed(&self.needs, &before.needs, &before.keys);
-        RowChanges {
+    /// What a save writes over stored rows whose digests are `known` (what
+    /// this connection last wrote or read of them; `None` when it does not
+    /// know them: every row is written after the old ones are deleted).
+    pub fn writes(&self, known: Option<&RowDigests>) -> RowWrites<'_> {
+        let keys = known.map_or_else(RandomState::new, |k| k.keys.clone());
+        let (clusters, clusters_gone, cluster_digests) =
+            plan(&self.clusters, known.map(|k| &k.clusters), &keys);
+        let (needs, needs_gone, need_digests) = plan(&self.needs, known.map(|k| &k.needs), &keys);
+        RowWrites {
+            replace_all: known.is_none(),
             clusters,
             clusters_gone,
             needs,
             needs_gone,
+            digests: RowDigests {
+                keys,
+                clusters: cluster_digests,
+                needs: need_digests,
+            },
         }
+    }
+
+    /// The digests of these rows, as a back end keeps them after reading
+    /// them.
+    pub fn digests(&self) -> RowDigests {
+        self.writes(None).digests
     }
 }
 

@@ -61,7 +61,7 @@ impl SavedServer {
     /// the store and the engine's header, small) and every fine cluster and
     /// need of every pool as a row (see [`EngineRows`]). A back end that
     /// keeps the rows as table rows rewrites only those a fold changed
-    /// ([`EngineRows::changes`]). [`SavedServer::from_split`] puts them
+    /// ([`EngineRows::writes`]). [`SavedServer::from_split`] puts them
     /// together; [`SavedServer::from_bytes`] refuses such bytes alone.
     pub fn encode_split(
         cursor: u64,

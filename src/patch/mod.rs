@@ -41,7 +41,7 @@ pub use security::{DenySensitive, PatchAuthorizer};
 pub(crate) use store::check_header;
 pub use store::{
     APPROVED_BY_MEMBER, DeliveredRow, Evaluation, KeyRow, PatchRow, PatchStatus, PendingRow,
-    RowError, STORE_FORMAT_VERSION, SchemaStore, SealError, StoreRows, Submission, scope_column,
+    RowError, STORE_FORMAT_VERSION, SchemaStore, SealError, StoreRows, Submission,
 };
 
 use std::fmt;

@@ -27,9 +27,7 @@ mod snapshot;
 mod suggestion;
 
 pub use review::APPROVED_BY_MEMBER;
-pub use rows::{
-    DeliveredRow, KeyRow, PatchRow, PatchStatus, PendingRow, RowError, StoreRows, scope_column,
-};
+pub use rows::{DeliveredRow, KeyRow, PatchRow, PatchStatus, PendingRow, RowError, StoreRows};
 #[cfg(feature = "evolution")]
 pub(crate) use snapshot::check_header;
 pub use snapshot::{STORE_FORMAT_VERSION, SealError};

@@ -7,6 +7,12 @@ use crate::patch::{KeyState, PatchScope, Transition};
 
 use super::SchemaStore;
 
+/// A tag as stored (a snapshot's `delivered`, a delivered-key row): 16 hex
+/// digits.
+pub(super) fn tag_hex(tag: u64) -> String {
+    format!("{tag:016x}")
+}
+
 /// A definition's tag, for telling whether a client was told this exact
 /// definition: the first 8 bytes of the SHA-256 of its canonical form.
 pub(crate) fn definition_tag(key: &KeyDefinition) -> u64 {

@@ -1,8 +1,9 @@
 //! The store as rows: its patches, key records, pending proposals and
-//! delivered keys one by one, each with the columns a database indexes and its JSON body, so that
-//! a back end keeps them as table rows beside the whole-state snapshot,
-//! rewrites only the rows that changed, and lets them be read or queried
-//! without loading the pools (docs/replicas.md, "Tables and retention").
+//! delivered keys one by one, each with the columns a database indexes and
+//! its JSON body, so that a back end keeps them as table rows beside the
+//! whole-state snapshot, rewrites only the rows that changed, and lets them
+//! be read or queried without loading the pools (docs/replicas.md, "Tables
+//! and retention").
 //!
 //! The snapshot stays the state a server restores from (sealed when the
 //! store requires signatures); the rows are written from it in the same
@@ -30,6 +31,22 @@ pub struct StoreRows {
     /// What each client was told about each patch key (the store tells a
     /// client of a key once per definition).
     pub delivered: Vec<DeliveredRow>,
+}
+
+impl StoreRows {
+    /// Puts the rows in their order (see [`StoreRows`]), as
+    /// [`SchemaStore::rows`] gives them: a back end that read them in
+    /// another order calls it, so there is one definition of the order.
+    pub fn sort(&mut self) {
+        self.patches
+            .sort_by(|a, b| (a.position, &a.patch_id).cmp(&(b.position, &b.patch_id)));
+        self.keys
+            .sort_by(|a, b| (&a.scope, &a.key_name).cmp(&(&b.scope, &b.key_name)));
+        self.pending
+            .sort_by(|a, b| (a.held_at, &a.proposal).cmp(&(b.held_at, &b.proposal)));
+        self.delivered
+            .sort_by(|a, b| (&a.client, &a.key_name).cmp(&(&b.client, &b.key_name)));
+    }
 }
 
 /// Whether a patch applies or waits for the convergence guard.
@@ -153,7 +170,7 @@ impl From<PatchError> for RowError {
 }
 
 /// The `scope` column of a key row.
-pub fn scope_column(scope: &PatchScope) -> String {
+fn scope_column(scope: &PatchScope) -> String {
     match scope {
         PatchScope::Global => "global".to_owned(),
         PatchScope::Client(client) => format!("client:{client}"),
@@ -297,35 +314,34 @@ impl SchemaStore {
             .enumerate()
             .map(|(position, (patch, status))| PatchRow::new(patch, status, position))
             .collect::<Result<_, _>>()?;
-        let mut keys = self
+        let keys = self
             .lifecycle()
             .records()
             .iter()
             .map(KeyRow::new)
             .collect::<Result<Vec<_>, _>>()?;
-        keys.sort_by(|a, b| (&a.scope, &a.key_name).cmp(&(&b.scope, &b.key_name)));
-        let mut pending = self
+        let pending = self
             .pending()
             .map(PendingRow::new)
             .collect::<Result<Vec<_>, _>>()?;
-        pending.sort_by(|a, b| (a.held_at, &a.proposal).cmp(&(b.held_at, &b.proposal)));
-        let mut delivered: Vec<DeliveredRow> = self
+        let delivered: Vec<DeliveredRow> = self
             .delivered
             .iter()
             .flat_map(|(client, told)| {
                 told.iter().map(move |(key, tag)| DeliveredRow {
                     client: client.clone(),
                     key_name: key.to_string(),
-                    tag: format!("{tag:016x}"),
+                    tag: super::retention::tag_hex(*tag),
                 })
             })
             .collect();
-        delivered.sort_by(|a, b| (&a.client, &a.key_name).cmp(&(&b.client, &b.key_name)));
-        Ok(StoreRows {
+        let mut rows = StoreRows {
             patches,
             keys,
             pending,
             delivered,
-        })
+        };
+        rows.sort();
+        Ok(rows)
     }
 }

@@ -70,7 +70,7 @@ enum Told {
 
 impl Told {
     fn of(tag: u64) -> Self {
-        Told::Tag(format!("{tag:016x}"))
+        Told::Tag(super::retention::tag_hex(tag))
     }
 
     fn tag<E: serde::de::Error>(&self) -> Result<u64, E> {
