@@ -895,10 +895,11 @@ fn a_state_split_into_pool_rows_comes_back_exactly() {
     }
     let state = e.state();
     assert!(state.pools().count() > 1, "global and personal pools");
-    let (bytes, rows) = SavedServer::encode_split(9, &s, &state).unwrap();
+    let split = SavedServer::encode_split(9, &s, &state).unwrap();
+    let (bytes, store_rows, rows) = (split.bytes, split.store, split.pools);
     let whole = SavedServer::encode(9, &s, &state).unwrap();
     assert!(bytes.len() * 4 < whole.len(), "the header is small");
-    let back = SavedServer::from_split(&bytes, &rows).unwrap();
+    let back = SavedServer::from_split(&bytes, &store_rows, &rows).unwrap();
     assert_eq!(back.engine, state);
     assert_eq!(back.cursor, 9);
     assert_eq!(
@@ -917,7 +918,9 @@ fn a_state_split_into_pool_rows_comes_back_exactly() {
     restored.observe(&mut store, &message("window seat please"), "agent-9", at);
     e.observe(&mut s, &message("window seat please"), "agent-9", at);
     assert_eq!(restored.state(), e.state(), "the restart changed nothing");
-    let (_, after) = SavedServer::encode_split(10, &store, &restored.state()).unwrap();
+    let after = SavedServer::encode_split(10, &store, &restored.state())
+        .unwrap()
+        .pools;
     let writes = after.writes(Some(&before));
     let touched = writes.clusters.len() + writes.needs.len();
     assert!(
@@ -945,23 +948,23 @@ fn a_state_split_into_pool_rows_comes_back_exactly() {
     // Rows that do not fit.
     let mut twice = rows.clone();
     twice.clusters.push(twice.clusters[0].clone());
-    assert!(SavedServer::from_split(&bytes, &twice).is_err());
+    assert!(SavedServer::from_split(&bytes, &store_rows, &twice).is_err());
     let mut renamed = rows.clone();
     renamed.needs[0].id = "0000000000000000".to_owned();
-    let error = SavedServer::from_split(&bytes, &renamed)
+    let error = SavedServer::from_split(&bytes, &store_rows, &renamed)
         .unwrap_err()
         .to_string();
     assert!(error.contains("holds need"), "{error}");
     let mut stray = rows.clone();
     stray.clusters[0].pool = r#"{"scenario":"elsewhere"}"#.to_owned();
-    assert!(SavedServer::from_split(&bytes, &stray).is_err());
+    assert!(SavedServer::from_split(&bytes, &store_rows, &stray).is_err());
     let mut missing = rows.clone();
     missing.clusters.pop();
-    assert!(SavedServer::from_split(&bytes, &missing).is_err());
+    assert!(SavedServer::from_split(&bytes, &store_rows, &missing).is_err());
     let mut gap = rows.clone();
     let last = gap.clusters.len() - 1;
     gap.clusters[last].position += 5;
-    let error = SavedServer::from_split(&bytes, &gap)
+    let error = SavedServer::from_split(&bytes, &store_rows, &gap)
         .unwrap_err()
         .to_string();
     assert!(error.contains("positions"), "{error}");
@@ -974,7 +977,7 @@ fn a_state_split_into_pool_rows_comes_back_exactly() {
         .unwrap();
     repeated.clusters[at].id = first.id.clone();
     repeated.clusters[at].body = first.body.clone();
-    let error = SavedServer::from_split(&bytes, &repeated)
+    let error = SavedServer::from_split(&bytes, &store_rows, &repeated)
         .unwrap_err()
         .to_string();
     assert!(error.contains("with id"), "{error}");
@@ -1000,7 +1003,7 @@ fn a_state_split_into_pool_rows_comes_back_exactly() {
         swapped.needs[0] = swapped.needs[other].clone();
         swapped.needs[0].pool = pool;
         swapped.needs[0].position = position;
-        let error = SavedServer::from_split(&bytes, &swapped)
+        let error = SavedServer::from_split(&bytes, &store_rows, &swapped)
             .unwrap_err()
             .to_string();
         assert!(error.contains("needs its clusters"), "{error}");

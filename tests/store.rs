@@ -1310,3 +1310,171 @@ fn a_stores_rows_list_accepted_then_queued_patches() {
         "only the accepted patch's key has a record"
     );
 }
+
+/// An empty engine state, for saving a store alone in the split form.
+#[cfg(feature = "evolution")]
+fn no_engine() -> sdsi::evolution::EvolutionState {
+    use sdsi::evolution::{Evolution, EvolutionConfig, HashingEmbedder, RuleInducer};
+    Evolution::new(
+        HashingEmbedder::default(),
+        RuleInducer,
+        EvolutionConfig::default(),
+    )
+    .state()
+}
+
+#[cfg(feature = "evolution")]
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Whatever a store went through, its split form (header and rows)
+    /// joins back to the same store, byte for byte, and its rows' key
+    /// records are the lifecycle's.
+    #[test]
+    fn a_store_split_into_rows_joins_back_exactly(ops in prop::collection::vec(op(), 1..40)) {
+        use sdsi::evolution::SavedServer;
+        let mut s = store();
+        let mut clock = T0;
+        for op in &ops {
+            apply(&mut s, op, &mut clock);
+        }
+        let split = SavedServer::encode_split(3, &s, &no_engine()).unwrap();
+        let back = SavedServer::from_split(&split.bytes, &split.store, &split.pools).unwrap();
+        prop_assert_eq!(
+            serde_json::to_vec(&back.store).unwrap(),
+            serde_json::to_vec(&s).unwrap()
+        );
+        // In the rows' order: by scope, then key name.
+        let mut records = s.lifecycle().records().to_vec();
+        records.sort_by_key(|r| (format!("{:?}", r.scope), r.key_name.to_string()));
+        let mut joined = split.store.records().unwrap();
+        joined.sort_by_key(|r| (format!("{:?}", r.scope), r.key_name.to_string()));
+        prop_assert_eq!(joined, records);
+    }
+}
+
+/// Counting a message moves a few counters by what was counted, nothing
+/// else: the key rows stay as they were, and a back end that knows the
+/// stored counts adds +1 to each counter the message touched. Rows that do
+/// not fit the store are refused, and the counters' seal holds.
+#[cfg(feature = "evolution")]
+#[test]
+fn counters_are_rows_moved_by_what_was_counted() {
+    use sdsi::evolution::SavedServer;
+    use sdsi::patch::Metric;
+    let signer = Signer::new(*b"0123456789abcdef0123456789abcdef").unwrap();
+    let mut s = store().require_signatures(signer.clone());
+    let p = patch("a", T0, 30, vec![key("seat", KeyType::String)]);
+    let p: SchemaPatch = serde_json::from_value(signer.seal(&p)).unwrap();
+    s.submit(p, T0, &DenySensitive).unwrap();
+    let at = T0 + Duration::hours(30);
+    s.suggestion_for("a1", at).unwrap();
+    s.record(&message(json!({"origin": "PEK", "seat": "w"})), "a1", at);
+    let before = s.rows().unwrap();
+    let known = before.known();
+
+    s.record(&message(json!({"origin": "PEK", "seat": "x"})), "a2", at);
+    let after = s.rows().unwrap();
+    assert_eq!(
+        after.keys, before.keys,
+        "a key row changes with its state only"
+    );
+    let writes = after.writes(Some(&known));
+    assert!(!writes.replace_all && writes.counts_gone.is_empty());
+    let mut added: Vec<(&str, &str, Metric, i64)> = writes
+        .counts
+        .iter()
+        .map(|(row, n)| (row.scope.as_str(), row.key_name.as_str(), row.metric, *n))
+        .collect();
+    added.sort();
+    assert_eq!(
+        added,
+        [
+            ("global", "", Metric::Messages, 1),
+            ("global", "seat", Metric::Present, 1),
+            ("global", "seat", Metric::WellTyped, 1),
+        ]
+    );
+    // The new client's use is one adoption row; no client was told anything.
+    let adopted: Vec<(&str, Option<i64>)> = writes
+        .adoptions
+        .iter()
+        .map(|r| (r.client.as_str(), r.delivered_day))
+        .collect();
+    assert_eq!(adopted, [("a2", None)]);
+    assert!(writes.delivered.is_empty() && writes.delivered_gone.is_empty());
+    // Saved again with nothing counted: nothing to write. Not knowing the
+    // stored rows: every row, whole.
+    let again = after.writes(Some(&writes.known));
+    assert!(again.counts.is_empty() && again.adoptions.is_empty() && again.delivered.is_empty());
+    let all = after.writes(None);
+    assert!(all.replace_all && all.counts.len() == after.counts.len());
+    assert!(all.counts.iter().all(|(row, n)| row.count == *n));
+    assert_eq!(all.delivered.len(), after.delivered.len());
+    // A day that leaves the window deletes its row.
+    let later = T0 + Duration::days(40);
+    s.record(&message(json!({"origin": "PEK"})), "a1", later);
+    let rows = s.rows().unwrap();
+    let moved = rows.writes(Some(&writes.known));
+    assert!(!moved.counts_gone.is_empty(), "{:?}", moved.counts_gone);
+    assert!(
+        moved
+            .counts_gone
+            .iter()
+            .all(|(_, _, _, day)| *day < (later.unix_timestamp() / 86_400) - 29)
+    );
+
+    // The split form, sealed: it restores with the key and its rows, and
+    // refuses rows that were changed, added or do not fit.
+    let split = SavedServer::encode_split(0, &s, &no_engine()).unwrap();
+    let restore = |rows: &sdsi::patch::StoreRows| {
+        SavedServer::from_split_sealed(&split.bytes, rows, &split.pools, signer.clone())
+    };
+    let back = restore(&split.store).unwrap();
+    assert_eq!(
+        serde_json::to_vec(&back.store).unwrap(),
+        serde_json::to_vec(&s).unwrap()
+    );
+    assert!(SavedServer::from_split(&split.bytes, &split.store, &split.pools).is_err());
+    let mut inflated = split.store.clone();
+    let row = inflated
+        .counts
+        .iter_mut()
+        .find(|r| r.metric == Metric::Present)
+        .unwrap();
+    row.count += 100;
+    assert_eq!(restore(&inflated).unwrap_err(), SealError::Tampered);
+    let mut adopted = split.store.clone();
+    adopted.adoptions[0].client = "a9".to_owned();
+    assert_eq!(restore(&adopted).unwrap_err(), SealError::Tampered);
+    let mut stray = split.store.clone();
+    stray.counts[0].key_name = "meal".to_owned();
+    let error = restore(&stray).unwrap_err().to_string();
+    assert!(error.contains("no record"), "{error}");
+    let mut negative = split.store.clone();
+    negative.counts[0].count = -1;
+    let error = restore(&negative).unwrap_err().to_string();
+    assert!(error.contains("negative"), "{error}");
+    let mut outside = split.store.clone();
+    let mut early = outside
+        .counts
+        .iter()
+        .find(|r| r.metric == Metric::Present)
+        .unwrap()
+        .clone();
+    early.day -= 400;
+    outside.counts.push(early);
+    let error = restore(&outside).unwrap_err().to_string();
+    assert!(error.contains("outside"), "{error}");
+    let mut twice = split.store.clone();
+    twice.delivered.push(twice.delivered[0].clone());
+    let error = restore(&twice).unwrap_err().to_string();
+    assert!(error.contains("twice"), "{error}");
+    // The header alone is not a store.
+    let header: Value = serde_json::from_slice(&split.bytes).unwrap();
+    let alone = serde_json::to_vec(&header["store"]).unwrap();
+    let error = SchemaStore::from_sealed_slice(&alone, signer)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("counts_in_rows"), "{error}");
+}

@@ -186,8 +186,8 @@ fuzz_target!(|data: &[u8]| {
             "{experimental} experimental keys"
         );
     }
-    // The state kept as a header and rows comes back as the whole state
-    // does, and the store's rows read back as its patches.
+    // The state kept as a header and rows (store and pools) comes back as
+    // the whole state does, and the store's rows read back as its patches.
     let state = engine.state();
     let whole = SavedServer::encode(0, &store, &state);
     let split = SavedServer::encode_split(0, &store, &state);
@@ -198,11 +198,12 @@ fuzz_target!(|data: &[u8]| {
         whole.as_ref().err(),
         split.as_ref().err()
     );
-    if let Ok((header, rows)) = &split {
-        let back = SavedServer::from_split(header, rows);
+    if let Ok(split) = &split {
+        let back = SavedServer::from_split(&split.bytes, &split.store, &split.pools);
         check!(
             "pipeline-split",
-            back.as_ref().is_ok_and(|b| b.engine == state),
+            back.as_ref().is_ok_and(|b| b.engine == state
+                && serde_json::to_vec(&b.store).ok() == serde_json::to_vec(&store).ok()),
             "{:?}",
             back.as_ref().err()
         );

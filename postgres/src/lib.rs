@@ -31,7 +31,7 @@ use sdsi::SchemaStore;
 use sdsi::evolution::{
     EngineRows, EvolutionState, RowDigests, SavedServer, StateStorage, Versioned,
 };
-use sdsi::patch::{SealError, Signer};
+use sdsi::patch::{KnownRows, SealError, Signer, StoreRows};
 
 mod lead;
 mod log;
@@ -52,10 +52,22 @@ pub struct PgState {
     schema_version: i32,
     /// Whether [`PgState::save_folded`] keeps the pools as rows.
     pools_as_rows: bool,
-    /// The pool rows the database holds, as this connection last wrote or
-    /// read them: (scenario, version, digests).
-    known_rows: Option<(String, u64, RowDigests)>,
+    /// The rows the database holds, as this connection last wrote or read
+    /// them: (scenario, version, what it knows).
+    known_rows: Option<(String, u64, Known)>,
 }
+
+/// What a connection knows of the rows stored with one state version, so
+/// that its next save writes only what changed since.
+struct Known {
+    /// The store's counters, adoptions and delivered keys.
+    store: KnownRows,
+    /// The pools' rows, when the state keeps them apart.
+    pools: Option<RowDigests>,
+}
+
+/// The store's and the pools' rows of a state that keeps them apart.
+type SplitRows = (StoreRows, EngineRows);
 
 /// What [`PgState::load_saved`] found for a scenario.
 #[derive(Debug)]
@@ -157,7 +169,7 @@ impl PgState {
     pub fn load_saved(&mut self, scenario: &str) -> Result<Option<Saved>, Error> {
         self.load_with(scenario, |bytes, rows| {
             match rows {
-                Some(rows) => SavedServer::from_split(bytes, rows),
+                Some((store, pools)) => SavedServer::from_split(bytes, store, pools),
                 None => SavedServer::from_bytes(bytes),
             }
             .map_err(|e| e.to_string())
@@ -174,7 +186,9 @@ impl PgState {
     ) -> Result<Option<Saved>, Error> {
         let saved = self.load_with(scenario, |bytes, rows| {
             match rows {
-                Some(rows) => SavedServer::from_split_sealed(bytes, rows, signer.clone()),
+                Some((store, pools)) => {
+                    SavedServer::from_split_sealed(bytes, store, pools, signer.clone())
+                }
                 None => SavedServer::from_bytes_sealed(bytes, signer.clone()),
             }
             .map_err(|e: SealError| e.to_string())
@@ -198,7 +212,7 @@ impl PgState {
     fn load_with(
         &mut self,
         scenario: &str,
-        decode: impl Fn(&[u8], Option<&EngineRows>) -> Result<SavedServer, String>,
+        decode: impl Fn(&[u8], Option<&SplitRows>) -> Result<SavedServer, String>,
     ) -> Result<Option<Saved>, Error> {
         let mut transaction = self
             .client
@@ -219,7 +233,10 @@ impl PgState {
         let version = stored_version(scenario, row.get(0))?;
         let bytes: Vec<u8> = row.get(1);
         let pools = if row.get::<_, bool>(2) {
-            Some(pool_rows::read(&mut transaction, scenario)?)
+            Some((
+                rows::read_tables(&mut transaction, scenario)?,
+                pool_rows::read(&mut transaction, scenario)?,
+            ))
         } else {
             None
         };
@@ -228,7 +245,13 @@ impl PgState {
             scenario: scenario.to_owned(),
             message,
         })?;
-        self.known_rows = pools.map(|rows| (scenario.to_owned(), version, rows.digests()));
+        self.known_rows = pools.map(|(store, pools)| {
+            let known = Known {
+                store: store.known(),
+                pools: Some(pools.digests()),
+            };
+            (scenario.to_owned(), version, known)
+        });
         Ok(Some(Saved {
             version,
             cursor: saved.cursor,

@@ -257,30 +257,35 @@ impl PgState {
         let serialize = |e: serde_json::Error| Error::Serialize {
             message: e.to_string(),
         };
-        let rows = store.rows().map_err(serialize)?;
-        let (state, pools) = if self.pools_as_rows {
-            let (bytes, pools) =
-                SavedServer::encode_split(cursor, store, engine).map_err(serialize)?;
-            (bytes, Some(pools))
+        let (state, rows, pools) = if self.pools_as_rows {
+            let split = SavedServer::encode_split(cursor, store, engine).map_err(serialize)?;
+            (split.bytes, split.store, Some(split.pools))
         } else {
+            let rows = store.rows().map_err(serialize)?;
             let bytes = SavedServer::encode(cursor, store, engine).map_err(serialize)?;
-            (bytes, None)
+            (bytes, rows, None)
         };
         // Taken: after a failed save the database's rows are not known.
         let known = self
             .known_rows
             .take()
             .filter(|(s, v, _)| s == scenario && Some(*v) == expected)
-            .map(|(_, _, digests)| digests);
+            .map(|(_, _, known)| known);
         let mut transaction = self.client.transaction()?;
         let Some(version) = save_in(&mut transaction, scenario, expected, &state)? else {
             drop(transaction);
             return Err(self.conflict(scenario, expected)?);
         };
-        // The digests describe the database's rows only if it says they are
-        // still those of the version this save replaces (not so after a
+        // What is known describes the database's rows only if it says they
+        // are still those of the version this save replaces (not so after a
         // restore from a backup, say).
         let known = match known {
+            Some(known) if crate::rows::written_at(&mut transaction, scenario, expected)? => {
+                Some(known)
+            }
+            _ => None,
+        };
+        let digests = match known.as_ref().and_then(|k| k.pools.as_ref()) {
             Some(digests)
                 if crate::pool_rows::written_at(&mut transaction, scenario, expected)? =>
             {
@@ -289,10 +294,19 @@ impl PgState {
             _ => None,
         };
         let stored = i64::try_from(version).unwrap_or(i64::MAX);
-        crate::rows::write(&mut transaction, scenario, stored, &rows, pools.is_some())?;
+        let known_store = known.as_ref().map(|k| &k.store);
+        let pools_in_rows = pools.is_some();
+        let store = crate::rows::write(
+            &mut transaction,
+            scenario,
+            stored,
+            &rows,
+            pools_in_rows,
+            known_store,
+        )?;
         let digests = match &pools {
             Some(pools) => {
-                let writes = pools.writes(known.as_ref());
+                let writes = pools.writes(digests);
                 crate::pool_rows::write(&mut transaction, scenario, &writes)?;
                 Some(writes.digests)
             }
@@ -322,7 +336,11 @@ impl PgState {
         }
         transaction.execute("SELECT pg_notify('sdsi_state', $1)", &[&scenario])?;
         transaction.commit()?;
-        self.known_rows = digests.map(|digests| (scenario.to_owned(), version, digests));
+        let known = crate::Known {
+            store,
+            pools: digests,
+        };
+        self.known_rows = Some((scenario.to_owned(), version, known));
         Ok(version)
     }
 }

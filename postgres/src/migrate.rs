@@ -13,7 +13,7 @@ use postgres::Client;
 use crate::Error;
 
 /// The migrations, in order: (version, name, SQL).
-const MIGRATIONS: [(i32, &str, &str); 3] = [
+const MIGRATIONS: [(i32, &str, &str); 4] = [
     (1, "state", include_str!("../migrations/0001_state.sql")),
     (
         2,
@@ -25,10 +25,15 @@ const MIGRATIONS: [(i32, &str, &str); 3] = [
         "store_rows",
         include_str!("../migrations/0003_store_rows.sql"),
     ),
+    (
+        4,
+        "store_counts",
+        include_str!("../migrations/0004_store_counts.sql"),
+    ),
 ];
 
 /// The schema version this release writes.
-pub const SCHEMA_VERSION: i32 = 3;
+pub const SCHEMA_VERSION: i32 = 4;
 
 /// Applies the migrations the database lacks, each once, and returns the
 /// database's schema version (higher than [`SCHEMA_VERSION`] when a newer

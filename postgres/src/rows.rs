@@ -1,24 +1,31 @@
 //! The store's rows (`sdsi_patch`, `sdsi_key_record`, `sdsi_pending`,
-//! `sdsi_delivered`),
+//! `sdsi_delivered`, `sdsi_key_count`, `sdsi_adoption`),
 //! written inside the transaction that saves the state, one statement per
 //! table and kind of change, and read back in one snapshot.
 
 use postgres::{IsolationLevel, Transaction};
-use sdsi::patch::{DeliveredRow, KeyRow, KeyState, PatchRow, PatchStatus, PendingRow, StoreRows};
+use sdsi::patch::{
+    AdoptionRow, CountRow, DeliveredRow, KeyRow, KeyState, KnownRows, Metric, PatchRow,
+    PatchStatus, PendingRow, StoreRows,
+};
 use time::OffsetDateTime;
 
 use crate::{Error, PgState};
 
 /// Makes `scenario`'s rows say what `rows` says, as of state `version`
 /// (whose pools are kept as rows when `pools_in_rows`): a row that changed
-/// is rewritten, an unchanged one left alone, one no longer there deleted.
+/// is rewritten, an unchanged one left alone, one no longer there deleted;
+/// a counter moves by what was counted since the `known` rows (the rows
+/// that change with every message are rewritten whole when they are not
+/// known). Returns those rows as now stored.
 pub(crate) fn write(
     transaction: &mut Transaction<'_>,
     scenario: &str,
     version: i64,
     rows: &StoreRows,
     pools_in_rows: bool,
-) -> Result<(), Error> {
+    known: Option<&KnownRows>,
+) -> Result<KnownRows, Error> {
     transaction.execute(
         "INSERT INTO sdsi_rows_version (scenario, version, pools_in_rows) VALUES ($1, $2, $3)
          ON CONFLICT (scenario) DO UPDATE SET
@@ -28,30 +35,127 @@ pub(crate) fn write(
     write_patches(transaction, scenario, &rows.patches)?;
     write_keys(transaction, scenario, &rows.keys)?;
     write_pending(transaction, scenario, &rows.pending)?;
-    write_delivered(transaction, scenario, &rows.delivered)
+    write_changing(transaction, scenario, rows, known)
 }
 
-fn write_delivered(
+/// Whether the database says its store rows for `scenario` are those of
+/// state `version` (so counts known at that version describe them).
+pub(crate) fn written_at(
     transaction: &mut Transaction<'_>,
     scenario: &str,
-    rows: &[DeliveredRow],
-) -> Result<(), Error> {
-    let clients: Vec<&str> = rows.iter().map(|r| r.client.as_str()).collect();
-    let names: Vec<&str> = rows.iter().map(|r| r.key_name.as_str()).collect();
-    let tags: Vec<&str> = rows.iter().map(|r| r.tag.as_str()).collect();
-    transaction.execute(
-        "DELETE FROM sdsi_delivered WHERE scenario = $1
-         AND (client, key_name) NOT IN (SELECT * FROM UNNEST($2::TEXT[], $3::TEXT[]))",
-        &[&scenario, &clients, &names],
+    version: Option<u64>,
+) -> Result<bool, Error> {
+    let Some(version) = version.and_then(|v| i64::try_from(v).ok()) else {
+        return Ok(false);
+    };
+    let found = transaction.query_opt(
+        "SELECT 1 FROM sdsi_rows_version WHERE scenario = $1 AND version = $2",
+        &[&scenario, &version],
     )?;
-    transaction.execute(
-        "INSERT INTO sdsi_delivered (scenario, client, key_name, tag)
-         SELECT $1, c, k, t FROM UNNEST($2::TEXT[], $3::TEXT[], $4::TEXT[]) AS u(c, k, t)
-         ON CONFLICT (scenario, client, key_name) DO UPDATE SET tag = EXCLUDED.tag
-         WHERE sdsi_delivered.tag IS DISTINCT FROM EXCLUDED.tag",
-        &[&scenario, &clients, &names, &tags],
-    )?;
-    Ok(())
+    Ok(found.is_some())
+}
+
+/// Writes the rows that change with every message as [`StoreRows::writes`]
+/// plans them over the `known` ones, one statement per table and kind of
+/// change: counters moved in place by what was counted since, adoption and
+/// delivered rows only where they changed.
+fn write_changing(
+    transaction: &mut Transaction<'_>,
+    scenario: &str,
+    rows: &StoreRows,
+    known: Option<&KnownRows>,
+) -> Result<KnownRows, Error> {
+    let writes = rows.writes(known);
+    if writes.replace_all {
+        for table in ["sdsi_key_count", "sdsi_adoption", "sdsi_delivered"] {
+            transaction.execute(
+                &format!("DELETE FROM {table} WHERE scenario = $1"),
+                &[&scenario],
+            )?;
+        }
+    }
+    let gone = &writes.counts_gone;
+    if !gone.is_empty() {
+        let scopes: Vec<&str> = gone.iter().map(|g| g.0.as_str()).collect();
+        let names: Vec<&str> = gone.iter().map(|g| g.1.as_str()).collect();
+        let metrics: Vec<&str> = gone.iter().map(|g| g.2.as_str()).collect();
+        let days: Vec<i64> = gone.iter().map(|g| g.3).collect();
+        transaction.execute(
+            "DELETE FROM sdsi_key_count WHERE scenario = $1
+             AND (scope, key_name, metric, day) IN (
+                 SELECT * FROM UNNEST($2::TEXT[], $3::TEXT[], $4::TEXT[], $5::BIGINT[]))",
+            &[&scenario, &scopes, &names, &metrics, &days],
+        )?;
+    }
+    let added = &writes.counts;
+    if !added.is_empty() {
+        let scopes: Vec<&str> = added.iter().map(|(r, _)| r.scope.as_str()).collect();
+        let names: Vec<&str> = added.iter().map(|(r, _)| r.key_name.as_str()).collect();
+        let metrics: Vec<&str> = added.iter().map(|(r, _)| r.metric.as_str()).collect();
+        let days: Vec<i64> = added.iter().map(|(r, _)| r.day).collect();
+        let by: Vec<i64> = added.iter().map(|(_, n)| *n).collect();
+        transaction.execute(
+            "INSERT INTO sdsi_key_count (scenario, scope, key_name, metric, day, count)
+             SELECT $1, s, k, m, d, n
+             FROM UNNEST($2::TEXT[], $3::TEXT[], $4::TEXT[], $5::BIGINT[], $6::BIGINT[])
+                 AS t(s, k, m, d, n)
+             ON CONFLICT (scenario, scope, key_name, metric, day) DO UPDATE SET
+                 count = sdsi_key_count.count + EXCLUDED.count",
+            &[&scenario, &scopes, &names, &metrics, &days, &by],
+        )?;
+    }
+    let gone = &writes.adoptions_gone;
+    if !gone.is_empty() {
+        let scopes: Vec<&str> = gone.iter().map(|g| g.0.as_str()).collect();
+        let names: Vec<&str> = gone.iter().map(|g| g.1.as_str()).collect();
+        let clients: Vec<&str> = gone.iter().map(|g| g.2.as_str()).collect();
+        transaction.execute(
+            "DELETE FROM sdsi_adoption WHERE scenario = $1 AND (scope, key_name, client) IN (
+                 SELECT * FROM UNNEST($2::TEXT[], $3::TEXT[], $4::TEXT[]))",
+            &[&scenario, &scopes, &names, &clients],
+        )?;
+    }
+    let changed = &writes.adoptions;
+    if !changed.is_empty() {
+        let scopes: Vec<&str> = changed.iter().map(|r| r.scope.as_str()).collect();
+        let names: Vec<&str> = changed.iter().map(|r| r.key_name.as_str()).collect();
+        let clients: Vec<&str> = changed.iter().map(|r| r.client.as_str()).collect();
+        let delivered: Vec<Option<i64>> = changed.iter().map(|r| r.delivered_day).collect();
+        let adopted: Vec<Option<i64>> = changed.iter().map(|r| r.adopted_day).collect();
+        transaction.execute(
+            "INSERT INTO sdsi_adoption
+                 (scenario, scope, key_name, client, delivered_day, adopted_day)
+             SELECT $1, s, k, c, d, a
+             FROM UNNEST($2::TEXT[], $3::TEXT[], $4::TEXT[], $5::BIGINT[], $6::BIGINT[])
+                 AS t(s, k, c, d, a)
+             ON CONFLICT (scenario, scope, key_name, client) DO UPDATE SET
+                 delivered_day = EXCLUDED.delivered_day, adopted_day = EXCLUDED.adopted_day",
+            &[&scenario, &scopes, &names, &clients, &delivered, &adopted],
+        )?;
+    }
+    let gone = &writes.delivered_gone;
+    if !gone.is_empty() {
+        let clients: Vec<&str> = gone.iter().map(|g| g.0.as_str()).collect();
+        let names: Vec<&str> = gone.iter().map(|g| g.1.as_str()).collect();
+        transaction.execute(
+            "DELETE FROM sdsi_delivered WHERE scenario = $1 AND (client, key_name) IN (
+                 SELECT * FROM UNNEST($2::TEXT[], $3::TEXT[]))",
+            &[&scenario, &clients, &names],
+        )?;
+    }
+    let changed = &writes.delivered;
+    if !changed.is_empty() {
+        let clients: Vec<&str> = changed.iter().map(|r| r.client.as_str()).collect();
+        let names: Vec<&str> = changed.iter().map(|r| r.key_name.as_str()).collect();
+        let tags: Vec<&str> = changed.iter().map(|r| r.tag.as_str()).collect();
+        transaction.execute(
+            "INSERT INTO sdsi_delivered (scenario, client, key_name, tag)
+             SELECT $1, c, k, t FROM UNNEST($2::TEXT[], $3::TEXT[], $4::TEXT[]) AS u(c, k, t)
+             ON CONFLICT (scenario, client, key_name) DO UPDATE SET tag = EXCLUDED.tag",
+            &[&scenario, &clients, &names, &tags],
+        )?;
+    }
+    Ok(writes.known)
 }
 
 fn write_patches(
@@ -146,8 +250,9 @@ fn micros(at: OffsetDateTime) -> i64 {
 impl PgState {
     /// The store's rows saved with `scenario`'s state by
     /// [`PgState::save_folded`] (tables `sdsi_patch`, `sdsi_key_record`,
-    /// `sdsi_pending`, `sdsi_delivered`): its patches, key records, pending
-    /// proposals and what each client was told,
+    /// `sdsi_pending`, `sdsi_delivered`, `sdsi_key_count`, `sdsi_adoption`):
+    /// its patches, key records, pending proposals, what each client was
+    /// told, the metric counters and each key's clients,
     /// read in one snapshot without the pools — what a replica that only
     /// validates, a dashboard or an operator needs. `None` when nothing was
     /// saved, or when the state saved last did not write them (saved as
@@ -155,10 +260,6 @@ impl PgState {
     /// the state. A pending proposal's `held_at` column keeps microseconds
     /// (its body keeps the time as written).
     pub fn store_rows(&mut self, scenario: &str) -> Result<Option<StoreRows>, Error> {
-        let damaged = |message: String| Error::Damaged {
-            scenario: scenario.to_owned(),
-            message,
-        };
         let mut transaction = self
             .client
             .build_transaction()
@@ -173,62 +274,103 @@ impl PgState {
         if current.is_none() {
             return Ok(None);
         }
-        let mut rows = StoreRows::default();
-        for row in transaction.query(
-            "SELECT patch_id, client, status, position, body FROM sdsi_patch
-             WHERE scenario = $1",
-            &[&scenario],
-        )? {
-            let status: String = row.get(2);
-            let status = PatchStatus::parse(&status)
-                .ok_or_else(|| damaged(format!("patch status {status:?}")))?;
-            rows.patches.push(PatchRow::from_columns(
-                row.get(0),
-                row.get(1),
-                status,
-                row.get(3),
-                row.get(4),
-            ));
-        }
-        for row in transaction.query(
-            "SELECT scope, key_name, state, patch_id, body FROM sdsi_key_record
-             WHERE scenario = $1",
-            &[&scenario],
-        )? {
-            let state: String = row.get(2);
-            let state =
-                KeyState::parse(&state).ok_or_else(|| damaged(format!("key state {state:?}")))?;
-            rows.keys.push(KeyRow::from_columns(
-                row.get(0),
-                row.get(1),
-                state,
-                row.get(3),
-                row.get(4),
-            ));
-        }
-        for row in transaction.query(
-            "SELECT proposal, (EXTRACT(EPOCH FROM held_at) * 1000000)::BIGINT, body
-             FROM sdsi_pending WHERE scenario = $1",
-            &[&scenario],
-        )? {
-            let held: i64 = row.get(1);
-            let held_at = OffsetDateTime::from_unix_timestamp_nanos(i128::from(held) * 1000)
-                .map_err(|e| damaged(format!("held_at {held} µs: {e}")))?;
-            rows.pending
-                .push(PendingRow::from_columns(row.get(0), held_at, row.get(2)));
-        }
-        for row in transaction.query(
-            "SELECT client, key_name, tag FROM sdsi_delivered WHERE scenario = $1",
-            &[&scenario],
-        )? {
-            rows.delivered.push(DeliveredRow::from_columns(
-                row.get(0),
-                row.get(1),
-                row.get(2),
-            ));
-        }
+        let rows = read_tables(&mut transaction, scenario)?;
         transaction.commit()?;
-        rows.sort();
         Ok(Some(rows))
     }
+}
+
+/// `scenario`'s store rows as the tables hold them, in the store's order.
+pub(crate) fn read_tables(
+    transaction: &mut Transaction<'_>,
+    scenario: &str,
+) -> Result<StoreRows, Error> {
+    let damaged = |message: String| Error::Damaged {
+        scenario: scenario.to_owned(),
+        message,
+    };
+    let mut rows = StoreRows::default();
+    for row in transaction.query(
+        "SELECT patch_id, client, status, position, body FROM sdsi_patch
+             WHERE scenario = $1",
+        &[&scenario],
+    )? {
+        let status: String = row.get(2);
+        let status = PatchStatus::parse(&status)
+            .ok_or_else(|| damaged(format!("patch status {status:?}")))?;
+        rows.patches.push(PatchRow::from_columns(
+            row.get(0),
+            row.get(1),
+            status,
+            row.get(3),
+            row.get(4),
+        ));
+    }
+    for row in transaction.query(
+        "SELECT scope, key_name, state, patch_id, body FROM sdsi_key_record
+             WHERE scenario = $1",
+        &[&scenario],
+    )? {
+        let state: String = row.get(2);
+        let state =
+            KeyState::parse(&state).ok_or_else(|| damaged(format!("key state {state:?}")))?;
+        rows.keys.push(KeyRow::from_columns(
+            row.get(0),
+            row.get(1),
+            state,
+            row.get(3),
+            row.get(4),
+        ));
+    }
+    for row in transaction.query(
+        "SELECT proposal, (EXTRACT(EPOCH FROM held_at) * 1000000)::BIGINT, body
+             FROM sdsi_pending WHERE scenario = $1",
+        &[&scenario],
+    )? {
+        let held: i64 = row.get(1);
+        let held_at = OffsetDateTime::from_unix_timestamp_nanos(i128::from(held) * 1000)
+            .map_err(|e| damaged(format!("held_at {held} µs: {e}")))?;
+        rows.pending
+            .push(PendingRow::from_columns(row.get(0), held_at, row.get(2)));
+    }
+    for row in transaction.query(
+        "SELECT client, key_name, tag FROM sdsi_delivered WHERE scenario = $1",
+        &[&scenario],
+    )? {
+        rows.delivered.push(DeliveredRow::from_columns(
+            row.get(0),
+            row.get(1),
+            row.get(2),
+        ));
+    }
+    for row in transaction.query(
+        "SELECT scope, key_name, metric, day, count FROM sdsi_key_count
+             WHERE scenario = $1",
+        &[&scenario],
+    )? {
+        let metric: String = row.get(2);
+        let metric = Metric::parse(&metric).ok_or_else(|| damaged(format!("metric {metric:?}")))?;
+        rows.counts.push(CountRow::from_columns(
+            row.get(0),
+            row.get(1),
+            metric,
+            row.get(3),
+            row.get(4),
+        ));
+    }
+    for row in transaction.query(
+        "SELECT scope, key_name, client, delivered_day, adopted_day FROM sdsi_adoption
+             WHERE scenario = $1",
+        &[&scenario],
+    )? {
+        rows.adoptions.push(AdoptionRow::from_columns(
+            row.get(0),
+            row.get(1),
+            row.get(2),
+            row.get(3),
+            row.get(4),
+        ));
+    }
+    rows.sort();
+    Ok(rows)
 }

@@ -471,6 +471,9 @@ fn pools_kept_as_rows_are_written_where_they_change() {
     let clusters = row_versions(&params, "sdsi_cluster", "id", key);
     let needs = row_versions(&params, "sdsi_need", "id", key);
     assert!(clusters.len() > 3, "{clusters:?}");
+    let counter = "scope || '/' || key_name || '/' || metric || '/' || day || '=' || count";
+    let counts = row_versions(&params, "sdsi_key_count", counter, key);
+    assert!(!counts.is_empty());
 
     let mut other = PgState::connect(&params).unwrap();
     other.keep_pools_as_rows(true);
@@ -501,8 +504,12 @@ fn pools_kept_as_rows_are_written_where_they_change() {
         .unwrap();
     // Exactly the rows the fold changed were written: every other row keeps
     // the transaction id it was written with.
-    let (_, before) = SavedServer::encode_split(40, &store_v1, &engine_v1).unwrap();
-    let (_, after) = SavedServer::encode_split(41, &store, &engine.state()).unwrap();
+    let before = SavedServer::encode_split(40, &store_v1, &engine_v1)
+        .unwrap()
+        .pools;
+    let after = SavedServer::encode_split(41, &store, &engine.state())
+        .unwrap()
+        .pools;
     let changes = after.writes(Some(&before.digests()));
     for (table, old, changed) in [
         ("sdsi_cluster", &clusters, &changes.clusters),
@@ -526,6 +533,23 @@ fn pools_kept_as_rows_are_written_where_they_change() {
         !changes.clusters.is_empty(),
         "the message changed a cluster"
     );
+    // The message moved the day's message total by one, in place (the
+    // row's name holds its count): every other counter row is as it was.
+    let now = row_versions(&params, "sdsi_key_count", counter, key);
+    let moved: Vec<&String> = now
+        .iter()
+        .filter(|row| !counts.contains(row))
+        .map(|(name, _)| name)
+        .collect();
+    let was: Vec<&String> = counts
+        .iter()
+        .filter(|row| !now.contains(row))
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!((moved.len(), was.len()), (1, 1), "{moved:?} {was:?}");
+    let count = |name: &str| name.rsplit_once('=').unwrap().1.parse::<i64>().unwrap();
+    assert!(moved[0].starts_with("global//messages/"), "{moved:?}");
+    assert_eq!(count(moved[0]), count(was[0]) + 1);
     assert_eq!(
         PgState::connect(&params)
             .unwrap()

@@ -55,7 +55,7 @@ use sdsi::SchemaStore;
 use sdsi::evolution::{
     EngineRows, EvolutionState, RowDigests, SavedServer, StateStorage, Versioned,
 };
-use sdsi::patch::{SealError, Signer, StoreRows};
+use sdsi::patch::{KnownRows, SealError, Signer, StoreRows};
 
 pub use migrate::SCHEMA_VERSION;
 
@@ -65,14 +65,24 @@ pub struct SqliteState {
     connection: Connection,
     /// Whether [`SqliteState::save`] keeps the pools as rows.
     pools_as_rows: bool,
-    /// The pool rows the file holds, as this connection last wrote or read
-    /// them: (scenario, version, digests).
-    known_rows: Option<(String, u64, RowDigests)>,
+    /// The rows the file holds, as this connection last wrote or read
+    /// them: (scenario, version, what it knows).
+    known_rows: Option<(String, u64, Known)>,
 }
 
-/// What a state row holds: its version, its bytes, and its pools' rows
-/// when it keeps them apart.
-type Stored = (u64, Vec<u8>, Option<EngineRows>);
+/// What a connection knows of the rows stored with one state version, so
+/// that its next save writes only what changed since.
+#[derive(Debug)]
+struct Known {
+    /// The store's counters, adoptions and delivered keys.
+    store: KnownRows,
+    /// The pools' rows, when the state keeps them apart.
+    pools: Option<RowDigests>,
+}
+
+/// What a state row holds: its version, its bytes, and the store's and the
+/// pools' rows when it keeps them apart.
+type Stored = (u64, Vec<u8>, Option<(StoreRows, EngineRows)>);
 
 /// What [`SqliteState::load`] found for a scenario.
 #[derive(Debug)]
@@ -249,7 +259,7 @@ impl SqliteState {
             return Ok(None);
         };
         let saved = match &pools {
-            Some(rows) => SavedServer::from_split(&bytes, rows),
+            Some((store, pools)) => SavedServer::from_split(&bytes, store, pools),
             None => SavedServer::from_bytes(&bytes),
         }
         .map_err(|e| Error::Damaged {
@@ -265,8 +275,8 @@ impl SqliteState {
         }))
     }
 
-    /// The state row of `scenario` and, when it keeps its pools apart, their
-    /// rows, read in one transaction.
+    /// The state row of `scenario` and, when it keeps its pools apart, the
+    /// store's and the pools' rows, read in one transaction.
     fn stored(&mut self, scenario: &str) -> Result<Option<Stored>, Error> {
         // A file from before migration 2, opened read-only, has no row tables.
         let has_rows = self.schema_version()? >= 2;
@@ -291,7 +301,10 @@ impl SqliteState {
             message: format!("negative version {version}"),
         })?;
         let pools = if split {
-            Some(pool_rows::read(&transaction, scenario)?)
+            Some((
+                rows::read_tables(&transaction, scenario)?,
+                pool_rows::read(&transaction, scenario)?,
+            ))
         } else {
             None
         };
@@ -299,9 +312,15 @@ impl SqliteState {
         Ok(Some((version, bytes, pools)))
     }
 
-    /// Notes the pool rows the file holds for `scenario` at `version`.
-    fn remember(&mut self, scenario: &str, version: u64, pools: Option<&EngineRows>) {
-        self.known_rows = pools.map(|rows| (scenario.to_owned(), version, rows.digests()));
+    /// Notes the rows the file holds for `scenario` at `version`.
+    fn remember(&mut self, scenario: &str, version: u64, rows: Option<&(StoreRows, EngineRows)>) {
+        self.known_rows = rows.map(|(store, pools)| {
+            let known = Known {
+                store: store.known(),
+                pools: Some(pools.digests()),
+            };
+            (scenario.to_owned(), version, known)
+        });
     }
 
     /// The state saved for `scenario` by a store that required signatures
@@ -313,7 +332,7 @@ impl SqliteState {
             return Ok(None);
         };
         let saved = match &pools {
-            Some(rows) => SavedServer::from_split_sealed(&bytes, rows, signer),
+            Some((store, pools)) => SavedServer::from_split_sealed(&bytes, store, pools, signer),
             None => SavedServer::from_bytes_sealed(&bytes, signer),
         }
         .map_err(|error| Error::Seal {
@@ -363,30 +382,30 @@ impl SqliteState {
         let serialize = |e: serde_json::Error| Error::Serialize {
             message: e.to_string(),
         };
-        let rows = store.rows().map_err(serialize)?;
-        if !self.pools_as_rows {
-            let bytes = SavedServer::encode(cursor, store, engine).map_err(serialize)?;
-            self.known_rows = None;
-            let saving = Saving::Whole(&rows);
-            return Ok(self.save_busy_aware(scenario, expected, &bytes, saving)?.0);
-        }
-        let (bytes, pools) = SavedServer::encode_split(cursor, store, engine).map_err(serialize)?;
         // Taken: a failed save leaves the file's rows unknown.
         let known = self
             .known_rows
             .take()
             .filter(|(s, v, _)| s == scenario && Some(*v) == expected)
-            .map(|(_, _, digests)| digests);
-        let saving = Saving::Split(&rows, &pools, known.as_ref());
-        let (version, digests) = self.save_busy_aware(scenario, expected, &bytes, saving)?;
-        self.known_rows = digests.map(|digests| (scenario.to_owned(), version, digests));
+            .map(|(_, _, known)| known);
+        let (version, known) = if self.pools_as_rows {
+            let split = SavedServer::encode_split(cursor, store, engine).map_err(serialize)?;
+            let saving = Saving::Split(&split.store, &split.pools);
+            self.save_busy_aware(scenario, expected, &split.bytes, saving, known)?
+        } else {
+            let rows = store.rows().map_err(serialize)?;
+            let bytes = SavedServer::encode(cursor, store, engine).map_err(serialize)?;
+            self.save_busy_aware(scenario, expected, &bytes, Saving::Whole(&rows), known)?
+        };
+        self.known_rows = known.map(|known| (scenario.to_owned(), version, known));
         Ok(version)
     }
 
     /// The store's rows saved with `scenario`'s state by
     /// [`SqliteState::save`] (tables `sdsi_patch`, `sdsi_key_record`,
-    /// `sdsi_pending`, `sdsi_delivered`): its patches, key records, pending
-    /// proposals and what each client was told,
+    /// `sdsi_pending`, `sdsi_delivered`, `sdsi_key_count`, `sdsi_adoption`):
+    /// its patches, key records, pending proposals, what each client was
+    /// told, the metric counters and each key's clients,
     /// read without the pools. `None` when nothing was saved, or when the
     /// state saved last did not write them (saved as bytes through
     /// [`StateStorage::save`], or by a release before them): never rows
@@ -442,9 +461,8 @@ enum Saving<'a> {
     Bytes,
     /// The store's rows; the pools are in the bytes.
     Whole(&'a StoreRows),
-    /// The store's rows and the pools' rows (the bytes hold their header),
-    /// with the digests of the pool rows the file holds, when known.
-    Split(&'a StoreRows, &'a EngineRows, Option<&'a RowDigests>),
+    /// The store's rows and the pools' rows (the bytes hold their headers).
+    Split(&'a StoreRows, &'a EngineRows),
 }
 
 impl StateStorage for SqliteState {
@@ -473,8 +491,9 @@ impl StateStorage for SqliteState {
     /// as they were and [`SqliteState::store_rows`] no longer reads them as
     /// current ([`SqliteState::save`] writes them).
     fn save(&mut self, scenario: &str, expected: Option<u64>, bytes: &[u8]) -> Result<u64, Error> {
+        self.known_rows = None;
         Ok(self
-            .save_busy_aware(scenario, expected, bytes, Saving::Bytes)?
+            .save_busy_aware(scenario, expected, bytes, Saving::Bytes, None)?
             .0)
     }
 }
@@ -488,8 +507,9 @@ impl SqliteState {
         expected: Option<u64>,
         bytes: &[u8],
         saving: Saving<'_>,
-    ) -> Result<(u64, Option<RowDigests>), Error> {
-        self.save_versioned(scenario, expected, bytes, saving)
+        known: Option<Known>,
+    ) -> Result<(u64, Option<Known>), Error> {
+        self.save_versioned(scenario, expected, bytes, saving, known)
             .map_err(|error| match error {
                 Error::Sqlite(e) => busy_or(e, scenario),
                 other => other,
@@ -499,15 +519,17 @@ impl SqliteState {
     /// The save itself, in an immediate transaction: the write lock is taken
     /// before the version is read, so a second writer waits for the first
     /// (up to the busy timeout) instead of failing to upgrade a read it made
-    /// before the first committed. Returns the new version and, with the
-    /// pools as rows, the digests of the pool rows it left.
+    /// before the first committed. `known`: what this connection knew of
+    /// the rows of version `expected`. Returns the new version and what the
+    /// rows it left are.
     fn save_versioned(
         &mut self,
         scenario: &str,
         expected: Option<u64>,
         bytes: &[u8],
         saving: Saving<'_>,
-    ) -> Result<(u64, Option<RowDigests>), Error> {
+        known: Option<Known>,
+    ) -> Result<(u64, Option<Known>), Error> {
         let transaction = self
             .connection
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -533,30 +555,40 @@ impl SqliteState {
              ON CONFLICT(scenario) DO UPDATE SET version = excluded.version, state = excluded.state",
             params![scenario, stored, bytes],
         )?;
-        let digests = match saving {
+        // What is known describes the file's rows only if the file says
+        // they are still those of the version this save replaces (not so
+        // after a restore from a backup, say).
+        let known = match known {
+            Some(known) if rows::written_at(&transaction, scenario, expected)? => Some(known),
+            _ => None,
+        };
+        let left = match saving {
             Saving::Bytes => None,
             Saving::Whole(rows) => {
-                rows::write(&transaction, scenario, stored, rows, false)?;
+                let store = known.as_ref().map(|k| &k.store);
+                let store = rows::write(&transaction, scenario, stored, rows, false, store)?;
                 pool_rows::clear(&transaction, scenario)?;
-                None
+                Some(Known { store, pools: None })
             }
-            Saving::Split(rows, pools, known) => {
-                // The digests describe the file's rows only if the file says
-                // they are still those of the version this save replaces
-                // (not so after a restore from a backup, say).
-                let known = match known {
-                    Some(digests) if pool_rows::written_at(&transaction, scenario, expected)? => {
-                        Some(digests)
-                    }
+            Saving::Split(rows, pools) => {
+                let digests = match &known {
+                    Some(Known {
+                        pools: Some(digests),
+                        ..
+                    }) if pool_rows::written_at(&transaction, scenario, expected)? => Some(digests),
                     _ => None,
                 };
-                rows::write(&transaction, scenario, stored, rows, true)?;
-                let writes = pools.writes(known);
+                let store = known.as_ref().map(|k| &k.store);
+                let store = rows::write(&transaction, scenario, stored, rows, true, store)?;
+                let writes = pools.writes(digests);
                 pool_rows::write(&transaction, scenario, &writes)?;
-                Some(writes.digests)
+                Some(Known {
+                    store,
+                    pools: Some(writes.digests),
+                })
             }
         };
         transaction.commit()?;
-        Ok((next, digests))
+        Ok((next, left))
     }
 }

@@ -12,13 +12,14 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::Error;
 
 /// The migrations, in order: (version, SQL).
-const MIGRATIONS: [(i64, &str); 2] = [
+const MIGRATIONS: [(i64, &str); 3] = [
     (1, include_str!("../migrations/0001_state.sql")),
     (2, include_str!("../migrations/0002_store_rows.sql")),
+    (3, include_str!("../migrations/0003_store_counts.sql")),
 ];
 
 /// The schema version this release writes.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// The file's schema version (0 before any migration).
 pub(crate) fn schema_version(connection: &Connection) -> Result<i64, Error> {

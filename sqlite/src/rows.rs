@@ -1,10 +1,13 @@
 //! The store's rows (`sdsi_patch`, `sdsi_key_record`, `sdsi_pending`,
-//! `sdsi_delivered`),
+//! `sdsi_delivered`, `sdsi_key_count`, `sdsi_adoption`),
 //! written inside the transaction that saves the state and read back one
 //! table at a time.
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
-use sdsi::patch::{DeliveredRow, KeyRow, KeyState, PatchRow, PatchStatus, PendingRow, StoreRows};
+use sdsi::patch::{
+    AdoptionRow, CountRow, DeliveredRow, KeyRow, KeyState, KnownRows, Metric, PatchRow,
+    PatchStatus, PendingRow, StoreRows,
+};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
@@ -12,14 +15,18 @@ use crate::Error;
 
 /// Makes `scenario`'s rows say what `rows` says, as of state `version`
 /// (whose pools are kept as rows when `pools_in_rows`): a row that changed
-/// is rewritten, an unchanged one left alone, one no longer there deleted.
+/// is rewritten, an unchanged one left alone, one no longer there deleted;
+/// a counter moves by what was counted since the `known` rows (the rows
+/// that change with every message are rewritten whole when they are not
+/// known). Returns those rows as now stored.
 pub(crate) fn write(
     transaction: &Transaction<'_>,
     scenario: &str,
     version: i64,
     rows: &StoreRows,
     pools_in_rows: bool,
-) -> Result<(), Error> {
+    known: Option<&KnownRows>,
+) -> Result<KnownRows, Error> {
     transaction.execute(
         "INSERT INTO sdsi_rows_version (scenario, version, pools_in_rows) VALUES (?1, ?2, ?3)
          ON CONFLICT (scenario) DO UPDATE SET
@@ -103,33 +110,107 @@ pub(crate) fn write(
         })?;
         pending.execute(params![scenario, row.proposal, held_at, row.body])?;
     }
-    write_delivered(transaction, scenario, &rows.delivered)
+    write_changing(transaction, scenario, rows, known)
 }
 
-fn write_delivered(
+/// Whether the file says its store rows for `scenario` are those of state
+/// `version` (so counts known at that version describe them).
+pub(crate) fn written_at(
     transaction: &Transaction<'_>,
     scenario: &str,
-    rows: &[DeliveredRow],
-) -> Result<(), Error> {
-    let kept: Vec<serde_json::Value> = rows
-        .iter()
-        .map(|r| serde_json::json!([r.client, r.key_name]))
-        .collect();
-    transaction.execute(
-        "DELETE FROM sdsi_delivered WHERE scenario = ?1 AND (client, key_name) NOT IN (
-             SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]')
-             FROM json_each(?2))",
-        params![scenario, serde_json::Value::from(kept).to_string()],
+    version: Option<u64>,
+) -> Result<bool, Error> {
+    let Some(version) = version.and_then(|v| i64::try_from(v).ok()) else {
+        return Ok(false);
+    };
+    let found: Option<i64> = transaction
+        .query_row(
+            "SELECT 1 FROM sdsi_rows_version WHERE scenario = ?1 AND version = ?2",
+            params![scenario, version],
+            |row| row.get(0),
+        )
+        .optional()?;
+    Ok(found.is_some())
+}
+
+/// Writes the rows that change with every message as [`StoreRows::writes`]
+/// plans them over the `known` ones: counters moved in place by what was
+/// counted since, adoption and delivered rows only where they changed.
+fn write_changing(
+    transaction: &Transaction<'_>,
+    scenario: &str,
+    rows: &StoreRows,
+    known: Option<&KnownRows>,
+) -> Result<KnownRows, Error> {
+    let writes = rows.writes(known);
+    if writes.replace_all {
+        for table in ["sdsi_key_count", "sdsi_adoption", "sdsi_delivered"] {
+            transaction.execute(
+                &format!("DELETE FROM {table} WHERE scenario = ?1"),
+                params![scenario],
+            )?;
+        }
+    }
+    let mut delete = transaction.prepare_cached(
+        "DELETE FROM sdsi_key_count
+         WHERE scenario = ?1 AND scope = ?2 AND key_name = ?3 AND metric = ?4 AND day = ?5",
     )?;
+    for (scope, key_name, metric, day) in &writes.counts_gone {
+        delete.execute(params![scenario, scope, key_name, metric.as_str(), day])?;
+    }
+    let mut add = transaction.prepare_cached(
+        "INSERT INTO sdsi_key_count (scenario, scope, key_name, metric, day, count)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (scenario, scope, key_name, metric, day) DO UPDATE SET
+             count = count + excluded.count",
+    )?;
+    for (row, n) in &writes.counts {
+        add.execute(params![
+            scenario,
+            row.scope,
+            row.key_name,
+            row.metric.as_str(),
+            row.day,
+            n
+        ])?;
+    }
+    let mut delete = transaction.prepare_cached(
+        "DELETE FROM sdsi_adoption
+         WHERE scenario = ?1 AND scope = ?2 AND key_name = ?3 AND client = ?4",
+    )?;
+    for (scope, key_name, client) in &writes.adoptions_gone {
+        delete.execute(params![scenario, scope, key_name, client])?;
+    }
+    let mut adoption = transaction.prepare_cached(
+        "INSERT INTO sdsi_adoption (scenario, scope, key_name, client, delivered_day, adopted_day)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (scenario, scope, key_name, client) DO UPDATE SET
+             delivered_day = excluded.delivered_day, adopted_day = excluded.adopted_day",
+    )?;
+    for row in &writes.adoptions {
+        adoption.execute(params![
+            scenario,
+            row.scope,
+            row.key_name,
+            row.client,
+            row.delivered_day,
+            row.adopted_day
+        ])?;
+    }
+    let mut delete = transaction.prepare_cached(
+        "DELETE FROM sdsi_delivered WHERE scenario = ?1 AND client = ?2 AND key_name = ?3",
+    )?;
+    for (client, key_name) in &writes.delivered_gone {
+        delete.execute(params![scenario, client, key_name])?;
+    }
     let mut delivered = transaction.prepare_cached(
         "INSERT INTO sdsi_delivered (scenario, client, key_name, tag) VALUES (?1, ?2, ?3, ?4)
-         ON CONFLICT (scenario, client, key_name) DO UPDATE SET tag = excluded.tag
-         WHERE tag IS NOT excluded.tag",
+         ON CONFLICT (scenario, client, key_name) DO UPDATE SET tag = excluded.tag",
     )?;
-    for row in rows {
+    for row in &writes.delivered {
         delivered.execute(params![scenario, row.client, row.key_name, row.tag])?;
     }
-    Ok(())
+    Ok(writes.known)
 }
 
 /// `scenario`'s rows, in the store's order, if they were written with the
@@ -139,9 +220,9 @@ pub(crate) fn read(
     connection: &mut Connection,
     scenario: &str,
 ) -> Result<Option<StoreRows>, Error> {
-    // A file from before migration 2 (opened read-only, so not migrated)
-    // has no rows.
-    if crate::migrate::schema_version(connection)? < 2 {
+    // A file from before migration 3 (opened read-only, so not migrated)
+    // has no rows, or no counters as rows.
+    if crate::migrate::schema_version(connection)? < 3 {
         return Ok(None);
     }
     let transaction = connection.transaction()?;
@@ -161,7 +242,8 @@ pub(crate) fn read(
     Ok(Some(rows))
 }
 
-fn read_tables(connection: &Connection, scenario: &str) -> Result<StoreRows, Error> {
+/// `scenario`'s rows as the tables hold them, in the store's order.
+pub(crate) fn read_tables(connection: &Connection, scenario: &str) -> Result<StoreRows, Error> {
     let damaged = |message: String| Error::Damaged {
         scenario: scenario.to_owned(),
         message,
@@ -223,6 +305,36 @@ fn read_tables(connection: &Connection, scenario: &str) -> Result<StoreRows, Err
             row.get(0)?,
             row.get(1)?,
             row.get(2)?,
+        ));
+    }
+    let mut statement = connection.prepare(
+        "SELECT scope, key_name, metric, day, count FROM sdsi_key_count
+         WHERE scenario = ?1",
+    )?;
+    let mut found = statement.query(params![scenario])?;
+    while let Some(row) = found.next()? {
+        let metric: String = row.get(2)?;
+        let metric = Metric::parse(&metric).ok_or_else(|| damaged(format!("metric {metric:?}")))?;
+        rows.counts.push(CountRow::from_columns(
+            row.get(0)?,
+            row.get(1)?,
+            metric,
+            row.get(3)?,
+            row.get(4)?,
+        ));
+    }
+    let mut statement = connection.prepare(
+        "SELECT scope, key_name, client, delivered_day, adopted_day FROM sdsi_adoption
+         WHERE scenario = ?1",
+    )?;
+    let mut found = statement.query(params![scenario])?;
+    while let Some(row) = found.next()? {
+        rows.adoptions.push(AdoptionRow::from_columns(
+            row.get(0)?,
+            row.get(1)?,
+            row.get(2)?,
+            row.get(3)?,
+            row.get(4)?,
         ));
     }
     rows.sort();

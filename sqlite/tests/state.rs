@@ -513,11 +513,11 @@ fn the_store_is_kept_as_rows_written_only_where_they_change() {
     assert!(!rows.patches.is_empty() && !rows.keys.is_empty());
     let stored: Vec<SchemaPatch> = rows.patches.iter().map(|r| r.patch().unwrap()).collect();
     assert_eq!(stored, s.patches().cloned().collect::<Vec<_>>());
-    for row in &rows.keys {
-        let record = row.record().unwrap();
+    for record in rows.records().unwrap() {
         assert_eq!(
             Some(&record),
-            s.lifecycle().record(&record.scope, &row.key_name)
+            s.lifecycle()
+                .record(&record.scope, record.key_name.as_str())
         );
     }
 
@@ -631,6 +631,147 @@ fn the_store_is_kept_as_rows_written_only_where_they_change() {
     let bytes = sdsi::evolution::SavedServer::encode(85, &s, &e.state()).unwrap();
     StateStorage::save(&mut db, "flight_booking", Some(version), &bytes).unwrap();
     assert_eq!(db.store_rows("flight_booking").unwrap(), None);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// Counting a message moves its counters in place: a save after one
+/// payload runs `count = count + 1` on the few rows it touched (the day's
+/// message total, the key's present and well-typed counts) and writes no key
+/// record; with the pools as rows the state row's bytes hold no counter, and
+/// a load (by another connection too) gives the counts back. A connection
+/// that does not know the stored counts rewrites them whole, to the same
+/// values.
+#[test]
+fn counters_move_in_place_by_what_a_save_counted() {
+    let d = dir("counters");
+    let path = d.join("state.db");
+    let (mut s, e) = busy();
+    let record = &s.lifecycle().records()[0];
+    let key = record.key_name.to_string();
+    let value = match record.key_type {
+        sdsi::KeyType::Boolean => json!(true),
+        sdsi::KeyType::Integer | sdsi::KeyType::Number => json!(2),
+        _ => json!("aisle"),
+    };
+    let mut db = SqliteState::open(&path).unwrap();
+    db.keep_pools_as_rows(true);
+    let mut version = db.save("flight_booking", None, 80, &s, &e.state()).unwrap();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE count_writes (kind TEXT, metric TEXT, old INTEGER, new INTEGER);
+             CREATE TRIGGER count_update AFTER UPDATE ON sdsi_key_count BEGIN
+                 INSERT INTO count_writes VALUES ('update', new.metric, old.count, new.count);
+             END;
+             CREATE TRIGGER count_insert AFTER INSERT ON sdsi_key_count BEGIN
+                 INSERT INTO count_writes VALUES ('insert', new.metric, NULL, new.count);
+             END;
+             CREATE TRIGGER count_delete AFTER DELETE ON sdsi_key_count BEGIN
+                 INSERT INTO count_writes VALUES ('delete', old.metric, old.count, NULL);
+             END;",
+        )
+        .unwrap();
+    count_row_writes(&path);
+    let counted = |path: &std::path::Path| {
+        let connection = rusqlite::Connection::open(path).unwrap();
+        let mut statement = connection
+            .prepare("SELECT kind, metric, old, new FROM count_writes ORDER BY metric")
+            .unwrap();
+        let writes: Vec<(String, String, Option<i64>, Option<i64>)> = statement
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        connection.execute("DELETE FROM count_writes", []).unwrap();
+        writes
+    };
+
+    // The burst's last day; the first message with the key inserts its
+    // rows for the day, the second moves them.
+    let at = datetime!(2026-05-01 8:00 UTC) + time::Duration::minutes(15 * 79);
+    let message = json!({"schema_id": "flight_booking_v1",
+        "payload": {"origin": "PEK", key.as_str(): value}});
+    s.record(&message, "agent-1", at);
+    version = db
+        .save("flight_booking", Some(version), 81, &s, &e.state())
+        .unwrap();
+    let inserted = counted(&path);
+    assert_eq!(
+        inserted
+            .iter()
+            .filter(|(kind, ..)| kind == "insert")
+            .count(),
+        2,
+        "{inserted:?}"
+    );
+    row_writes(&path);
+    s.record(&message, "agent-3", at);
+    version = db
+        .save("flight_booking", Some(version), 81, &s, &e.state())
+        .unwrap();
+    let writes = counted(&path);
+    let moved: Vec<(&str, &str, i64)> = writes
+        .iter()
+        .map(|(kind, metric, old, new)| {
+            (kind.as_str(), metric.as_str(), new.unwrap() - old.unwrap())
+        })
+        .collect();
+    assert_eq!(
+        moved,
+        [
+            ("update", "messages", 1),
+            ("update", "present", 1),
+            ("update", "well_typed", 1)
+        ]
+    );
+    let other = row_writes(&path);
+    assert!(
+        other
+            .iter()
+            .all(|w| w.starts_with("sdsi_delivered") || w.starts_with("sdsi_adoption")),
+        "{other:?}"
+    );
+    let header: serde_json::Value = serde_json::from_slice(
+        &rusqlite::Connection::open(&path)
+            .unwrap()
+            .query_row("SELECT state FROM sdsi_state", [], |r| {
+                r.get::<_, Vec<u8>>(0)
+            })
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        header["store"]["lifecycle"]["totals"],
+        json!({"window_days": 30})
+    );
+    assert!(header["store"].get("delivered").is_none());
+
+    // Read back: the same store, here and by a fresh connection; a save by
+    // that connection (which knows the counts it read) moves nothing.
+    let same = |db: &mut SqliteState, s: &SchemaStore| {
+        let saved = db.load("flight_booking").unwrap().unwrap();
+        assert_eq!(
+            serde_json::to_vec(&saved.store).unwrap(),
+            serde_json::to_vec(s).unwrap()
+        );
+        saved.version
+    };
+    assert_eq!(same(&mut db, &s), version);
+    let mut other_db = SqliteState::open(&path).unwrap();
+    other_db.keep_pools_as_rows(true);
+    same(&mut other_db, &s);
+    version = other_db
+        .save("flight_booking", Some(version), 82, &s, &e.state())
+        .unwrap();
+    assert_eq!(counted(&path), []);
+    // The first connection's counts are stale now (another wrote since):
+    // it rewrites them whole, to the same values.
+    s.record(&message, "agent-2", at);
+    db.save("flight_booking", Some(version), 83, &s, &e.state())
+        .unwrap();
+    let writes = counted(&path);
+    assert!(writes.iter().any(|(kind, ..)| kind == "delete"));
+    assert_eq!(same(&mut other_db, &s), version + 1);
     std::fs::remove_dir_all(&d).unwrap();
 }
 

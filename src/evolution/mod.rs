@@ -68,7 +68,7 @@ pub use redact::{Redacted, Redaction, redact};
 pub use rows::{EngineRows, PoolRow, RowDigests, RowWrites};
 pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize_fragment};
 pub use state::{EVOLUTION_FORMAT_VERSION, EvolutionState, EvolutionStateError};
-pub use storage::{SavedServer, StateStorage, Versioned};
+pub use storage::{SavedServer, SplitState, StateStorage, Versioned};
 
 use serde_json::Value;
 use time::OffsetDateTime;

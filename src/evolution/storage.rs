@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::rows::{EngineRows, Header};
 use super::state::EvolutionState;
 use crate::SchemaStore;
-use crate::patch::{SealError, Signer};
+use crate::patch::{SealError, Signer, StoreRows};
 
 /// Everything a server running evolution needs to carry on after a restart:
 /// the schema store, the engine's state and the application's cursor (how
@@ -57,73 +57,77 @@ impl SavedServer {
         })
     }
 
-    /// The state with its pools kept apart as rows: the bytes (the cursor,
-    /// the store and the engine's header, small) and every fine cluster and
-    /// need of every pool as a row (see [`EngineRows`]). A back end that
-    /// keeps the rows as table rows rewrites only those a fold changed
-    /// ([`EngineRows::writes`]). [`SavedServer::from_split`] puts them
-    /// together; [`SavedServer::from_bytes`] refuses such bytes alone.
+    /// The state kept apart as rows: the bytes (the cursor, and the store's
+    /// and the engine's headers, small) and, as rows, what changes with
+    /// every message — the store's counters, clients and patches
+    /// ([`StoreRows`]) and every fine cluster and need of every pool
+    /// ([`EngineRows`]). A back end that keeps them as table rows moves
+    /// counters in place ([`StoreRows::count_writes`]) and rewrites only
+    /// the pool rows a fold changed ([`EngineRows::writes`]).
+    /// [`SavedServer::from_split`] puts the parts together;
+    /// [`SavedServer::from_bytes`] refuses the bytes alone.
     pub fn encode_split(
         cursor: u64,
         store: &SchemaStore,
         engine: &EvolutionState,
-    ) -> Result<(Vec<u8>, EngineRows), serde_json::Error> {
+    ) -> Result<SplitState, serde_json::Error> {
         #[derive(Serialize)]
         struct Parts<'a> {
             cursor: u64,
-            store: &'a SchemaStore,
+            store: &'a serde_json::Value,
             engine: &'a Header,
         }
-        let (header, rows) = engine.split()?;
+        let (header, pools) = engine.split()?;
+        let (store_header, store_rows) = store.split_rows()?;
         let bytes = serde_json::to_vec(&Parts {
             cursor,
-            store,
+            store: &store_header,
             engine: &header,
         })?;
-        Ok((bytes, rows))
+        Ok(SplitState {
+            bytes,
+            store: store_rows,
+            pools,
+        })
     }
 
-    /// Reads bytes and rows written by [`SavedServer::encode_split`]: each
-    /// pool is rebuilt from its header and its rows with the checks of a
-    /// whole snapshot (rows that do not fit are an error, never a partial
-    /// pool). A store that required signatures is refused, as by
-    /// [`SavedServer::from_bytes`].
-    pub fn from_split(bytes: &[u8], rows: &EngineRows) -> Result<Self, serde_json::Error> {
-        #[derive(Deserialize)]
-        struct Parts {
-            cursor: u64,
-            store: SchemaStore,
-            engine: Header,
-        }
-        let parts: Parts = serde_json::from_slice(bytes)?;
-        let engine = EvolutionState::join(parts.engine, rows)
-            .map_err(<serde_json::Error as serde::de::Error>::custom)?;
+    /// Reads what [`SavedServer::encode_split`] wrote: the store is joined
+    /// with its rows and each pool rebuilt from its header and its rows,
+    /// with the checks of a whole snapshot and more (rows that do not fit
+    /// are an error, never a partial state). A store that required
+    /// signatures is refused, as by [`SavedServer::from_bytes`].
+    pub fn from_split(
+        bytes: &[u8],
+        store: &StoreRows,
+        pools: &EngineRows,
+    ) -> Result<Self, serde_json::Error> {
+        let parts: SplitParts = serde_json::from_slice(bytes)?;
+        let custom = <serde_json::Error as serde::de::Error>::custom;
+        let engine = EvolutionState::join(parts.engine, pools).map_err(custom)?;
+        let store = SchemaStore::join_rows(parts.store, store).map_err(custom)?;
         Ok(Self {
             cursor: parts.cursor,
-            store: parts.store,
+            store: serde_json::from_value(store)?,
             engine,
         })
     }
 
     /// [`SavedServer::from_split`] for a store that required signatures
-    /// with `signer`'s key (see [`SavedServer::from_bytes_sealed`]).
+    /// with `signer`'s key (see [`SavedServer::from_bytes_sealed`]): the
+    /// seal covers the store's rows too.
     pub fn from_split_sealed(
         bytes: &[u8],
-        rows: &EngineRows,
+        store: &StoreRows,
+        pools: &EngineRows,
         signer: Signer,
     ) -> Result<Self, SealError> {
-        #[derive(Deserialize)]
-        struct Parts {
-            cursor: u64,
-            store: serde_json::Value,
-            engine: Header,
-        }
-        let parts: Parts =
+        let parts: SplitParts =
             serde_json::from_slice(bytes).map_err(|e| SealError::Snapshot(e.to_string()))?;
-        let engine = EvolutionState::join(parts.engine, rows).map_err(SealError::Snapshot)?;
+        let engine = EvolutionState::join(parts.engine, pools).map_err(SealError::Snapshot)?;
+        let store = SchemaStore::join_rows(parts.store, store).map_err(SealError::Snapshot)?;
         Ok(Self {
             cursor: parts.cursor,
-            store: SchemaStore::from_sealed_value(parts.store, signer)?,
+            store: SchemaStore::from_sealed_value(store, signer)?,
             engine,
         })
     }
@@ -155,6 +159,28 @@ impl SavedServer {
             engine: parts.engine,
         })
     }
+}
+
+/// A state kept apart as rows ([`SavedServer::encode_split`]).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct SplitState {
+    /// The cursor and the store's and the engine's headers: what a back end
+    /// keeps where it would keep the whole state's bytes.
+    pub bytes: Vec<u8>,
+    /// The store's patches, key records, pending proposals, delivered keys,
+    /// counters and clients.
+    pub store: StoreRows,
+    /// The pools' fine clusters and needs.
+    pub pools: EngineRows,
+}
+
+/// The bytes of a split state, read.
+#[derive(Deserialize)]
+struct SplitParts {
+    cursor: u64,
+    store: serde_json::Value,
+    engine: Header,
 }
 
 /// What a back-end holds for one scenario: the bytes last saved and the

@@ -13,9 +13,13 @@ use crate::patch::policy::{GuardScope, LifecyclePolicy, Thresholds};
 use crate::patch::{PatchScope, SchemaPatch};
 
 mod clock;
+mod counted;
 mod serialized;
 
 pub use clock::ClockJump;
+pub(crate) use counted::{
+    fill as fill_counts, strip as strip_counts, strip_record as strip_record_counts,
+};
 use serialized::{scope_pairs, sorted};
 
 /// Where a patch key is in its life. States only move forward (the order of

@@ -97,6 +97,51 @@ impl DayWindow {
         }
     }
 
+    /// Each day the window holds with its count, oldest first: the days
+    /// with a count, and the newest day always (it places the window).
+    pub(crate) fn days(&self) -> impl Iterator<Item = (i64, u64)> + '_ {
+        let latest = self.latest;
+        let first = if latest == i64::MIN {
+            0
+        } else {
+            latest.saturating_sub(self.len()).saturating_add(1)
+        };
+        (first..=latest)
+            .filter(move |_| latest != i64::MIN)
+            .filter_map(move |day| Some((day, *self.counts.get(self.slot(day))?)))
+            .filter(move |&(day, count)| count > 0 || day == latest)
+    }
+
+    /// The window of `len` days holding `days` (as [`DayWindow::days`]
+    /// gives them): the newest names the window; a day outside it, or one
+    /// given twice, is refused.
+    pub(crate) fn from_days(len: usize, days: &[(i64, u64)]) -> Result<Self, String> {
+        if len > MAX_DAYS {
+            return Err(format!(
+                "a day window holds at most {MAX_DAYS} days, not {len}"
+            ));
+        }
+        let mut window = Self::new(len);
+        let Some(latest) = days.iter().map(|&(day, _)| day).max() else {
+            return Ok(window);
+        };
+        window.latest = latest;
+        let oldest = window.oldest();
+        let mut seen = std::collections::HashSet::new();
+        for &(day, count) in days {
+            if day < oldest || !seen.insert(day) {
+                return Err(format!(
+                    "day {day} is outside a {len}-day window ending on day {latest}, or given twice"
+                ));
+            }
+            let slot = window.slot(day);
+            if let Some(c) = window.counts.get_mut(slot) {
+                *c = count;
+            }
+        }
+        Ok(window)
+    }
+
     /// The total over days `from ..= to`, as far as the window still holds them.
     pub(crate) fn sum(&self, from: i64, to: i64) -> u64 {
         if self.latest == i64::MIN {
@@ -129,6 +174,22 @@ mod tests {
         assert_eq!(w.sum(0, 13), 30);
         w.add(100, 1); // a long jump clears everything
         assert_eq!(w.sum(0, 100), 1);
+    }
+
+    #[test]
+    fn a_window_comes_back_from_its_days() {
+        let mut w = DayWindow::new(4);
+        assert_eq!(w.days().count(), 0);
+        assert_eq!(DayWindow::from_days(4, &[]).unwrap(), w);
+        for (day, n) in [(3, 2), (5, 1), (7, 4), (8, 0)] {
+            w.add(day, n);
+        }
+        // Day 3 left the window; day 6 has no count; day 8 places it.
+        let days: Vec<_> = w.days().collect();
+        assert_eq!(days, [(5, 1), (7, 4), (8, 0)]);
+        assert_eq!(DayWindow::from_days(4, &days).unwrap(), w);
+        assert!(DayWindow::from_days(4, &[(4, 1), (8, 0)]).is_err());
+        assert!(DayWindow::from_days(4, &[(7, 1), (7, 2)]).is_err());
     }
 
     #[test]

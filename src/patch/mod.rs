@@ -40,8 +40,9 @@ pub use security::{DenySensitive, PatchAuthorizer};
 #[cfg(feature = "evolution")]
 pub(crate) use store::check_header;
 pub use store::{
-    APPROVED_BY_MEMBER, DeliveredRow, Evaluation, KeyRow, PatchRow, PatchStatus, PendingRow,
-    RowError, STORE_FORMAT_VERSION, SchemaStore, SealError, StoreRows, Submission,
+    APPROVED_BY_MEMBER, AdoptionName, AdoptionRow, CountName, CountRow, DeliveredName,
+    DeliveredRow, Evaluation, KeyRow, KnownRows, Metric, PatchRow, PatchStatus, PendingRow,
+    RowError, STORE_FORMAT_VERSION, SchemaStore, SealError, StoreRows, StoreWrites, Submission,
 };
 
 use std::fmt;

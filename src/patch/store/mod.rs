@@ -19,14 +19,19 @@ use crate::template::SchemaTemplate;
 use crate::template::TemplateError;
 use crate::validate::{CompiledSchema, ValidateOptions};
 
+mod counted;
 mod retention;
 mod review;
+mod row_writes;
 mod rows;
 use retention::definition_tag;
 mod snapshot;
 mod suggestion;
 
+pub use counted::{AdoptionRow, CountName, CountRow, Metric};
 pub use review::APPROVED_BY_MEMBER;
+pub use row_writes::{AdoptionName, DeliveredName, KnownRows, StoreWrites};
+pub(crate) use rows::scope_column;
 pub use rows::{DeliveredRow, KeyRow, PatchRow, PatchStatus, PendingRow, RowError, StoreRows};
 #[cfg(feature = "evolution")]
 pub(crate) use snapshot::check_header;

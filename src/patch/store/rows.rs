@@ -5,20 +5,25 @@
 //! be read or queried without loading the pools (docs/replicas.md, "Tables
 //! and retention").
 //!
-//! The snapshot stays the state a server restores from (sealed when the
-//! store requires signatures); the rows are written from it in the same
-//! transaction, so they always say what the snapshot says.
+//! Saved whole, the snapshot stays the state a server restores from (sealed
+//! when the store requires signatures) and the rows, written from it in the
+//! same transaction, say what it says. Saved split
+//! (`SavedServer::encode_split`), the snapshot leaves out what changes with
+//! every message (counters, clients, delivered keys) and the rows are the
+//! only copy of it.
 
 use time::OffsetDateTime;
 
 use super::SchemaStore;
+use super::counted::{AdoptionRow, CountRow, Metric};
 use crate::patch::review::PendingProposal;
 use crate::patch::{KeyRecord, KeyState, PatchError, PatchScope, SchemaPatch};
 
 /// Every row of one store, in a stable order: patches global, then each
 /// client's, then the queue (their `position`); key records by scope and
 /// key name; pending proposals by when they were held, then id; delivered
-/// keys by client and key name.
+/// keys by client and key name; counts by scope, key name, metric and day;
+/// adoptions by scope, key name and client.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct StoreRows {
@@ -31,6 +36,11 @@ pub struct StoreRows {
     /// What each client was told about each patch key (the store tells a
     /// client of a key once per definition).
     pub delivered: Vec<DeliveredRow>,
+    /// Every metric count of every key and the message totals, per day
+    /// (see [`StoreRows::writes`]).
+    pub counts: Vec<CountRow>,
+    /// Per key, the clients told of it or sending it, and when.
+    pub adoptions: Vec<AdoptionRow>,
 }
 
 impl StoreRows {
@@ -46,6 +56,33 @@ impl StoreRows {
             .sort_by(|a, b| (a.held_at, &a.proposal).cmp(&(b.held_at, &b.proposal)));
         self.delivered
             .sort_by(|a, b| (&a.client, &a.key_name).cmp(&(&b.client, &b.key_name)));
+        self.counts.sort_by(|a, b| {
+            (&a.scope, &a.key_name, a.metric, a.day).cmp(&(&b.scope, &b.key_name, b.metric, b.day))
+        });
+        self.adoptions.sort_by(|a, b| {
+            (&a.scope, &a.key_name, &a.client).cmp(&(&b.scope, &b.key_name, &b.client))
+        });
+    }
+
+    /// The key records, each with its counts and clients from
+    /// [`StoreRows::counts`] and [`StoreRows::adoptions`] (the rows of
+    /// [`StoreRows::keys`] hold neither).
+    pub fn records(&self) -> Result<Vec<KeyRecord>, RowError> {
+        let bodies = self
+            .keys
+            .iter()
+            .map(|row| serde_json::from_str(&row.body))
+            .collect::<Result<Vec<serde_json::Value>, _>>()
+            .map_err(|e| RowError::new("key record", e))?;
+        let mut lifecycle = serde_json::json!({ "records": bodies });
+        let counts = self.counts.iter().filter(|r| r.metric != Metric::Messages);
+        crate::patch::lifecycle::fill_counts(&mut lifecycle, counts, &self.adoptions)
+            .map_err(|e| RowError::new("count", e))?;
+        let records = lifecycle
+            .get_mut("records")
+            .map(serde_json::Value::take)
+            .unwrap_or_default();
+        serde_json::from_value(records).map_err(|e| RowError::new("key record", e))
     }
 }
 
@@ -107,7 +144,9 @@ pub struct KeyRow {
     pub state: KeyState,
     /// The patch that introduced it.
     pub patch_id: String,
-    /// The record as JSON, metrics counts included ([`KeyRow::record`]).
+    /// The record as JSON, its counts left to [`StoreRows::counts`] and
+    /// [`StoreRows::adoptions`] ([`StoreRows::records`] joins them): the row
+    /// changes when the key's state does, not with every message.
     pub body: String,
 }
 
@@ -169,8 +208,8 @@ impl From<PatchError> for RowError {
     }
 }
 
-/// The `scope` column of a key row.
-fn scope_column(scope: &PatchScope) -> String {
+/// The `scope` column of a key, count or adoption row.
+pub(crate) fn scope_column(scope: &PatchScope) -> String {
     match scope {
         PatchScope::Global => "global".to_owned(),
         PatchScope::Client(client) => format!("client:{client}"),
@@ -225,7 +264,11 @@ impl KeyRow {
             key_name: record.key_name.to_string(),
             state: record.state,
             patch_id: record.patch_id.clone(),
-            body: serde_json::to_string(record)?,
+            body: {
+                let mut body = serde_json::to_value(record)?;
+                crate::patch::lifecycle::strip_record_counts(&mut body);
+                body.to_string()
+            },
         })
     }
 
@@ -244,11 +287,6 @@ impl KeyRow {
             patch_id,
             body,
         }
-    }
-
-    /// The key record.
-    pub fn record(&self) -> Result<KeyRecord, RowError> {
-        serde_json::from_str(&self.body).map_err(|e| RowError::new("key record", e))
     }
 }
 
@@ -335,11 +373,14 @@ impl SchemaStore {
                 })
             })
             .collect();
+        let (counts, adoptions) = self.lifecycle().count_rows();
         let mut rows = StoreRows {
             patches,
             keys,
             pending,
             delivered,
+            counts,
+            adoptions,
         };
         rows.sort();
         Ok(rows)

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{CompiledCache, SchemaStore, Taken, Waiting};
+use super::{CompiledCache, SchemaStore, StoreRows, Taken, Waiting};
 use crate::key::{KeyDefinition, KeyName};
 use crate::patch::review::Review;
 use crate::patch::{Lifecycle, SchemaPatch, Signer};
@@ -171,9 +171,12 @@ impl SchemaStore {
             seen: self.seen.iter().map(|(k, v)| (k.as_str(), v)).collect(),
             personal_names: self.personal_names.iter().collect(),
             lifecycle: &self.lifecycle,
+            // A client told of no key is as one never told anything: not
+            // written, so the rows (one per key told) say the same.
             delivered: self
                 .delivered
                 .iter()
+                .filter(|(_, keys)| !keys.is_empty())
                 .map(|(client, keys)| {
                     let told = keys.iter().map(|(name, tag)| (name, Told::of(*tag)));
                     (client.as_str(), told.collect())
@@ -217,6 +220,68 @@ impl SchemaStore {
             .map_err(|_| SealError::Tampered)?;
         store.signer = Some(signer);
         Ok(store)
+    }
+}
+
+/// The member of a snapshot whose counters are rows: a whole-snapshot
+/// reader refuses it (unknown member), so it is never read as a store
+/// with no counts and nothing delivered.
+const COUNTS_IN_ROWS: &str = "counts_in_rows";
+
+impl SchemaStore {
+    /// The snapshot (sealed when the store requires signatures) without
+    /// what [`StoreRows`] holds apart: what each client was told, each key
+    /// record's counts and clients, the message totals. Those change with
+    /// every message; the rest seldom. [`SchemaStore::join_rows`] puts them
+    /// back.
+    pub(crate) fn split_rows(&self) -> Result<(serde_json::Value, StoreRows), serde_json::Error> {
+        let mut snapshot = serde_json::to_value(self)?;
+        if let serde_json::Value::Object(members) = &mut snapshot {
+            members.remove("delivered");
+            if let Some(lifecycle) = members.get_mut("lifecycle") {
+                crate::patch::lifecycle::strip_counts(lifecycle);
+            }
+            members.insert(COUNTS_IN_ROWS.to_owned(), true.into());
+        }
+        Ok((snapshot, self.rows()?))
+    }
+
+    /// The whole snapshot from what [`SchemaStore::split_rows`] gave: a
+    /// snapshot that was not split, or rows that do not fit it (a count or
+    /// client of a key it has no record of, a day outside its window, a
+    /// client told twice of one key), is an error. The snapshot's own
+    /// checks (and its seal) apply to the result.
+    pub(crate) fn join_rows(
+        mut snapshot: serde_json::Value,
+        rows: &StoreRows,
+    ) -> Result<serde_json::Value, String> {
+        let members = snapshot
+            .as_object_mut()
+            .ok_or("the store's snapshot is not an object")?;
+        if members.remove(COUNTS_IN_ROWS) != Some(true.into()) {
+            return Err("the store's snapshot does not keep its counters as rows".to_owned());
+        }
+        let mut delivered = serde_json::Map::new();
+        for row in &rows.delivered {
+            let keys = delivered
+                .entry(row.client.clone())
+                .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+            let told = keys
+                .as_object_mut()
+                .and_then(|keys| keys.insert(row.key_name.clone(), row.tag.clone().into()));
+            if told.is_some() {
+                return Err(format!(
+                    "client {:?} is told of key {:?} twice",
+                    row.client, row.key_name
+                ));
+            }
+        }
+        members.insert("delivered".to_owned(), delivered.into());
+        let lifecycle = members
+            .get_mut("lifecycle")
+            .ok_or("the store's snapshot has no `lifecycle`")?;
+        crate::patch::lifecycle::fill_counts(lifecycle, &rows.counts, &rows.adoptions)?;
+        Ok(snapshot)
     }
 }
 

@@ -1,0 +1,24 @@
+-- The store's counters as rows (sdsi::patch::CountRow, AdoptionRow): one
+-- row per key (or scope total), metric and UTC day, moved in place by what
+-- a fold counted (count = count + n), and per key and client the days it
+-- was first told of the key and last sent it. Written with the store's
+-- other rows; with pools as rows, sdsi_state's header leaves them out and
+-- a load reads them from here.
+CREATE TABLE sdsi_key_count (
+    scenario TEXT NOT NULL,
+    scope    TEXT NOT NULL,
+    key_name TEXT NOT NULL,
+    metric   TEXT NOT NULL,
+    day      BIGINT NOT NULL,
+    count    BIGINT NOT NULL,
+    PRIMARY KEY (scenario, scope, key_name, metric, day)
+);
+CREATE TABLE sdsi_adoption (
+    scenario      TEXT NOT NULL,
+    scope         TEXT NOT NULL,
+    key_name      TEXT NOT NULL,
+    client        TEXT NOT NULL,
+    delivered_day BIGINT,
+    adopted_day   BIGINT,
+    PRIMARY KEY (scenario, scope, key_name, client)
+);
