@@ -112,12 +112,12 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--replicas", type=int, default=3)
     parser.add_argument("--model")
-    parser.add_argument("--pools-as-rows", action="store_true",
-                        help="the replicas keep the pools as rows (sdsi evolve --pools-as-rows)")
+    parser.add_argument("--whole-state", action="store_true",
+                        help="the replicas save the state as one blob (sdsi evolve --whole-state)")
     args = parser.parse_args()
     seeds = bursts.seeds(args.seeds)
     extra = ["--model", args.model] if args.model else []
-    replica_extra = extra + (["--pools-as-rows"] if args.pools_as_rows else [])
+    replica_extra = extra + (["--whole-state"] if args.whole_state else [])
     params = server()
     with tempfile.TemporaryDirectory() as tmp:
         events, template, lines = long_stream("banking77", args.banking77, seeds, tmp)
@@ -145,7 +145,7 @@ def main():
         print(json.dumps({
             "lines": len(lines), "seeds": args.seeds, "runs": args.runs, "replicas": args.replicas,
             "embedder": "model" if args.model else "hashing", "keys": len(expected),
-            "pools_as_rows": args.pools_as_rows,
+            "whole_state": args.whole_state,
             "median_seconds": {k: round(v, 2) for k, v in median.items()},
             "three_over_one": round(median["three"] / median["one"], 2),
             "three_over_plain": round(median["three"] / median["plain"], 2),

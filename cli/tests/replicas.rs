@@ -104,7 +104,6 @@ fn replica(template: &str, url: &str, name: &str) -> Child {
             url,
             "--replica",
             name,
-            "--pools-as-rows",
             "-",
         ])
         .stdin(Stdio::piped())

@@ -105,21 +105,18 @@ fn a_replay_stopped_halfway_resumes_with_the_same_output() {
     assert_eq!(third[0]["lines"], 0);
 }
 
-/// With `--pools-as-rows` the state file keeps the pools as rows (its
-/// bytes alone no longer restore); a later run without the flag reads it,
-/// and the output is the same as one uninterrupted run.
+/// By default the state file keeps the state as rows (its bytes alone no
+/// longer restore); a later run with `--whole-state` reads it and saves it
+/// whole, and the output is the same as one uninterrupted run.
 #[test]
-fn pools_kept_as_rows_resume_with_the_same_output() {
+fn a_state_kept_as_rows_resumes_whole_with_the_same_output() {
     use sdsi::evolution::{SavedServer, StateStorage};
     let d = dir("pool-rows");
     let (whole, first_half) = halves(&d);
     let straight = evolve(&whole, &[]);
     let path = d.join("state.db");
     let db = path.to_str().unwrap();
-    let mut resumed = evolve(
-        &first_half,
-        &["--state", db, "--save-every", "7", "--pools-as-rows"],
-    );
+    let mut resumed = evolve(&first_half, &["--state", db, "--save-every", "7"]);
     let mut file = sdsi_sqlite::SqliteState::open(&path).unwrap();
     let scenario = file.scenarios().unwrap().remove(0);
     let bytes = StateStorage::load(&mut file, &scenario)
@@ -132,8 +129,14 @@ fn pools_kept_as_rows_resume_with_the_same_output() {
     );
     assert!(file.load(&scenario).unwrap().is_some());
     drop(file);
-    resumed.extend(evolve(&whole, &["--state", db]));
+    resumed.extend(evolve(&whole, &["--state", db, "--whole-state"]));
     assert_eq!(without_summary(&resumed), without_summary(&straight));
+    let mut file = sdsi_sqlite::SqliteState::open(&path).unwrap();
+    let bytes = StateStorage::load(&mut file, &scenario)
+        .unwrap()
+        .unwrap()
+        .bytes;
+    assert!(SavedServer::from_bytes(&bytes).is_ok(), "saved whole");
 }
 
 /// The events without their line numbers (each log numbers from 1).

@@ -50,8 +50,8 @@ pub struct PgState {
     leading: BTreeSet<String>,
     /// The database's schema version, as found on connect.
     schema_version: i32,
-    /// Whether [`PgState::save_folded`] keeps the pools as rows.
-    pools_as_rows: bool,
+    /// Whether [`PgState::save_folded`] keeps the state as rows.
+    state_as_rows: bool,
     /// The rows the database holds, as this connection last wrote or read
     /// them: (scenario, version, what it knows).
     known_rows: Option<(String, u64, Known)>,
@@ -145,21 +145,21 @@ impl PgState {
             client,
             leading: BTreeSet::new(),
             schema_version,
-            pools_as_rows: false,
+            state_as_rows: true,
             known_rows: None,
         })
     }
 
-    /// Keep the evolution pools as rows (`sdsi_cluster`, `sdsi_need`: one
-    /// per fine cluster and per need) beside a small state, so that each
-    /// [`PgState::save_folded`] sends and writes only the clusters and
-    /// needs the fold changed instead of the whole state. Off by default in
-    /// this release: a state saved this way loads only in this release or a
-    /// later one, so turn it on once no replica of an earlier release is
-    /// left (docs/replicas.md, "Pools as rows"). Any state loads
+    /// Whether [`PgState::save_folded`] keeps the state as rows (the
+    /// default): each fine cluster and need (`sdsi_cluster`, `sdsi_need`)
+    /// and the store's counters, adoptions and delivered keys are rows of
+    /// their own beside a small header, and a save sends and writes only the
+    /// rows the fold changed (counters moved in place) instead of the whole
+    /// state. Off, the state is one blob, as builds before rows wrote and read
+    /// it (docs/replicas.md, "The state as rows"). Any state loads
     /// ([`PgState::load_saved`]) whatever the setting.
-    pub fn keep_pools_as_rows(&mut self, on: bool) {
-        self.pools_as_rows = on;
+    pub fn keep_state_as_rows(&mut self, on: bool) {
+        self.state_as_rows = on;
     }
 
     /// The state saved for `scenario`, if any, read back into its parts, in

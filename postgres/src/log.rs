@@ -237,7 +237,7 @@ impl PgState {
     /// (`store` and `engine`, with the application's `cursor`), if the
     /// saved version is still `expected`, and in the same transaction
     /// writes the store's rows that changed ([`PgState::store_rows`]) and,
-    /// with [`PgState::keep_pools_as_rows`], the pools' rows that changed;
+    /// unless [`PgState::keep_state_as_rows`] is off, the pools' rows that changed;
     /// marks the observations folded, replaces the `attachments`, forgets
     /// folded observations dated before `forget_before` (a message retried
     /// after that counts again), and notifies listeners
@@ -257,7 +257,7 @@ impl PgState {
         let serialize = |e: serde_json::Error| Error::Serialize {
             message: e.to_string(),
         };
-        let (state, rows, pools) = if self.pools_as_rows {
+        let (state, rows, pools) = if self.state_as_rows {
             let split = SavedServer::encode_split(cursor, store, engine).map_err(serialize)?;
             (split.bytes, split.store, Some(split.pools))
         } else {

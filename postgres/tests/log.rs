@@ -464,7 +464,7 @@ fn pools_kept_as_rows_are_written_where_they_change() {
     }
     let (store_v1, engine_v1) = (store.clone(), engine.state());
     let mut db = PgState::connect(&params).unwrap();
-    db.keep_pools_as_rows(true);
+    db.keep_state_as_rows(true);
     let v1 = db
         .save_folded(key, None, 40, &store, &engine.state(), &[], &[], None)
         .unwrap();
@@ -476,7 +476,7 @@ fn pools_kept_as_rows_are_written_where_they_change() {
     assert!(!counts.is_empty());
 
     let mut other = PgState::connect(&params).unwrap();
-    other.keep_pools_as_rows(true);
+    other.keep_state_as_rows(true);
     let saved = other.load_saved(key).unwrap().unwrap();
     assert_eq!((saved.version, saved.cursor), (v1, 40));
     assert_eq!(saved.engine, engine.state());
@@ -560,7 +560,7 @@ fn pools_kept_as_rows_are_written_where_they_change() {
         engine.state()
     );
 
-    db.keep_pools_as_rows(false);
+    db.keep_state_as_rows(false);
     db.save_folded(key, Some(v2), 42, &store, &engine.state(), &[], &[], None)
         .unwrap();
     assert!(row_versions(&params, "sdsi_cluster", "id", key).is_empty());

@@ -2,7 +2,7 @@
 //! patch keys told to and used by N clients (every client has its rows of
 //! adoption and delivery), one more payload recorded, then saved. Whole:
 //! the state row is rewritten with every client's entries in it. Rows
-//! (`keep_pools_as_rows`): the state row holds the store's slowly changing
+//! (`keep_state_as_rows`): the state row holds the store's slowly changing
 //! header, and the save moves the message's counters in place and writes
 //! the one adoption row that changed.
 
@@ -76,7 +76,7 @@ fn bench(c: &mut Criterion) {
             let path = dir.join(format!("{name}-{clients}.db"));
             let _ = std::fs::remove_file(&path);
             let mut db = SqliteState::open(&path).unwrap();
-            db.keep_pools_as_rows(as_rows);
+            db.keep_state_as_rows(as_rows);
             let mut version = db.save("flight_booking", None, 0, &s, &engine).unwrap();
             let mut n = 0usize;
             let at = datetime!(2026-05-01 2:00 UTC);

@@ -63,8 +63,8 @@ pub use migrate::SCHEMA_VERSION;
 #[derive(Debug)]
 pub struct SqliteState {
     connection: Connection,
-    /// Whether [`SqliteState::save`] keeps the pools as rows.
-    pools_as_rows: bool,
+    /// Whether [`SqliteState::save`] keeps the state as rows.
+    state_as_rows: bool,
     /// The rows the file holds, as this connection last wrote or read
     /// them: (scenario, version, what it knows).
     known_rows: Option<(String, u64, Known)>,
@@ -229,20 +229,20 @@ impl SqliteState {
     fn with(connection: Connection) -> Self {
         Self {
             connection,
-            pools_as_rows: false,
+            state_as_rows: true,
             known_rows: None,
         }
     }
 
-    /// Keep the evolution pools as rows (`sdsi_cluster`, `sdsi_need`: one
-    /// per fine cluster and per need) beside a small state, so that a save
-    /// writes only the clusters and needs that changed since the last one
-    /// instead of the whole state. Off by default in this release: a state
-    /// saved this way loads only in this release or a later one (see
-    /// docs/replicas.md, "Pools as rows"); any state loads whatever the
-    /// setting.
-    pub fn keep_pools_as_rows(&mut self, on: bool) {
-        self.pools_as_rows = on;
+    /// Whether [`SqliteState::save`] keeps the state as rows (the default):
+    /// each fine cluster and need (`sdsi_cluster`, `sdsi_need`) and the
+    /// store's counters, adoptions and delivered keys are rows of their own
+    /// beside a small header, and a save writes only the rows that changed
+    /// (counters moved in place) instead of the whole state. Off, the state
+    /// is one blob, as builds before rows wrote and read it (docs/replicas.md,
+    /// "The state as rows"); any state loads whatever the setting.
+    pub fn keep_state_as_rows(&mut self, on: bool) {
+        self.state_as_rows = on;
     }
 
     /// The file's schema version: [`SCHEMA_VERSION`], or higher when a newer
@@ -388,7 +388,7 @@ impl SqliteState {
             .take()
             .filter(|(s, v, _)| s == scenario && Some(*v) == expected)
             .map(|(_, _, known)| known);
-        let (version, known) = if self.pools_as_rows {
+        let (version, known) = if self.state_as_rows {
             let split = SavedServer::encode_split(cursor, store, engine).map_err(serialize)?;
             let saving = Saving::Split(&split.store, &split.pools);
             self.save_busy_aware(scenario, expected, &split.bytes, saving, known)?

@@ -148,10 +148,9 @@ fn a_damaged_row_is_named() {
     let d = dir("damaged");
     let path = d.join("state.db");
     let (s, e) = busy();
-    SqliteState::open(&path)
-        .unwrap()
-        .save("flight_booking", None, 1, &s, &e.state())
-        .unwrap();
+    let mut db = SqliteState::open(&path).unwrap();
+    db.keep_state_as_rows(false); // the blob is what this test damages
+    db.save("flight_booking", None, 1, &s, &e.state()).unwrap();
     let raw = rusqlite_update(
         &path,
         "UPDATE sdsi_state SET state = CAST('{\"cursor\":1,\"store\":{\"format\":\"sdsi.store\",\"version\":7}}' AS BLOB)",
@@ -287,6 +286,9 @@ fn a_sealed_state_loads_only_with_its_key() {
     let (s, e) = busy();
     let s = s.require_signatures(signer.clone());
     let mut db = SqliteState::open(&path).unwrap();
+    // The blob is what this test copies and forges (the rows' seal:
+    // tests/store.rs, counters_are_rows_moved_by_what_was_counted).
+    db.keep_state_as_rows(false);
     db.save("flight_booking", None, 80, &s, &e.state()).unwrap();
     assert!(matches!(
         db.load("flight_booking"),
@@ -426,10 +428,11 @@ fn a_read_only_opening_reads_without_migrating() {
     let d = dir("read-only");
     let path = d.join("state.db");
     let (s, e) = busy();
-    let version = SqliteState::open(&path)
-        .unwrap()
-        .save("flight_booking", None, 7, &s, &e.state())
-        .unwrap();
+    // A file of version 0 predates rows: its state is whole.
+    let mut db = SqliteState::open(&path).unwrap();
+    db.keep_state_as_rows(false);
+    let version = db.save("flight_booking", None, 7, &s, &e.state()).unwrap();
+    drop(db);
     set_user_version(&path, 0);
     let mut db = SqliteState::open_read_only(&path).unwrap();
     assert_eq!(db.schema_version().unwrap(), 0);
@@ -654,7 +657,7 @@ fn counters_move_in_place_by_what_a_save_counted() {
         _ => json!("aisle"),
     };
     let mut db = SqliteState::open(&path).unwrap();
-    db.keep_pools_as_rows(true);
+    db.keep_state_as_rows(true);
     let mut version = db.save("flight_booking", None, 80, &s, &e.state()).unwrap();
     rusqlite::Connection::open(&path)
         .unwrap()
@@ -758,7 +761,7 @@ fn counters_move_in_place_by_what_a_save_counted() {
     };
     assert_eq!(same(&mut db, &s), version);
     let mut other_db = SqliteState::open(&path).unwrap();
-    other_db.keep_pools_as_rows(true);
+    other_db.keep_state_as_rows(true);
     same(&mut other_db, &s);
     version = other_db
         .save("flight_booking", Some(version), 82, &s, &e.state())
@@ -807,7 +810,7 @@ fn pools_kept_as_rows_are_written_where_they_change() {
         sdsi::evolution::EvolutionEngine::observe(&mut e, &mut s, &message, &client, at);
     }
     let mut db = SqliteState::open(&path).unwrap();
-    db.keep_pools_as_rows(true);
+    db.keep_state_as_rows(true);
     let v1 = db.save("flight_booking", None, 80, &s, &e.state()).unwrap();
     let clusters: usize = e.state().pools().map(|(_, p)| p.len()).sum();
     assert!(clusters > 1);
@@ -854,7 +857,7 @@ fn pools_kept_as_rows_are_written_where_they_change() {
     assert!(matches!(stale, Err(Error::Conflict { .. })));
     assert!(row_writes(&path).is_empty());
 
-    db.keep_pools_as_rows(false);
+    db.keep_state_as_rows(false);
     db.save("flight_booking", Some(v2), 82, &s, &e.state())
         .unwrap();
     assert_eq!(count(&path, "SELECT COUNT(*) FROM sdsi_cluster"), 0);
@@ -869,10 +872,10 @@ fn pools_kept_as_rows_are_written_where_they_change() {
     // backup): the same version number comes back with other rows, and the
     // writer's digests no longer describe them. Its next save rewrites
     // every row instead of a diff against rows that are not there.
-    db.keep_pools_as_rows(true);
+    db.keep_state_as_rows(true);
     let fresh = dir("pool-rows-fresh").join("s.db");
     let mut writer = SqliteState::open(&fresh).unwrap();
-    writer.keep_pools_as_rows(true);
+    writer.keep_state_as_rows(true);
     let v1 = writer
         .save("flight_booking", None, 1, &s, &e.state())
         .unwrap();

@@ -1,7 +1,7 @@
 //! The engine's pools as rows: each fine cluster and each need of each pool
 //! one row (its JSON, running sum included), and the rest of the state a
 //! small header. A database back end then rewrites only the rows a fold
-//! changed instead of the whole state (docs/replicas.md, "Pools as rows"):
+//! changed instead of the whole state (docs/replicas.md, "The state as rows"):
 //! a fold of a few hundred messages touches a few hundred clusters of a
 //! pool that may hold ten thousand.
 //!

@@ -161,13 +161,13 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     pub replica: Option<String>,
 
-    /// With `--state`: keep each fine cluster and need of the pools as a
-    /// row of its own, so a save writes only those that changed instead of
-    /// the whole state (docs/replicas.md, "Pools as rows"). A state saved
-    /// so loads only with this release or a later one; any state loads
-    /// with or without it.
+    /// With `--state`: save the state as one blob (as builds before rows
+    /// read it) instead of the default, where each fine cluster, need and
+    /// counter is a row of its own and a save writes only what changed
+    /// (docs/replicas.md, "The state as rows"). Any state loads with or
+    /// without it.
     #[arg(long, requires = "state")]
-    pub pools_as_rows: bool,
+    pub whole_state: bool,
 
     /// With `--state`: save after every N lines (and at the end), so a run
     /// that is killed loses at most N lines of work, which the next run
@@ -210,10 +210,10 @@ impl Saving {
         store: &mut SchemaStore,
         engine: &mut Engine,
         every: u64,
-        pools_as_rows: bool,
+        state_as_rows: bool,
     ) -> Result<Self, String> {
         let mut db = SqliteState::open(path).map_err(|e| e.to_string())?;
-        db.keep_pools_as_rows(pools_as_rows);
+        db.keep_state_as_rows(state_as_rows);
         let scenario = store.base().scenario.clone();
         let mut saving = Saving {
             db,
@@ -304,7 +304,7 @@ pub fn run(args: &Args, format: Format) -> Outcome {
                 forget_after: args.window,
                 report: args.report.as_deref(),
                 after_pause: args.after_pause,
-                pools_as_rows: args.pools_as_rows,
+                state_as_rows: !args.whole_state,
             };
             match replica::join(&settings, &store.base().scenario) {
                 Ok(db) => Some((settings, db)),
@@ -387,7 +387,7 @@ pub fn run(args: &Args, format: Format) -> Outcome {
             &mut store,
             &mut engine,
             args.save_every,
-            args.pools_as_rows,
+            !args.whole_state,
         ) {
             Ok(saving) => Some(saving),
             Err(message) => {

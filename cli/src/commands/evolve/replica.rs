@@ -57,8 +57,8 @@ pub struct Settings<'a> {
     pub report: Option<&'a std::path::Path>,
     /// Accept one clock jump past the store's bound.
     pub after_pause: bool,
-    /// Keep the pools as rows (see `PgState::keep_pools_as_rows`).
-    pub pools_as_rows: bool,
+    /// Keep the state as rows (see `PgState::keep_state_as_rows`).
+    pub state_as_rows: bool,
 }
 
 /// A replica's counts, for its summary line.
@@ -469,7 +469,7 @@ impl<'a> Replica<'a> {
 
 fn connect(settings: &Settings<'_>) -> Result<PgState, String> {
     let mut db = PgState::connect(settings.url).map_err(|e| format!("the state database: {e}"))?;
-    db.keep_pools_as_rows(settings.pools_as_rows);
+    db.keep_state_as_rows(settings.state_as_rows);
     Ok(db)
 }
 
