@@ -1470,6 +1470,32 @@ fn counters_are_rows_moved_by_what_was_counted() {
     twice.delivered.push(twice.delivered[0].clone());
     let error = restore(&twice).unwrap_err().to_string();
     assert!(error.contains("twice"), "{error}");
+    let mut no_day = split.store.clone();
+    no_day.adoptions[0].delivered_day = None;
+    no_day.adoptions[0].adopted_day = None;
+    let error = restore(&no_day).unwrap_err().to_string();
+    assert!(error.contains("no day"), "{error}");
+    let mut listed_twice = split.store.clone();
+    listed_twice
+        .adoptions
+        .push(listed_twice.adoptions[0].clone());
+    let error = restore(&listed_twice).unwrap_err().to_string();
+    assert!(error.contains("twice"), "{error}");
+    let mut sentinel = split.store.clone();
+    let mut far = sentinel.counts[0].clone();
+    far.day = i64::MIN;
+    sentinel.counts.push(far);
+    let error = restore(&sentinel).unwrap_err().to_string();
+    assert!(error.contains("years"), "{error}");
+    // A window longer than the policy's is refused before anything is
+    // allocated for it (the header is not what the seal is checked on first).
+    let mut header: Value = serde_json::from_slice(&split.bytes).unwrap();
+    header["store"]["lifecycle"]["totals"]["window_days"] = json!(100_000);
+    let long = serde_json::to_vec(&header).unwrap();
+    let error = SavedServer::from_split_sealed(&long, &split.store, &split.pools, signer.clone())
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("100000-day window"), "{error}");
     // The header alone is not a store.
     let header: Value = serde_json::from_slice(&split.bytes).unwrap();
     let alone = serde_json::to_vec(&header["store"]).unwrap();

@@ -60,6 +60,8 @@ pub struct PgState {
 /// What a connection knows of the rows stored with one state version, so
 /// that its next save writes only what changed since.
 struct Known {
+    /// The token of the save that wrote them (`sdsi_rows_written`).
+    token: String,
     /// The store's counters, adoptions and delivered keys.
     store: KnownRows,
     /// The pools' rows, when the state keeps them apart.
@@ -222,8 +224,9 @@ impl PgState {
             .start()?;
         let row = transaction.query_opt(
             "SELECT s.version, s.state,
-                    COALESCE(r.version = s.version AND r.pools_in_rows, FALSE)
+                    COALESCE(r.version = s.version AND r.pools_in_rows, FALSE), w.written_by
              FROM sdsi_state AS s LEFT JOIN sdsi_rows_version AS r USING (scenario)
+                 LEFT JOIN sdsi_rows_written AS w USING (scenario)
              WHERE scenario = $1",
             &[&scenario],
         )?;
@@ -232,6 +235,7 @@ impl PgState {
         };
         let version = stored_version(scenario, row.get(0))?;
         let bytes: Vec<u8> = row.get(1);
+        let token: Option<String> = row.get(3);
         let pools = if row.get::<_, bool>(2) {
             Some((
                 rows::read_tables(&mut transaction, scenario)?,
@@ -245,8 +249,9 @@ impl PgState {
             scenario: scenario.to_owned(),
             message,
         })?;
-        self.known_rows = pools.map(|(store, pools)| {
+        self.known_rows = pools.zip(token).map(|((store, pools), token)| {
             let known = Known {
+                token,
                 store: store.known(),
                 pools: Some(pools.digests()),
             };

@@ -277,22 +277,20 @@ impl PgState {
             return Err(self.conflict(scenario, expected)?);
         };
         // What is known describes the database's rows only if it says they
-        // are still those of the version this save replaces (not so after a
-        // restore from a backup, say).
-        let known = match known {
-            Some(known) if crate::rows::written_at(&mut transaction, scenario, expected)? => {
-                Some(known)
+        // are still those the known save wrote (not so after a restore from
+        // a backup, even one that brings the same version back).
+        let written = match &known {
+            Some(known) => {
+                crate::rows::written_at(&mut transaction, scenario, expected, &known.token)?
             }
-            _ => None,
+            None => None,
         };
-        let digests = match known.as_ref().and_then(|k| k.pools.as_ref()) {
-            Some(digests)
-                if crate::pool_rows::written_at(&mut transaction, scenario, expected)? =>
-            {
-                Some(digests)
-            }
-            _ => None,
-        };
+        let known = known.filter(|_| written.is_some());
+        let token = crate::rows::new_token();
+        let digests = known
+            .as_ref()
+            .and_then(|k| k.pools.as_ref())
+            .filter(|_| written == Some(true));
         let stored = i64::try_from(version).unwrap_or(i64::MAX);
         let known_store = known.as_ref().map(|k| &k.store);
         let pools_in_rows = pools.is_some();
@@ -302,6 +300,7 @@ impl PgState {
             stored,
             &rows,
             pools_in_rows,
+            &token,
             known_store,
         )?;
         let digests = match &pools {
@@ -337,6 +336,7 @@ impl PgState {
         transaction.execute("SELECT pg_notify('sdsi_state', $1)", &[&scenario])?;
         transaction.commit()?;
         let known = crate::Known {
+            token,
             store,
             pools: digests,
         };

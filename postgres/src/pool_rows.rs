@@ -72,24 +72,6 @@ fn upsert<'a>(
     Ok(())
 }
 
-/// Whether the database says its pool rows for `scenario` are those of
-/// state `version` (so digests taken at that version describe them).
-pub(crate) fn written_at(
-    transaction: &mut Transaction<'_>,
-    scenario: &str,
-    version: Option<u64>,
-) -> Result<bool, Error> {
-    let Some(version) = version.and_then(|v| i64::try_from(v).ok()) else {
-        return Ok(false);
-    };
-    let found = transaction.query_opt(
-        "SELECT 1 FROM sdsi_rows_version
-         WHERE scenario = $1 AND version = $2 AND pools_in_rows",
-        &[&scenario, &version],
-    )?;
-    Ok(found.is_some())
-}
-
 /// Deletes `scenario`'s pool rows (a state saved whole keeps none).
 pub(crate) fn clear(transaction: &mut Transaction<'_>, scenario: &str) -> Result<(), Error> {
     for table in TABLES {

@@ -24,6 +24,7 @@ pub(crate) fn write(
     version: i64,
     rows: &StoreRows,
     pools_in_rows: bool,
+    token: &str,
     known: Option<&KnownRows>,
 ) -> Result<KnownRows, Error> {
     transaction.execute(
@@ -32,27 +33,44 @@ pub(crate) fn write(
              version = EXCLUDED.version, pools_in_rows = EXCLUDED.pools_in_rows",
         &[&scenario, &version, &pools_in_rows],
     )?;
+    transaction.execute(
+        "INSERT INTO sdsi_rows_written (scenario, written_by) VALUES ($1, $2)
+         ON CONFLICT (scenario) DO UPDATE SET written_by = EXCLUDED.written_by",
+        &[&scenario, &token],
+    )?;
     write_patches(transaction, scenario, &rows.patches)?;
     write_keys(transaction, scenario, &rows.keys)?;
     write_pending(transaction, scenario, &rows.pending)?;
     write_changing(transaction, scenario, rows, known)
 }
 
-/// Whether the database says its store rows for `scenario` are those of
-/// state `version` (so counts known at that version describe them).
+/// Whether the database says its rows for `scenario` are those the save
+/// `token` names wrote at state `version` (so what was known of them then
+/// still holds) and, if so, whether its pools are rows too: `None` when
+/// they are not.
 pub(crate) fn written_at(
     transaction: &mut Transaction<'_>,
     scenario: &str,
     version: Option<u64>,
-) -> Result<bool, Error> {
+    token: &str,
+) -> Result<Option<bool>, Error> {
     let Some(version) = version.and_then(|v| i64::try_from(v).ok()) else {
-        return Ok(false);
+        return Ok(None);
     };
     let found = transaction.query_opt(
-        "SELECT 1 FROM sdsi_rows_version WHERE scenario = $1 AND version = $2",
-        &[&scenario, &version],
+        "SELECT pools_in_rows FROM sdsi_rows_version JOIN sdsi_rows_written USING (scenario)
+         WHERE scenario = $1 AND version = $2 AND written_by = $3",
+        &[&scenario, &version, &token],
     )?;
-    Ok(found.is_some())
+    Ok(found.map(|row| row.get(0)))
+}
+
+/// A new save's token: random, so that no other save (another replica, a
+/// restored backup) writes the same one.
+pub(crate) fn new_token() -> String {
+    use std::hash::BuildHasher;
+    let random = || std::collections::hash_map::RandomState::new().hash_one(0u8);
+    format!("{:016x}{:016x}", random(), random())
 }
 
 /// Writes the rows that change with every message as [`StoreRows::writes`]

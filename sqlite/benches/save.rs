@@ -3,8 +3,8 @@
 //! adoption and delivery), one more payload recorded, then saved. Whole:
 //! the state row is rewritten with every client's entries in it. Rows
 //! (`keep_state_as_rows`): the state row holds the store's slowly changing
-//! header, and the save moves the message's counters in place and writes
-//! the one adoption row that changed.
+//! header, and the save moves the message's counters in place (the client
+//! sends a key it already sent that day: no adoption row changes).
 
 #![allow(
     clippy::unwrap_used,

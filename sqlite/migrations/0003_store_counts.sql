@@ -5,6 +5,13 @@
 -- other rows; with pools as rows, sdsi_state's header leaves them out and
 -- a load reads them from here.
 -- IF NOT EXISTS: the migrations are idempotent.
+-- sdsi_rows_written: a random token each save writes with the rows, so that
+-- a connection trusts what it knows of them only if they are still the
+-- ones it wrote or read (a version number can come back after a restore).
+CREATE TABLE IF NOT EXISTS sdsi_rows_written (
+    scenario   TEXT PRIMARY KEY NOT NULL,
+    written_by TEXT NOT NULL
+) STRICT;
 CREATE TABLE IF NOT EXISTS sdsi_key_count (
     scenario TEXT NOT NULL,
     scope    TEXT NOT NULL,

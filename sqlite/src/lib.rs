@@ -74,6 +74,8 @@ pub struct SqliteState {
 /// that its next save writes only what changed since.
 #[derive(Debug)]
 struct Known {
+    /// The token of the save that wrote them (`sdsi_rows_written`).
+    token: String,
     /// The store's counters, adoptions and delivered keys.
     store: KnownRows,
     /// The pools' rows, when the state keeps them apart.
@@ -81,8 +83,12 @@ struct Known {
 }
 
 /// What a state row holds: its version, its bytes, and the store's and the
-/// pools' rows when it keeps them apart.
-type Stored = (u64, Vec<u8>, Option<(StoreRows, EngineRows)>);
+/// pools' rows when it keeps them apart (with the token of the save that
+/// wrote them, if it wrote one).
+type Stored = (u64, Vec<u8>, Option<SplitRows>);
+
+/// The rows of a state kept as rows, as read.
+type SplitRows = (StoreRows, EngineRows, Option<String>);
 
 /// What [`SqliteState::load`] found for a scenario.
 #[derive(Debug)]
@@ -259,7 +265,7 @@ impl SqliteState {
             return Ok(None);
         };
         let saved = match &pools {
-            Some((store, pools)) => SavedServer::from_split(&bytes, store, pools),
+            Some((store, pools, _)) => SavedServer::from_split(&bytes, store, pools),
             None => SavedServer::from_bytes(&bytes),
         }
         .map_err(|e| Error::Damaged {
@@ -278,22 +284,25 @@ impl SqliteState {
     /// The state row of `scenario` and, when it keeps its pools apart, the
     /// store's and the pools' rows, read in one transaction.
     fn stored(&mut self, scenario: &str) -> Result<Option<Stored>, Error> {
-        // A file from before migration 2, opened read-only, has no row tables.
-        let has_rows = self.schema_version()? >= 2;
+        // A file from before migration 3, opened read-only, has no rows of
+        // the form this release splits a state into.
+        let has_rows = self.schema_version()? >= 3;
         let transaction = self.connection.transaction()?;
         let query = if has_rows {
-            "SELECT s.version, s.state, COALESCE(r.version = s.version AND r.pools_in_rows, 0)
+            "SELECT s.version, s.state, COALESCE(r.version = s.version AND r.pools_in_rows, 0),
+                    w.written_by
              FROM sdsi_state AS s LEFT JOIN sdsi_rows_version AS r USING (scenario)
+                 LEFT JOIN sdsi_rows_written AS w USING (scenario)
              WHERE scenario = ?1"
         } else {
-            "SELECT version, state, 0 FROM sdsi_state WHERE scenario = ?1"
+            "SELECT version, state, 0, NULL FROM sdsi_state WHERE scenario = ?1"
         };
-        let row: Option<(i64, Vec<u8>, bool)> = transaction
+        let row: Option<(i64, Vec<u8>, bool, Option<String>)> = transaction
             .query_row(query, params![scenario], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
             })
             .optional()?;
-        let Some((version, bytes, split)) = row else {
+        let Some((version, bytes, split, token)) = row else {
             return Ok(None);
         };
         let version = u64::try_from(version).map_err(|_| Error::Damaged {
@@ -304,6 +313,7 @@ impl SqliteState {
             Some((
                 rows::read_tables(&transaction, scenario)?,
                 pool_rows::read(&transaction, scenario)?,
+                token,
             ))
         } else {
             None
@@ -313,14 +323,18 @@ impl SqliteState {
     }
 
     /// Notes the rows the file holds for `scenario` at `version`.
-    fn remember(&mut self, scenario: &str, version: u64, rows: Option<&(StoreRows, EngineRows)>) {
-        self.known_rows = rows.map(|(store, pools)| {
-            let known = Known {
-                store: store.known(),
-                pools: Some(pools.digests()),
-            };
-            (scenario.to_owned(), version, known)
-        });
+    fn remember(&mut self, scenario: &str, version: u64, rows: Option<&SplitRows>) {
+        self.known_rows = match rows {
+            Some((store, pools, Some(token))) => {
+                let known = Known {
+                    token: token.clone(),
+                    store: store.known(),
+                    pools: Some(pools.digests()),
+                };
+                Some((scenario.to_owned(), version, known))
+            }
+            _ => None,
+        };
     }
 
     /// The state saved for `scenario` by a store that required signatures
@@ -332,7 +346,7 @@ impl SqliteState {
             return Ok(None);
         };
         let saved = match &pools {
-            Some((store, pools)) => SavedServer::from_split_sealed(&bytes, store, pools, signer),
+            Some((store, pools, _)) => SavedServer::from_split_sealed(&bytes, store, pools, signer),
             None => SavedServer::from_bytes_sealed(&bytes, signer),
         }
         .map_err(|error| Error::Seal {
@@ -556,33 +570,38 @@ impl SqliteState {
             params![scenario, stored, bytes],
         )?;
         // What is known describes the file's rows only if the file says
-        // they are still those of the version this save replaces (not so
-        // after a restore from a backup, say).
-        let known = match known {
-            Some(known) if rows::written_at(&transaction, scenario, expected)? => Some(known),
-            _ => None,
+        // they are still those the known save wrote (not so after a restore
+        // from a backup, even one that brings the same version back).
+        let written = match &known {
+            Some(known) => rows::written_at(&transaction, scenario, expected, &known.token)?,
+            None => None,
         };
+        let known = known.filter(|_| written.is_some());
+        let token = rows::new_token();
         let left = match saving {
             Saving::Bytes => None,
             Saving::Whole(rows) => {
                 let store = known.as_ref().map(|k| &k.store);
-                let store = rows::write(&transaction, scenario, stored, rows, false, store)?;
+                let store =
+                    rows::write(&transaction, scenario, stored, rows, false, &token, store)?;
                 pool_rows::clear(&transaction, scenario)?;
-                Some(Known { store, pools: None })
+                Some(Known {
+                    token,
+                    store,
+                    pools: None,
+                })
             }
             Saving::Split(rows, pools) => {
-                let digests = match &known {
-                    Some(Known {
-                        pools: Some(digests),
-                        ..
-                    }) if pool_rows::written_at(&transaction, scenario, expected)? => Some(digests),
-                    _ => None,
-                };
+                let digests = known
+                    .as_ref()
+                    .and_then(|k| k.pools.as_ref())
+                    .filter(|_| written == Some(true));
                 let store = known.as_ref().map(|k| &k.store);
-                let store = rows::write(&transaction, scenario, stored, rows, true, store)?;
+                let store = rows::write(&transaction, scenario, stored, rows, true, &token, store)?;
                 let writes = pools.writes(digests);
                 pool_rows::write(&transaction, scenario, &writes)?;
                 Some(Known {
+                    token,
                     store,
                     pools: Some(writes.digests),
                 })

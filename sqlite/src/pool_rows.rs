@@ -3,7 +3,7 @@
 //! rows that changed, when this connection knows what is stored); read back
 //! to rebuild it.
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use rusqlite::{Connection, Transaction, params};
 use sdsi::evolution::{EngineRows, PoolRow, RowWrites};
 
 use crate::Error;
@@ -51,27 +51,6 @@ fn upsert<'a>(
         statement.execute(params![scenario, row.pool, row.id, row.position, row.body])?;
     }
     Ok(())
-}
-
-/// Whether the file says its pool rows for `scenario` are those of state
-/// `version` (so digests taken at that version describe them).
-pub(crate) fn written_at(
-    transaction: &Transaction<'_>,
-    scenario: &str,
-    version: Option<u64>,
-) -> Result<bool, Error> {
-    let Some(version) = version.and_then(|v| i64::try_from(v).ok()) else {
-        return Ok(false);
-    };
-    let found: Option<i64> = transaction
-        .query_row(
-            "SELECT 1 FROM sdsi_rows_version
-             WHERE scenario = ?1 AND version = ?2 AND pools_in_rows",
-            params![scenario, version],
-            |row| row.get(0),
-        )
-        .optional()?;
-    Ok(found.is_some())
 }
 
 /// Deletes `scenario`'s pool rows (a state saved whole keeps none).

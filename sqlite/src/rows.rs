@@ -14,7 +14,8 @@ use time::format_description::well_known::Rfc3339;
 use crate::Error;
 
 /// Makes `scenario`'s rows say what `rows` says, as of state `version`
-/// (whose pools are kept as rows when `pools_in_rows`): a row that changed
+/// (whose pools are kept as rows when `pools_in_rows`), written by the save
+/// `token` names: a row that changed
 /// is rewritten, an unchanged one left alone, one no longer there deleted;
 /// a counter moves by what was counted since the `known` rows (the rows
 /// that change with every message are rewritten whole when they are not
@@ -25,6 +26,7 @@ pub(crate) fn write(
     version: i64,
     rows: &StoreRows,
     pools_in_rows: bool,
+    token: &str,
     known: Option<&KnownRows>,
 ) -> Result<KnownRows, Error> {
     transaction.execute(
@@ -32,6 +34,11 @@ pub(crate) fn write(
          ON CONFLICT (scenario) DO UPDATE SET
              version = excluded.version, pools_in_rows = excluded.pools_in_rows",
         params![scenario, version, pools_in_rows],
+    )?;
+    transaction.execute(
+        "INSERT INTO sdsi_rows_written (scenario, written_by) VALUES (?1, ?2)
+         ON CONFLICT (scenario) DO UPDATE SET written_by = excluded.written_by",
+        params![scenario, token],
     )?;
     let ids = |items: Vec<String>| serde_json::Value::from(items).to_string();
     transaction.execute(
@@ -113,24 +120,35 @@ pub(crate) fn write(
     write_changing(transaction, scenario, rows, known)
 }
 
-/// Whether the file says its store rows for `scenario` are those of state
-/// `version` (so counts known at that version describe them).
+/// Whether the file says its rows for `scenario` are those the save
+/// `token` names wrote at state `version` (so what was known of them then
+/// still holds) and, if so, whether its pools are rows too: `None` when
+/// they are not.
 pub(crate) fn written_at(
     transaction: &Transaction<'_>,
     scenario: &str,
     version: Option<u64>,
-) -> Result<bool, Error> {
+    token: &str,
+) -> Result<Option<bool>, Error> {
     let Some(version) = version.and_then(|v| i64::try_from(v).ok()) else {
-        return Ok(false);
+        return Ok(None);
     };
-    let found: Option<i64> = transaction
+    Ok(transaction
         .query_row(
-            "SELECT 1 FROM sdsi_rows_version WHERE scenario = ?1 AND version = ?2",
-            params![scenario, version],
+            "SELECT pools_in_rows FROM sdsi_rows_version JOIN sdsi_rows_written USING (scenario)
+             WHERE scenario = ?1 AND version = ?2 AND written_by = ?3",
+            params![scenario, version, token],
             |row| row.get(0),
         )
-        .optional()?;
-    Ok(found.is_some())
+        .optional()?)
+}
+
+/// A new save's token: random, so that no other save (another connection,
+/// a restored backup) writes the same one.
+pub(crate) fn new_token() -> String {
+    use std::hash::BuildHasher;
+    let random = || std::collections::hash_map::RandomState::new().hash_one(0u8);
+    format!("{:016x}{:016x}", random(), random())
 }
 
 /// Writes the rows that change with every message as [`StoreRows::writes`]

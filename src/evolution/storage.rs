@@ -62,7 +62,7 @@ impl SavedServer {
     /// every message — the store's counters, clients and patches
     /// ([`StoreRows`]) and every fine cluster and need of every pool
     /// ([`EngineRows`]). A back end that keeps them as table rows moves
-    /// counters in place ([`StoreRows::count_writes`]) and rewrites only
+    /// counters in place ([`StoreRows::writes`]) and rewrites only
     /// the pool rows a fold changed ([`EngineRows::writes`]).
     /// [`SavedServer::from_split`] puts the parts together;
     /// [`SavedServer::from_bytes`] refuses the bytes alone.

@@ -23,6 +23,11 @@ pub(crate) struct DayWindow {
 /// 3,660 days).
 const MAX_DAYS: usize = 100_000;
 
+/// The farthest UTC day from 1970 a day row may name: years -9999 to 9999
+/// lie within it (`time`'s range), and the sentinels `i64::MIN` / `MAX`
+/// outside.
+const MAX_DAY: u64 = 4_000_000;
+
 /// A deserialized window before its check: an empty ring has no slot for
 /// any day (and would divide by zero).
 #[derive(serde::Deserialize)]
@@ -116,10 +121,13 @@ impl DayWindow {
     /// gives them): the newest names the window; a day outside it, or one
     /// given twice, is refused.
     pub(crate) fn from_days(len: usize, days: &[(i64, u64)]) -> Result<Self, String> {
-        if len > MAX_DAYS {
+        if len == 0 || len > MAX_DAYS {
             return Err(format!(
-                "a day window holds at most {MAX_DAYS} days, not {len}"
+                "a day window holds 1 to {MAX_DAYS} days, not {len}"
             ));
+        }
+        if let Some(&(day, _)) = days.iter().find(|(day, _)| day.unsigned_abs() > MAX_DAY) {
+            return Err(format!("day {day} is not a day of years -9999 to 9999"));
         }
         let mut window = Self::new(len);
         let Some(latest) = days.iter().map(|&(day, _)| day).max() else {

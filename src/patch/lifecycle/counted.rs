@@ -9,9 +9,9 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value, json};
 
 use super::{Counts, Lifecycle};
-use crate::patch::PatchScope;
 use crate::patch::metrics::DayWindow;
 use crate::patch::store::{AdoptionRow, CountRow, Metric, scope_column};
+use crate::patch::{LifecyclePolicy, PatchScope};
 
 /// What stands for a window in a snapshot whose counts are rows: its length.
 const WINDOW_DAYS: &str = "window_days";
@@ -126,17 +126,25 @@ struct Owned {
     adopted_by: FxHashMap<String, i64>,
 }
 
-/// The window a stripped one stands for, from its owner's rows of `metric`.
+/// The window a stripped one stands for, from its owner's rows of `metric`;
+/// its length must be the policy's (`expected`), when known.
 fn window_from(
     stripped: Option<&Value>,
     owned: &mut Owned,
     metric: Metric,
+    expected: Option<usize>,
 ) -> Result<Value, String> {
     let days = stripped
         .and_then(|v| v.get(WINDOW_DAYS))
         .and_then(Value::as_u64)
         .and_then(|d| usize::try_from(d).ok())
         .ok_or_else(|| format!("a window has no `{WINDOW_DAYS}`"))?;
+    if expected.is_some_and(|e| e != days) {
+        return Err(format!(
+            "a {days}-day window in a lifecycle whose windows are {} days",
+            expected.unwrap_or_default()
+        ));
+    }
     let rows = owned.days.remove(&metric).unwrap_or_default();
     let window = DayWindow::from_days(days, &rows)?;
     serde_json::to_value(window).map_err(|e| e.to_string())
@@ -168,6 +176,14 @@ pub(crate) fn fill<'a>(
             .entry((row.scope.clone(), row.key_name.clone()))
             .or_default();
         let client = || row.client.clone();
+        let twice = owner.delivered_to.contains_key(&row.client)
+            || owner.adopted_by.contains_key(&row.client);
+        if twice || (row.delivered_day.is_none() && row.adopted_day.is_none()) {
+            return Err(format!(
+                "client {:?} of key {:?} is listed twice, or with no day",
+                row.client, row.key_name
+            ));
+        }
         if let Some(day) = row.delivered_day {
             owner.delivered_to.insert(client(), day);
         }
@@ -178,11 +194,26 @@ pub(crate) fn fill<'a>(
     let object = lifecycle
         .as_object_mut()
         .ok_or("the lifecycle is not an object")?;
+    // Every window is as long as the policy says (a record's rows alone,
+    // read for a query, come without it).
+    let expected = match object.get("policy") {
+        Some(policy) => Some(
+            serde_json::from_value::<LifecyclePolicy>(policy.clone())
+                .map_err(|e| e.to_string())?
+                .window_days(),
+        ),
+        None => None,
+    };
     let mut totals = owners
         .remove(&("global".to_owned(), String::new()))
         .unwrap_or_default();
     if object.contains_key("totals") {
-        let filled = window_from(object.get("totals"), &mut totals, Metric::Messages)?;
+        let filled = window_from(
+            object.get("totals"),
+            &mut totals,
+            Metric::Messages,
+            expected,
+        )?;
         object.insert("totals".to_owned(), filled);
     }
     if let Some(Value::Object(clients)) = object.get_mut("client_totals") {
@@ -191,7 +222,7 @@ pub(crate) fn fill<'a>(
             let mut owned = owners
                 .remove(&(scope.clone(), String::new()))
                 .unwrap_or_default();
-            *window = window_from(Some(window), &mut owned, Metric::Messages)?;
+            *window = window_from(Some(window), &mut owned, Metric::Messages, expected)?;
             unclaimed(&owned, &scope, "")?;
         }
     }
@@ -220,9 +251,16 @@ pub(crate) fn fill<'a>(
                 .into_iter()
                 .zip(["present", "well_typed", "judged", "aligned"])
         {
-            filled.insert(name.to_owned(), window_from(stripped, &mut owned, metric)?);
+            filled.insert(
+                name.to_owned(),
+                window_from(stripped, &mut owned, metric, expected)?,
+            );
         }
         unclaimed(&owned, &scope, &key)?;
+        let gone = record.get("state").and_then(Value::as_str) == Some("gone");
+        if gone && !(owned.delivered_to.is_empty() && owned.adopted_by.is_empty()) {
+            return Err(format!("clients of {key:?}, a gone key (which keeps none)"));
+        }
         let maps = [
             ("delivered_to", owned.delivered_to),
             ("adopted_by", owned.adopted_by),

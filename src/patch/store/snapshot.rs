@@ -171,12 +171,9 @@ impl SchemaStore {
             seen: self.seen.iter().map(|(k, v)| (k.as_str(), v)).collect(),
             personal_names: self.personal_names.iter().collect(),
             lifecycle: &self.lifecycle,
-            // A client told of no key is as one never told anything: not
-            // written, so the rows (one per key told) say the same.
             delivered: self
                 .delivered
                 .iter()
-                .filter(|(_, keys)| !keys.is_empty())
                 .map(|(client, keys)| {
                     let told = keys.iter().map(|(name, tag)| (name, Told::of(*tag)));
                     (client.as_str(), told.collect())
@@ -237,7 +234,11 @@ impl SchemaStore {
     pub(crate) fn split_rows(&self) -> Result<(serde_json::Value, StoreRows), serde_json::Error> {
         let mut snapshot = serde_json::to_value(self)?;
         if let serde_json::Value::Object(members) = &mut snapshot {
-            members.remove("delivered");
+            // The rows hold every key told; the header keeps the clients
+            // told none (the seal covers them as they are).
+            if let Some(serde_json::Value::Object(clients)) = members.get_mut("delivered") {
+                clients.retain(|_, keys| keys.as_object().is_some_and(|k| k.is_empty()));
+            }
             if let Some(lifecycle) = members.get_mut("lifecycle") {
                 crate::patch::lifecycle::strip_counts(lifecycle);
             }
@@ -261,7 +262,10 @@ impl SchemaStore {
         if members.remove(COUNTS_IN_ROWS) != Some(true.into()) {
             return Err("the store's snapshot does not keep its counters as rows".to_owned());
         }
-        let mut delivered = serde_json::Map::new();
+        let mut delivered = match members.remove("delivered") {
+            Some(serde_json::Value::Object(clients)) => clients,
+            _ => return Err("the store's snapshot has no `delivered` clients".to_owned()),
+        };
         for row in &rows.delivered {
             let keys = delivered
                 .entry(row.client.clone())
