@@ -1502,5 +1502,5 @@ fn counters_are_rows_moved_by_what_was_counted() {
     let error = SchemaStore::from_sealed_slice(&alone, signer)
         .unwrap_err()
         .to_string();
-    assert!(error.contains("counts_in_rows"), "{error}");
+    assert!(error.contains("counters as rows"), "{error}");
 }

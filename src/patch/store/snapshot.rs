@@ -91,6 +91,10 @@ const KEY_CHECK_TEXT: &str = "sdsi.store.key-check";
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Snapshot {
+    /// Only in the header of a store kept as rows, first: refused there
+    /// with a clear error rather than as a record with no counts.
+    #[serde(default, rename = "counts_in_rows", deserialize_with = "refuse_split")]
+    _counts_in_rows: (),
     format: String,
     version: u32,
     base: Option<SchemaTemplate>,
@@ -220,10 +224,18 @@ impl SchemaStore {
     }
 }
 
-/// The member of a snapshot whose counters are rows: a whole-snapshot
-/// reader refuses it (unknown member), so it is never read as a store
-/// with no counts and nothing delivered.
+/// The member of a snapshot whose counters are rows, written first: a
+/// whole-snapshot reader refuses it ([`refuse_split`]), so it is never read
+/// as a store with no counts and nothing delivered.
 const COUNTS_IN_ROWS: &str = "counts_in_rows";
+
+/// What a whole-snapshot reader does on [`COUNTS_IN_ROWS`].
+fn refuse_split<'de, D: Deserializer<'de>>(_: D) -> Result<(), D::Error> {
+    Err(serde::de::Error::custom(
+        "this store keeps its counters as rows: read it with them \
+         (SavedServer::from_split, or the storage back end's load)",
+    ))
+}
 
 impl SchemaStore {
     /// The snapshot (sealed when the store requires signatures) without
@@ -232,7 +244,16 @@ impl SchemaStore {
     /// every message; the rest seldom. [`SchemaStore::join_rows`] puts them
     /// back.
     pub(crate) fn split_rows(&self) -> Result<(serde_json::Value, StoreRows), serde_json::Error> {
-        let mut snapshot = serde_json::to_value(self)?;
+        let whole = serde_json::to_value(self)?;
+        // The marker first (also when serde_json keeps insertion order), so
+        // a whole-snapshot reader meets it before anything it would
+        // misread.
+        let mut header = serde_json::Map::new();
+        header.insert(COUNTS_IN_ROWS.to_owned(), true.into());
+        if let serde_json::Value::Object(members) = whole {
+            header.extend(members);
+        }
+        let mut snapshot = serde_json::Value::Object(header);
         if let serde_json::Value::Object(members) = &mut snapshot {
             // The rows hold every key told; the header keeps the clients
             // told none (the seal covers them as they are).
@@ -242,7 +263,6 @@ impl SchemaStore {
             if let Some(lifecycle) = members.get_mut("lifecycle") {
                 crate::patch::lifecycle::strip_counts(lifecycle);
             }
-            members.insert(COUNTS_IN_ROWS.to_owned(), true.into());
         }
         Ok((snapshot, self.rows()?))
     }
