@@ -567,3 +567,61 @@ fn pools_kept_as_rows_are_written_where_they_change() {
     let saved = db.load_saved(key).unwrap().unwrap();
     assert_eq!((saved.cursor, saved.engine), (42, engine.state()));
 }
+
+/// What a connection knows of the rows holds only while the database still
+/// holds the rows its save wrote: after a restore that brings the version
+/// number back and another replica's save of other counts, the next save
+/// rewrites the counters instead of adding to ones it never knew, and the
+/// state loads as the saver had it.
+#[test]
+fn counters_are_rewritten_when_the_rows_are_not_the_ones_known() {
+    let Some(params) = server() else { return };
+    let key = "counters-restore/s";
+    let (mut store, engine) = state_parts();
+    let message = json!({"schema_id": "s", "payload": {"origin": "PEK"}});
+    let at = datetime!(2026-05-01 8:00 UTC);
+    store.record(&message, "agent-1", at);
+    let mut writer = PgState::connect(&params).unwrap();
+    let v1 = writer
+        .save_folded(key, None, 1, &store, &engine, &[], &[], None)
+        .unwrap();
+    // The backup of an empty database comes back; another replica saves
+    // version 1 with five more messages counted.
+    let mut raw = postgres::Client::connect(&params, postgres::NoTls).unwrap();
+    for table in ["sdsi_state", "sdsi_rows_version", "sdsi_rows_written"] {
+        raw.execute(&format!("DELETE FROM {table} WHERE scenario = $1"), &[&key])
+            .unwrap();
+    }
+    let mut other = store.clone();
+    for c in 0..5 {
+        other.record(&message, &format!("agent-{c}"), at);
+    }
+    let mut replica = PgState::connect(&params).unwrap();
+    let restored = replica
+        .save_folded(key, None, 1, &other, &engine, &[], &[], None)
+        .unwrap();
+    assert_eq!(restored, v1, "the same version number, other counts");
+    store.record(&message, "agent-1", at);
+    writer
+        .save_folded(key, Some(v1), 2, &store, &engine, &[], &[], None)
+        .unwrap();
+    let saved = PgState::connect(&params)
+        .unwrap()
+        .load_saved(key)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&saved.store).unwrap(),
+        serde_json::to_value(&store).unwrap(),
+        "the writer's counts, not a sum"
+    );
+    let messages: i64 = raw
+        .query_one(
+            "SELECT SUM(count)::BIGINT FROM sdsi_key_count
+             WHERE scenario = $1 AND metric = 'messages' AND scope = 'global'",
+            &[&key],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(messages, 2);
+}
