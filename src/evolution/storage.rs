@@ -72,9 +72,9 @@ impl SavedServer {
         engine: &EvolutionState,
     ) -> Result<SplitState, serde_json::Error> {
         #[derive(Serialize)]
-        struct Parts<'a> {
+        struct Parts<'a, S> {
             cursor: u64,
-            store: &'a serde_json::Value,
+            store: &'a S,
             engine: &'a Header,
         }
         let (header, pools) = engine.split()?;

@@ -17,9 +17,7 @@ mod counted;
 mod serialized;
 
 pub use clock::ClockJump;
-pub(crate) use counted::{
-    fill as fill_counts, strip as strip_counts, strip_record as strip_record_counts,
-};
+pub(crate) use counted::fill as fill_counts;
 use serialized::{scope_pairs, sorted};
 
 /// Where a patch key is in its life. States only move forward (the order of

@@ -60,6 +60,11 @@ impl DayWindow {
         }
     }
 
+    /// How many days the window holds.
+    pub(crate) fn window_len(&self) -> usize {
+        self.counts.len()
+    }
+
     fn len(&self) -> i64 {
         self.counts.len() as i64
     }

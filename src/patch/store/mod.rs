@@ -31,8 +31,8 @@ mod suggestion;
 pub use counted::{AdoptionRow, CountName, CountRow, Metric};
 pub use review::APPROVED_BY_MEMBER;
 pub use row_writes::{AdoptionName, DeliveredName, KnownRows, StoreWrites};
-pub(crate) use rows::scope_column;
 pub use rows::{DeliveredRow, KeyRow, PatchRow, PatchStatus, PendingRow, RowError, StoreRows};
+pub(crate) use rows::{client_scope_column, scope_column};
 #[cfg(feature = "evolution")]
 pub(crate) use snapshot::check_header;
 pub use snapshot::{STORE_FORMAT_VERSION, SealError};

@@ -212,8 +212,13 @@ impl From<PatchError> for RowError {
 pub(crate) fn scope_column(scope: &PatchScope) -> String {
     match scope {
         PatchScope::Global => "global".to_owned(),
-        PatchScope::Client(client) => format!("client:{client}"),
+        PatchScope::Client(client) => client_scope_column(client),
     }
+}
+
+/// The `scope` column of `client`'s personal keys and message total.
+pub(crate) fn client_scope_column(client: &str) -> String {
+    format!("client:{client}")
 }
 
 impl PatchRow {
@@ -264,11 +269,7 @@ impl KeyRow {
             key_name: record.key_name.to_string(),
             state: record.state,
             patch_id: record.patch_id.clone(),
-            body: {
-                let mut body = serde_json::to_value(record)?;
-                crate::patch::lifecycle::strip_record_counts(&mut body);
-                body.to_string()
-            },
+            body: serde_json::to_string(&record.header())?,
         })
     }
 

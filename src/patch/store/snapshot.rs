@@ -23,9 +23,14 @@ const STORE_FORMAT: &str = "sdsi.store";
 pub const STORE_FORMAT_VERSION: u32 = 1;
 
 /// Borrowed, for writing. Maps are ordered so one state always serializes
-/// to the same bytes.
+/// to the same bytes. The lifecycle and the delivered keys are whole (`L`,
+/// `D` as defaulted) or, in the header of a store kept as rows, without
+/// what the rows hold ([`SchemaStore::split_rows`]).
 #[derive(Serialize)]
-struct SnapshotRef<'a> {
+struct SnapshotRef<'a, L = &'a Lifecycle, D = BTreeMap<&'a str, BTreeMap<&'a KeyName, Told>>> {
+    /// Only in a split header, and first: see [`COUNTS_IN_ROWS`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    counts_in_rows: Option<bool>,
     format: &'static str,
     version: u32,
     base: &'a SchemaTemplate,
@@ -35,8 +40,8 @@ struct SnapshotRef<'a> {
     queue: &'a VecDeque<Waiting>,
     seen: BTreeMap<&'a str, &'a Taken>,
     personal_names: BTreeMap<&'a KeyName, &'a BTreeSet<String>>,
-    lifecycle: &'a Lifecycle,
-    delivered: BTreeMap<&'a str, BTreeMap<&'a KeyName, Told>>,
+    lifecycle: L,
+    delivered: D,
     generation: u64,
     #[serde(skip_serializing_if = "Review::is_empty")]
     review: &'a Review,
@@ -164,7 +169,22 @@ impl Serialize for SchemaStore {
 impl SchemaStore {
     /// The snapshot of the store's state, unsealed.
     fn snapshot_ref(&self) -> SnapshotRef<'_> {
+        let delivered = self
+            .delivered
+            .iter()
+            .map(|(client, keys)| {
+                let told = keys.iter().map(|(name, tag)| (name, Told::of(*tag)));
+                (client.as_str(), told.collect())
+            })
+            .collect();
+        self.snapshot_with(&self.lifecycle, delivered)
+    }
+
+    /// The snapshot with `lifecycle` and `delivered` standing for the
+    /// store's own, unsealed.
+    fn snapshot_with<L, D>(&self, lifecycle: L, delivered: D) -> SnapshotRef<'_, L, D> {
         SnapshotRef {
+            counts_in_rows: None,
             format: STORE_FORMAT,
             version: STORE_FORMAT_VERSION,
             base: &self.base,
@@ -174,15 +194,8 @@ impl SchemaStore {
             queue: &self.queue,
             seen: self.seen.iter().map(|(k, v)| (k.as_str(), v)).collect(),
             personal_names: self.personal_names.iter().collect(),
-            lifecycle: &self.lifecycle,
-            delivered: self
-                .delivered
-                .iter()
-                .map(|(client, keys)| {
-                    let told = keys.iter().map(|(name, tag)| (name, Told::of(*tag)));
-                    (client.as_str(), told.collect())
-                })
-                .collect(),
+            lifecycle,
+            delivered,
             generation: self.generation,
             review: &self.review,
             seal: None,
@@ -243,28 +256,26 @@ impl SchemaStore {
     /// record's counts and clients, the message totals. Those change with
     /// every message; the rest seldom. [`SchemaStore::join_rows`] puts them
     /// back.
-    pub(crate) fn split_rows(&self) -> Result<(serde_json::Value, StoreRows), serde_json::Error> {
-        let whole = serde_json::to_value(self)?;
-        // The marker first (also when serde_json keeps insertion order), so
-        // a whole-snapshot reader meets it before anything it would
-        // misread.
-        let mut header = serde_json::Map::new();
-        header.insert(COUNTS_IN_ROWS.to_owned(), true.into());
-        if let serde_json::Value::Object(members) = whole {
-            header.extend(members);
-        }
-        let mut snapshot = serde_json::Value::Object(header);
-        if let serde_json::Value::Object(members) = &mut snapshot {
-            // The rows hold every key told; the header keeps the clients
-            // told none (the seal covers them as they are).
-            if let Some(serde_json::Value::Object(clients)) = members.get_mut("delivered") {
-                clients.retain(|_, keys| keys.as_object().is_some_and(|k| k.is_empty()));
-            }
-            if let Some(lifecycle) = members.get_mut("lifecycle") {
-                crate::patch::lifecycle::strip_counts(lifecycle);
-            }
-        }
-        Ok((snapshot, self.rows()?))
+    /// Written from the store's own parts, never by serializing what it
+    /// then leaves out; only a sealed store serializes the whole snapshot,
+    /// for its seal.
+    pub(crate) fn split_rows(&self) -> Result<(impl Serialize + '_, StoreRows), serde_json::Error> {
+        let seal = self.signer.as_ref().map(|signer| Seal {
+            key_check: signer.sign(&KEY_CHECK_TEXT),
+            mac: signer.sign(&self.snapshot_ref()),
+        });
+        // The rows hold every key told; the header keeps the clients told
+        // none (the seal covers them as they are).
+        let untold: BTreeMap<&str, BTreeMap<&KeyName, Told>> = self
+            .delivered
+            .iter()
+            .filter(|(_, keys)| keys.is_empty())
+            .map(|(client, _)| (client.as_str(), BTreeMap::new()))
+            .collect();
+        let mut header = self.snapshot_with(self.lifecycle.header(), untold);
+        header.counts_in_rows = Some(true);
+        header.seal = seal;
+        Ok((header, self.rows()?))
     }
 
     /// The whole snapshot from what [`SchemaStore::split_rows`] gave: a
