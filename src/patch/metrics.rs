@@ -23,10 +23,12 @@ pub(crate) struct DayWindow {
 /// 3,660 days).
 const MAX_DAYS: usize = 100_000;
 
-/// The farthest UTC day from 1970 a day row may name: years -9999 to 9999
-/// lie within it (`time`'s range), and the sentinels `i64::MIN` / `MAX`
-/// outside.
-const MAX_DAY: u64 = 4_000_000;
+/// The UTC days a timestamp can fall on (`time`'s range of dates), so that
+/// the sentinels `i64::MIN` and `i64::MAX` lie outside.
+fn day_range() -> std::ops::RangeInclusive<i64> {
+    let day = |date: time::Date| day_of(date.midnight().assume_utc());
+    day(time::Date::MIN)..=day(time::Date::MAX)
+}
 
 /// A deserialized window before its check: an empty ring has no slot for
 /// any day (and would divide by zero).
@@ -131,8 +133,9 @@ impl DayWindow {
                 "a day window holds 1 to {MAX_DAYS} days, not {len}"
             ));
         }
-        if let Some(&(day, _)) = days.iter().find(|(day, _)| day.unsigned_abs() > MAX_DAY) {
-            return Err(format!("day {day} is not a day of years -9999 to 9999"));
+        let possible = day_range();
+        if let Some(&(day, _)) = days.iter().find(|(day, _)| !possible.contains(day)) {
+            return Err(format!("day {day} is outside the years a timestamp can have"));
         }
         let mut window = Self::new(len);
         let Some(latest) = days.iter().map(|&(day, _)| day).max() else {
@@ -203,6 +206,16 @@ mod tests {
         assert_eq!(DayWindow::from_days(4, &days).unwrap(), w);
         assert!(DayWindow::from_days(4, &[(4, 1), (8, 0)]).is_err());
         assert!(DayWindow::from_days(4, &[(7, 1), (7, 2)]).is_err());
+        // The first and last days a timestamp can have come back; the
+        // sentinels do not.
+        for date in [time::Date::MIN, time::Date::MAX] {
+            let mut w = DayWindow::new(2);
+            w.add(day_of(date.midnight().assume_utc()), 3);
+            let days: Vec<_> = w.days().collect();
+            assert_eq!(DayWindow::from_days(2, &days).unwrap(), w);
+        }
+        assert!(DayWindow::from_days(2, &[(i64::MIN, 1)]).is_err());
+        assert!(DayWindow::from_days(2, &[(i64::MAX, 1)]).is_err());
     }
 
     #[test]
