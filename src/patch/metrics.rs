@@ -135,7 +135,9 @@ impl DayWindow {
         }
         let possible = day_range();
         if let Some(&(day, _)) = days.iter().find(|(day, _)| !possible.contains(day)) {
-            return Err(format!("day {day} is outside the years a timestamp can have"));
+            return Err(format!(
+                "day {day} is outside the years a timestamp can have"
+            ));
         }
         let mut window = Self::new(len);
         let Some(latest) = days.iter().map(|&(day, _)| day).max() else {
