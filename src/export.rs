@@ -8,7 +8,10 @@ use serde_json::{Map, Value, json};
 
 use crate::issue::{Issue, IssueCode};
 use crate::key::{KeyDefinition, KeyType, OTHER_KEY, Sensitivity, whole_number};
-use crate::validate::{Check, CompiledKey, CompiledSchema, KeyStatus, UnknownKeys};
+use crate::validate::core::check::Check;
+use crate::validate::core::compiled_key::{CompiledKey, KeyStatus};
+use crate::validate::core::options::UnknownKeys;
+use crate::validate::core::schema::CompiledSchema;
 
 /// The JSON Schema dialect of [`CompiledSchema::json_schema`].
 pub const JSON_SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -109,7 +112,7 @@ impl CompiledSchema {
     pub fn mcp_input_schema(&self) -> Value {
         let mut properties = Map::new();
         let mut required = Vec::new();
-        for (index, key) in self.inner.keys.iter().enumerate() {
+        for (index, key) in self.core.keys.iter().enumerate() {
             let definition = self.template().key(&key.name);
             let mut property = acceptance_schema(key);
             if let Some(description) = definition.and_then(described) {
@@ -117,7 +120,7 @@ impl CompiledSchema {
             } else if key.check == Check::Other {
                 property.insert("description".into(), OTHER_DESCRIPTION.into());
             }
-            if let (Some((_, default)), false) = (self.inner.default_of(index), key.required) {
+            if let (Some((_, default)), false) = (self.core.default_of(index), key.required) {
                 property.insert("default".into(), as_written(default));
             }
             if key.status != KeyStatus::Active {
@@ -437,7 +440,7 @@ impl CompiledSchema {
             };
             let mut notes = vec![ty];
             notes.push(if key.required { "required" } else { "optional" }.to_owned());
-            if let (Some((_, default)), false) = (self.inner.default_of(index), key.required) {
+            if let (Some((_, default)), false) = (self.core.default_of(index), key.required) {
                 notes.push(format!("default {default}"));
             }
             if key.status == KeyStatus::Deprecated {
@@ -476,7 +479,7 @@ impl CompiledSchema {
     }
 
     fn producer_keys(&self) -> impl Iterator<Item = (usize, &CompiledKey)> {
-        self.inner
+        self.core
             .keys
             .iter()
             .enumerate()

@@ -10,7 +10,7 @@ use serde::{Serialize, Serializer};
 use crate::key::{JsonKind, KeyType};
 
 mod path;
-pub(crate) use path::IssuePath;
+pub(crate) use path::{IssuePath, pointer};
 
 /// The stable, machine-readable code of an [`Issue`].
 ///
@@ -533,31 +533,6 @@ impl Serialize for Issue {
         }
         s.end()
     }
-}
-
-/// Appends `/segment` to `pointer`, escaping `~` and `/` as RFC 6901 requires.
-pub(crate) fn push_segment(pointer: &mut String, segment: &str) {
-    pointer.push('/');
-    // Most names need no escape: copy them whole.
-    if !segment.bytes().any(|b| b == b'~' || b == b'/') {
-        pointer.push_str(segment);
-        return;
-    }
-    for c in segment.chars() {
-        match c {
-            '~' => pointer.push_str("~0"),
-            '/' => pointer.push_str("~1"),
-            c => pointer.push(c),
-        }
-    }
-}
-
-/// `prefix` followed by the escaped `segment`.
-pub(crate) fn pointer(prefix: &str, segment: &str) -> String {
-    let mut out = String::with_capacity(prefix.len() + segment.len() + 1);
-    out.push_str(prefix);
-    push_segment(&mut out, segment);
-    out
 }
 
 #[cfg(test)]

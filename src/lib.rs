@@ -88,6 +88,7 @@ pub mod envelope;
 pub mod evolution;
 #[cfg(feature = "export")]
 pub mod export;
+mod extra_members;
 #[cfg(feature = "export")]
 pub mod import;
 pub mod issue;

@@ -7,8 +7,9 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
+use crate::extra_members::{extra_members, unshadowed};
 use crate::issue::{Issue, IssueCode, Problems, pointer, write_problems};
-use crate::key::{KeyDefinition, KeyName, KeyType};
+use crate::key::{KEY_MEMBERS, KeyDefinition, KeyName, KeyType};
 
 pub use crate::digest::DigestError;
 
@@ -40,19 +41,6 @@ fn template_extra<S: serde::Serializer>(
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
     unshadowed(extra, &TEMPLATE_MEMBERS, serializer)
-}
-
-/// Serializes the `extra` members not named like one of `real`.
-pub(crate) fn unshadowed<S: serde::Serializer>(
-    extra: &IndexMap<String, Value>,
-    real: &[&str],
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    serializer.collect_map(
-        extra
-            .iter()
-            .filter(|(name, _)| !real.contains(&name.as_str())),
-    )
 }
 
 /// A template that cannot be used: every problem found, plus any warnings.
@@ -285,14 +273,6 @@ fn take_string(
     }
 }
 
-fn extra_members(object: &Map<String, Value>, known: &[&str]) -> IndexMap<String, Value> {
-    object
-        .iter()
-        .filter(|(k, _)| !known.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
-}
-
 const TEMPLATE_MEMBERS: [&str; 3] = ["schema_id", "scenario", "keys"];
 
 /// `shadowed_member`: an `extra` member named like a real one.
@@ -303,14 +283,6 @@ fn shadowed(path: String, name: &str) -> Issue {
         format!("extra member {name:?} has the name of a real member: it would be written twice"),
     )
 }
-
-pub(crate) const KEY_MEMBERS: [&str; 5] = [
-    "key_name",
-    "key_type",
-    "required",
-    "default_value",
-    "semantic_description",
-];
 
 /// Parses the structure of one key definition at `path`, recording problems.
 fn parse_key(value: &Value, path: &str, errors: &mut Vec<Issue>) -> Option<KeyDefinition> {

@@ -74,8 +74,7 @@ pub fn issue_list<'py>(py: Python<'py>, issues: &[sdsi::Issue]) -> PyResult<Boun
 
 /// A Python object built on first access and then kept: the same object
 /// every time. A `std` once-cell rather than PyO3's `PyOnceLock`, whose
-/// first fill cost ~750 instructions (callgrind), more than building an
-/// empty list; the GIL orders the threads already, and if building lets
+/// first fill costs more than building an empty list; the GIL orders the threads already, and if building lets
 /// another thread in first, that thread's object is the one kept.
 pub struct Kept<T>(OnceLock<Py<T>>);
 

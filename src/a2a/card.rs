@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::issue::{Issue, IssueCode, Problems};
 use crate::template::{SchemaTemplate, TemplateError};
 
-use super::{FieldDefinition, JSON_MEDIA_TYPE, fields_from_template};
+use super::fields::{FieldDefinition, JSON_MEDIA_TYPE, fields_from_template};
 
 /// The URI of this crate's A2A extension: an AgentCard entry whose
 /// `params.templates` lists the agent's schema templates. It names the

@@ -7,10 +7,12 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::JSON_MEDIA_TYPE;
 use crate::issue::{Issue, IssueCode, pointer};
 use crate::key::{KeyDefinition, KeyName, KeyType, is_snake_case, snake_case};
 use crate::template::{SchemaTemplate, is_other_value};
+
+/// The media type of a data part carrying a structured payload.
+pub const JSON_MEDIA_TYPE: &str = "application/json";
 
 /// A field's content kind (#813): `text`, `file` or `data`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -5,11 +5,9 @@
 //! entry carrying the templates, and a data part whose `metadata.schema`
 //! describes its `data`.
 //!
-//! | concept | file |
-//! |---|---|
-//! | [`FieldDefinition`], [`FieldKind`]; fields ↔ templates | `a2a/fields.rs` |
-//! | [`AgentSkill`], [`AgentExtension`] (the AgentCard side) | `a2a/card.rs` |
-//! | data parts, [`CompiledFields`] | `a2a/part.rs` |
+//! [`FieldDefinition`] and [`FieldKind`] convert to and from templates;
+//! [`AgentSkill`] and [`AgentExtension`] are the AgentCard side;
+//! [`CompiledFields`] validates data parts.
 //!
 //! Feature `a2a` (on by default).
 
@@ -18,10 +16,8 @@ mod fields;
 mod part;
 
 pub use card::{AgentExtension, AgentSkill, SDSI_A2A_EXTENSION_URI};
+pub use fields::JSON_MEDIA_TYPE;
 pub use fields::{
     FieldDefinition, FieldKind, FieldsConversion, fields_from_template, template_from_fields,
 };
 pub use part::{CompiledFields, FIELDS_SCHEMA_ID};
-
-/// The media type of a data part carrying a structured payload.
-pub const JSON_MEDIA_TYPE: &str = "application/json";

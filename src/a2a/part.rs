@@ -7,12 +7,14 @@ use serde_json::{Map, Value, json};
 
 use crate::issue::{Issue, IssueCode, pointer};
 use crate::key::OTHER_KEY;
-use crate::payload::StructuredPayload;
+use crate::payload::message::StructuredPayload;
 use crate::template::{SchemaTemplate, TemplateError};
-use crate::validate::{Collect, CompiledSchema, Normalized, Report, finish_report};
+use crate::validate::core::outcome::Collect;
+use crate::validate::core::schema::CompiledSchema;
+use crate::validate::normalized::Normalized;
+use crate::validate::report::{Report, finish_report};
 
-use super::fields::convert;
-use super::{FieldDefinition, JSON_MEDIA_TYPE};
+use super::fields::{FieldDefinition, JSON_MEDIA_TYPE, convert};
 
 /// The schema id of the template built from input fields by [`CompiledFields`].
 pub const FIELDS_SCHEMA_ID: &str = "a2a_input_fields";

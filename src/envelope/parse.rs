@@ -9,13 +9,14 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 use time::UtcOffset;
 
-use super::{
-    Envelope, EnvelopeLimits, FIELDS, MAX_PAYLOAD_OBJECT_NESTING, MessageId, ProtocolVersion,
-    Timestamp,
-};
+use super::id::MessageId;
+use super::limits::EnvelopeLimits;
+use super::message::{Envelope, FIELDS, MAX_PAYLOAD_OBJECT_NESTING};
+use super::timestamp::Timestamp;
+use super::version::ProtocolVersion;
 use crate::issue::{Issue, IssueCode, Problems, pointer, sort_by_path, write_problems};
 use crate::key::is_snake_case;
-use crate::validate::CompiledSchema;
+use crate::validate::core::schema::CompiledSchema;
 
 impl Envelope {
     /// The envelope document's recommendations this envelope does not follow:

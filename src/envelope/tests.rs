@@ -7,7 +7,7 @@ use time::{OffsetDateTime, UtcOffset};
 
 use super::parse::payload_warnings;
 use crate::issue::Issue;
-use serde_json::json;
+use serde_json::{Map, Value, json};
 
 fn example() -> Value {
     json!({

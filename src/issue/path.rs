@@ -33,7 +33,7 @@ impl IssuePath {
     /// `prefix` followed by `/segment`, with `~` and `/` in the segment escaped.
     pub(crate) fn member(prefix: &str, segment: &str) -> Self {
         if segment.bytes().any(|b| b == b'~' || b == b'/') {
-            return super::pointer(prefix, segment).into();
+            return pointer(prefix, segment).into();
         }
         Self::joined(prefix, segment)
     }
@@ -93,6 +93,31 @@ impl fmt::Debug for IssuePath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self.as_str(), f)
     }
+}
+
+/// Appends `/segment` to `pointer`, escaping `~` and `/` as RFC 6901 requires.
+pub(crate) fn push_segment(pointer: &mut String, segment: &str) {
+    pointer.push('/');
+    // Most names need no escape: copy them whole.
+    if !segment.bytes().any(|b| b == b'~' || b == b'/') {
+        pointer.push_str(segment);
+        return;
+    }
+    for c in segment.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
+}
+
+/// `prefix` followed by the escaped `segment`.
+pub(crate) fn pointer(prefix: &str, segment: &str) -> String {
+    let mut out = String::with_capacity(prefix.len() + segment.len() + 1);
+    out.push_str(prefix);
+    push_segment(&mut out, segment);
+    out
 }
 
 #[cfg(test)]

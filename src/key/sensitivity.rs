@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::KeyDefinition;
+use super::definition::KeyDefinition;
 
 /// The wire member that marks a key as security-relevant.
 pub const SENSITIVE_MEMBER: &str = "sensitive";

@@ -5,10 +5,12 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use super::message::StructuredPayload;
 use crate::issue::{Issue, pointer};
 use crate::key::{KeyType, OTHER_KEY};
-use crate::payload::StructuredPayload;
-use crate::validate::{Check, CompiledSchema, KeyStatus};
+use crate::validate::core::check::Check;
+use crate::validate::core::compiled_key::KeyStatus;
+use crate::validate::core::schema::CompiledSchema;
 
 /// The confidence a mapping needs, by default, to go to its key rather than
 /// to `other`.
@@ -218,9 +220,9 @@ impl PayloadBuilder {
     fn check(&self, key: &str, value: &Value) -> Result<(), BuildError> {
         let known = self
             .schema
-            .inner
+            .core
             .lookup(key)
-            .and_then(|i| self.schema.inner.keys.get(i))
+            .and_then(|i| self.schema.core.keys.get(i))
             .is_some_and(|k| k.check != Check::Other && k.status != KeyStatus::Withdrawn);
         if !known {
             return Err(BuildError::UnknownKey {

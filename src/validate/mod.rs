@@ -1,55 +1,42 @@
 //! Compiled schemas and payload validation: compile a template once, then
-//! validate many messages, from a parsed `Value` or straight from bytes.
+//! validate many messages, from a parsed `Value`, JSON text, any serde
+//! source, a payload asked key by key, or straight into your own type.
 //!
-//! [`CompiledSchema`] is the validator; its methods live with the concept
-//! they serve:
+//! [`CompiledSchema`] is the validator. Every check reports into a
+//! [`Report`]: each problem with a stable [`IssueCode`](crate::IssueCode),
+//! a JSON Pointer and a message, ordered by path, plus the [`Normalized`]
+//! payload when the message is valid, read through to the input rather
+//! than copied.
 //!
-//! | methods | file |
-//! |---|---|
-//! | `new`, `with_options`, `template`, `schema_id`, `digest` | `validate/compile.rs` |
-//! | `validate`, `validate_owned`, `is_valid`, `validate_payload`, `validate_payload_owned`, `is_valid_payload` (parsed) | `validate/value.rs` |
-//! | `validate_slice`, `validate_str`, `is_valid_slice`, `is_valid_str` (bytes) | `validate/stream.rs` |
-//! | `deserialize_slice` (bytes into your type) | `validate/typed.rs` |
-//! | `is_valid_from`, `is_valid_from_unique`, `problems_from` (any serde source) | `validate/stream.rs` |
-//! | `key_names`, `keyed_verdict`, `keyed_problems` (a payload asked key by key) | `validate/keyed.rs` |
-//! | `json_schema`, `mcp_input_schema`, `mcp_elicitation_schema`, `strict_schema`, `prompt` (feature `export`) | `export.rs` |
-//! | `validate_envelope`, `validate_envelope_slice` (feature `envelope`) | `envelope/parse.rs` |
-//! | `a2a_data_part`, `validate_a2a_data_part` (feature `a2a`) | `a2a/part.rs` |
-//! | `validate_execution_result`, `validate_structured_content`, `validate_mcp_tool_result`; `SchemaTemplate::check_as_response` | `validate/response.rs` |
+//! # Layers
 //!
-//! Every check reports into a [`Report`]: each problem with a stable
-//! [`IssueCode`](crate::IssueCode), a JSON Pointer and a message, ordered by
-//! path, plus the [`Normalized`] payload when the message is valid, read
-//! through to the input rather than copied (`validate/normalized.rs`).
+//! The files form layers that only depend downward:
+//!
+//! 1. `core/`: the compiled schema (`SchemaCore`, the data every reader
+//!    decides on, and the [`CompiledSchema`] handle with its compiling
+//!    methods), key lookup, the options, the scalar tables, a value's
+//!    `Shape`, the normalization [`Edits`], where issues go (`Outcome`)
+//!    and the validation `Pass` that decides on each member.
+//! 2. `normalized.rs` and `report.rs`: the results a caller holds.
+//! 3. `read/`: one reader per kind of input, each driving the same pass —
+//!    a parsed `Value`, any serde source, JSON text (a scanner, with the
+//!    serde source reader behind it), a keyed payload, a typed read, and
+//!    the result messages of §5.3.
+//! 4. This module: the public names.
+//!
+//! In these files a *member* is always a JSON object member (a name and
+//! its value); a *key* is a template key.
 
-mod compile;
-mod edits;
-mod key_set;
-mod keyed;
-mod normalized;
-mod options;
-mod pass;
-mod report;
-mod response;
-mod scalars;
-mod scan;
-mod shape;
-mod skip;
-mod stream;
-mod typed;
-mod value;
+pub(crate) mod core;
+pub(crate) mod normalized;
+pub(crate) mod read;
+pub(crate) mod report;
 
-pub use compile::CompiledSchema;
-pub use edits::{Checked, Edits};
-pub use keyed::{KeyedProblems, KeyedVerdict};
+pub use self::core::edits::{Checked, Edits};
+pub use self::core::options::{BigIntegers, Limits, UnknownKeys, ValidateOptions};
+pub use self::core::schema::CompiledSchema;
 pub use normalized::{Members, Normalized};
-pub use options::{BigIntegers, Limits, UnknownKeys, ValidateOptions};
+pub use read::keyed::{KeyedProblems, KeyedVerdict};
+pub use read::response::SUGGESTION_MEMBER;
+pub use read::typed::{Accepted, Refusal};
 pub use report::Report;
-pub use response::SUGGESTION_MEMBER;
-pub use typed::{Accepted, Refusal};
-
-#[cfg(feature = "export")]
-pub(crate) use compile::CompiledKey;
-pub(crate) use compile::{Check, KeyStatus};
-#[cfg(feature = "a2a")]
-pub(crate) use report::{Collect, finish_report};

@@ -2,7 +2,7 @@
 //! applied, `null` optional members left out and whole-number floats in
 //! `integer` keys read as integers; built without copying the input.
 //!
-//! The validation pass records what normalizing would change (a [`Plan`]:
+//! The validation pass records what normalizing would change (a [`Edits`]:
 //! usually nothing, or a default or two). The `Normalized` a report holds
 //! then reads through to the caller's message (the `Value` path) or
 //! parses the validated text on first use (the bytes path), and copies
@@ -16,162 +16,8 @@ use serde::de::value::MapDeserializer;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::compile::Inner;
-use super::key_set::KeySet;
-use crate::key::whole_number;
-
-/// What normalizing a valid payload changes, recorded during the pass.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Plan {
-    /// Keys present in the payload.
-    pub(crate) seen: KeySet,
-    /// Members removed or rewritten; `None`, with no allocation, in the
-    /// usual case where normalizing only adds defaults.
-    changes: Option<Box<Changes>>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-struct Changes {
-    /// Optional keys given as `null`: left out (their default, if any, added).
-    dropped: KeySet,
-    /// `integer` keys holding a whole-number float that 64 bits hold.
-    rewritten: KeySet,
-    /// Those integers, by key index, once read from a parsed payload.
-    integers: Vec<(usize, Value)>,
-}
-
-impl Plan {
-    pub(crate) fn new(keys: usize) -> Self {
-        Self {
-            seen: KeySet::new(keys),
-            changes: None,
-        }
-    }
-
-    fn changes(&mut self) -> &mut Changes {
-        let keys = self.seen.capacity();
-        self.changes.get_or_insert_with(|| {
-            Box::new(Changes {
-                dropped: KeySet::new(keys),
-                rewritten: KeySet::new(keys),
-                integers: Vec::new(),
-            })
-        })
-    }
-
-    /// Records that key `index`'s member (`null`) is left out.
-    pub(crate) fn drop_member(&mut self, index: usize) {
-        self.changes().dropped.insert(index);
-    }
-
-    /// Records that key `index`'s member (a whole-number float) becomes an integer.
-    pub(crate) fn rewrite_member(&mut self, index: usize) {
-        self.changes().rewritten.insert(index);
-    }
-
-    /// Whether normalizing only adds defaults (no member removed or rewritten).
-    pub(crate) fn only_adds_defaults(&self) -> bool {
-        self.changes.is_none()
-    }
-
-    /// Whether key `index`'s member (`null`) is left out.
-    pub(crate) fn is_dropped(&self, index: usize) -> bool {
-        self.changes
-            .as_ref()
-            .is_some_and(|c| c.dropped.contains(index))
-    }
-
-    /// Whether key `index`'s member (a whole-number float) becomes an integer.
-    pub(crate) fn is_rewritten(&self, index: usize) -> bool {
-        self.changes
-            .as_ref()
-            .is_some_and(|c| c.rewritten.contains(index))
-    }
-
-    /// The integer key `index`'s member becomes, when it is rewritten.
-    fn integer(&self, index: usize) -> Option<&Value> {
-        let changes = self.changes.as_ref()?;
-        changes
-            .integers
-            .iter()
-            .find(|(i, _)| *i == index)
-            .map(|(_, integer)| integer)
-    }
-
-    /// Whether key `index`'s default goes into the normalized payload.
-    fn adds_default(&self, index: usize) -> bool {
-        !self.seen.contains(index) || self.is_dropped(index)
-    }
-
-    /// Normalizes `payload`, a payload this plan was made from, in place:
-    /// the members keep their order (as the borrowed view iterates them),
-    /// then the defaults follow.
-    pub(crate) fn apply(&self, schema: &Inner, payload: &mut Map<String, Value>) {
-        if let Some(changes) = &self.changes {
-            // `retain`, not `remove`: under `preserve_order` `remove` swaps
-            // the last member into the hole.
-            payload.retain(|name, value| {
-                let Some(index) = schema.lookup(name) else {
-                    return true;
-                };
-                if changes.rewritten.contains(index) {
-                    if let Some(integer) = whole_number(value) {
-                        *value = integer;
-                    }
-                }
-                !changes.dropped.contains(index)
-            });
-        }
-        for (name, default) in self.added_defaults(schema) {
-            payload.insert(name.to_owned(), default.clone());
-        }
-    }
-
-    /// The defaults normalizing adds, in the template's order.
-    pub(crate) fn added_defaults<'n>(&'n self, schema: &'n Inner) -> AddedDefaults<'n> {
-        AddedDefaults {
-            schema,
-            plan: self,
-            indices: schema.defaulted.iter(),
-        }
-    }
-
-    /// Reads the rewritten integers from the parsed payload they come from.
-    fn read_integers(&mut self, schema: &Inner, payload: &Map<String, Value>) {
-        if let Some(changes) = &mut self.changes {
-            changes.integers = schema
-                .keys
-                .iter()
-                .enumerate()
-                .filter(|(index, _)| changes.rewritten.contains(*index))
-                .filter_map(|(index, key)| {
-                    whole_number(payload.get(&*key.name)?).map(|integer| (index, integer))
-                })
-                .collect();
-        }
-    }
-}
-
-/// The defaults a [`Plan`] adds: keys with a default that the payload left
-/// out or gave as `null`.
-pub(crate) struct AddedDefaults<'n> {
-    schema: &'n Inner,
-    plan: &'n Plan,
-    indices: std::slice::Iter<'n, usize>,
-}
-
-impl<'n> Iterator for AddedDefaults<'n> {
-    type Item = (&'n str, &'n Value);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let (schema, plan) = (self.schema, self.plan);
-        self.indices.by_ref().find_map(|&index| {
-            plan.adds_default(index)
-                .then(|| schema.default_of(index))
-                .flatten()
-        })
-    }
-}
+use crate::validate::core::edits::{AddedDefaults, Edits};
+use crate::validate::core::schema::SchemaCore;
 
 /// The normalized payload of a valid message: a read-only map of member
 /// names to values.
@@ -201,14 +47,14 @@ enum Repr<'a> {
     /// Reads through to a payload the caller owns.
     Borrowed {
         payload: &'a Map<String, Value>,
-        schema: &'a Inner,
-        plan: Plan,
+        schema: &'a SchemaCore,
+        plan: Edits,
     },
     /// Validated JSON text, parsed on first read.
     Text {
         bytes: &'a [u8],
-        schema: &'a Inner,
-        plan: Plan,
+        schema: &'a SchemaCore,
+        plan: Edits,
         parsed: OnceLock<Map<String, Value>>,
     },
     Owned(Map<String, Value>),
@@ -220,8 +66,8 @@ static NULL: Value = Value::Null;
 impl<'a> Normalized<'a> {
     pub(crate) fn borrowed(
         payload: &'a Map<String, Value>,
-        schema: &'a Inner,
-        mut plan: Plan,
+        schema: &'a SchemaCore,
+        mut plan: Edits,
     ) -> Self {
         plan.read_integers(schema, payload);
         Self {
@@ -233,7 +79,7 @@ impl<'a> Normalized<'a> {
         }
     }
 
-    pub(crate) fn text(bytes: &'a [u8], schema: &'a Inner, plan: Plan) -> Self {
+    pub(crate) fn text(bytes: &'a [u8], schema: &'a SchemaCore, plan: Edits) -> Self {
         Self {
             repr: Repr::Text {
                 bytes,
@@ -262,7 +108,7 @@ impl<'a> Normalized<'a> {
                     // Not a key of the schema: an unknown member kept under `Warn`.
                     return payload.get(name);
                 };
-                if let Some(integer) = plan.integer(index) {
+                if let Some(integer) = plan.integer_of(index) {
                     return Some(integer);
                 }
                 if plan.adds_default(index) {
@@ -287,7 +133,7 @@ impl<'a> Normalized<'a> {
                 schema,
                 plan,
             } => {
-                let dropped = plan.changes.as_ref().map_or(0, |c| c.dropped.len());
+                let dropped = plan.dropped_count();
                 payload
                     .len()
                     .saturating_sub(dropped)
@@ -391,7 +237,7 @@ impl<'a> Normalized<'a> {
 
     /// The plan of a `Text` form not yet parsed whose normalizing only adds
     /// defaults: `T` can then be read straight from the text.
-    pub(crate) fn text_plan(&self) -> Option<&Plan> {
+    pub(crate) fn text_plan(&self) -> Option<&Edits> {
         match &self.repr {
             Repr::Text { plan, parsed, .. }
                 if parsed.get().is_none() && plan.only_adds_defaults() =>
@@ -429,7 +275,7 @@ impl<'a> Normalized<'a> {
 /// The normalized payload of validated text: the text's `payload` member,
 /// normalized by `plan`. The text was validated, so it parses; were it not,
 /// the result would be empty rather than a panic.
-fn parse_text(bytes: &[u8], schema: &Inner, plan: &Plan) -> Map<String, Value> {
+fn parse_text(bytes: &[u8], schema: &SchemaCore, plan: &Edits) -> Map<String, Value> {
     let Ok(Value::Object(mut message)) = serde_json::from_slice::<Value>(bytes) else {
         return Map::new();
     };
@@ -448,8 +294,8 @@ pub struct Members<'n> {
 enum MembersInner<'n> {
     Borrowed {
         payload: serde_json::map::Iter<'n>,
-        schema: &'n Inner,
-        plan: &'n Plan,
+        schema: &'n SchemaCore,
+        plan: &'n Edits,
         defaults: AddedDefaults<'n>,
     },
     Map(Option<serde_json::map::Iter<'n>>),
@@ -481,7 +327,7 @@ impl<'n> Iterator for Members<'n> {
                     if plan.is_dropped(index) {
                         continue;
                     }
-                    return Some((name, plan.integer(index).unwrap_or(value)));
+                    return Some((name, plan.integer_of(index).unwrap_or(value)));
                 }
                 defaults.next()
             }

@@ -1,7 +1,7 @@
 //! `KeySet`: a set of a compiled schema's key indices, inline (no
 //! allocation) for schemas of up to 128 keys.
 
-/// A set of key indices. Two words inline (8-byte aligned, so a `Plan`
+/// A set of key indices. Two words inline (8-byte aligned, so a `Edits`
 /// stays small enough to move in registers), a boxed slice beyond.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum KeySet {

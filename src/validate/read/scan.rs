@@ -1,10 +1,10 @@
 //! A JSON scanner for the bytes path's usual message: it reads the text
 //! once, byte by byte, and hands each payload member's name and [`Shape`]
-//! to the same [`Pass`] serde_json's reader feeds (`stream.rs`).
+//! to the same [`Pass`] the serde source reader feeds (`serde_source.rs`).
 //!
 //! Why its own: going through serde's visitor plumbing (a call per token,
-//! a visitor per value) cost the bytes verdict twice what reading the text
-//! with `IgnoredAny` costs. The scanner only has to be right about what it
+//! a visitor per value) is most of the bytes verdict's work, as much again as
+//! reading the text with `IgnoredAny`. The scanner only has to be right about what it
 //! accepts: anything it is unsure of — a syntax error, an escaped member
 //! name, a `schema_id` other than the schema's, a repeated member, a
 //! lone surrogate, a number other than a short integer or fraction — ends the scan
@@ -17,13 +17,14 @@
 
 use serde_json::Value;
 
-use super::UnknownKeys;
-use super::normalized::Plan;
-use super::pass::{Member, Pass};
-use super::report::Outcome;
-use super::shape::Shape;
-use super::stream::{Payload, Probe, Stream};
+use super::probe::Probe;
+use super::stream::{Payload, Stream};
 use crate::key::JsonKind;
+use crate::validate::core::edits::Edits;
+use crate::validate::core::options::UnknownKeys;
+use crate::validate::core::outcome::Outcome;
+use crate::validate::core::pass::{Pass, ValueOrShape};
+use crate::validate::core::shape::{ContainerShape, Shape};
 
 /// The scanner did not settle the text; serde_json's reader will.
 pub(super) struct Unsure;
@@ -318,41 +319,28 @@ impl<'t> Scanner<'t> {
     fn array(&mut self, cap: usize, track_strings: bool, room: usize) -> Scanned<Shape> {
         let room = room.checked_sub(1).ok_or(Unsure)?;
         self.at += 1;
-        let mut shape = Shape {
-            depth: 1,
-            ..Shape::scalar(JsonKind::Array)
-        };
+        let mut shape = ContainerShape::array(track_strings);
         if self.empty_container(b']') {
-            return Ok(shape);
+            return Ok(shape.finish(cap));
         }
         let child_cap = cap.saturating_sub(1);
-        let mut index = 0usize;
         loop {
             let element = self.value(child_cap, false, room)?;
-            if track_strings && shape.first_non_string.is_none() && element.kind != JsonKind::String
-            {
-                shape.first_non_string = Some(index);
-            }
-            shape.depth = shape.depth.max(element.depth.saturating_add(1));
-            index += 1;
+            shape.child(&element);
             if self.end_of_member(b']')? {
                 break;
             }
         }
-        shape.depth = shape.depth.min(cap.max(1));
-        Ok(shape)
+        Ok(shape.finish(cap))
     }
 
     #[inline(never)]
     fn object(&mut self, cap: usize, room: usize) -> Scanned<Shape> {
         let room = room.checked_sub(1).ok_or(Unsure)?;
         self.at += 1;
-        let mut shape = Shape {
-            depth: 1,
-            ..Shape::scalar(JsonKind::Object)
-        };
+        let mut shape = ContainerShape::object();
         if self.empty_container(b'}') {
-            return Ok(shape);
+            return Ok(shape.finish(cap));
         }
         let child_cap = cap.saturating_sub(1);
         loop {
@@ -364,17 +352,16 @@ impl<'t> Scanner<'t> {
                 return Err(Unsure);
             }
             let value = self.value(child_cap, false, room)?;
-            shape.depth = shape.depth.max(value.depth.saturating_add(1));
+            shape.child(&value);
             if self.end_of_member(b'}')? {
                 break;
             }
         }
-        shape.depth = shape.depth.min(cap.max(1));
-        Ok(shape)
+        Ok(shape.finish(cap))
     }
 
     /// The payload object (at its `{`): each member checked by a [`Pass`].
-    fn payload<O: Outcome>(&mut self, stream: &mut Stream<'_, O>) -> Scanned<Plan> {
+    fn payload<O: Outcome>(&mut self, stream: &mut Stream<'_, O>) -> Scanned<Edits> {
         self.at += 1;
         let schema = stream.schema;
         let limits = &schema.options.limits;
@@ -393,7 +380,7 @@ impl<'t> Scanner<'t> {
                         // What the serde reader's probe follows, the scanner follows.
                         let probe = Probe::for_key(schema, index);
                         let shape = self.value(probe.cap, probe.track_strings, MAX_NESTING)?;
-                        pass.known(index, Member::Shape(shape), &mut stream.out)
+                        pass.known(index, ValueOrShape::Shape(shape), &mut stream.out)
                     }
                     None => {
                         // Both ends are ASCII quotes in UTF-8 text: this
@@ -416,7 +403,7 @@ impl<'t> Scanner<'t> {
             }
         }
         let _ = pass.finish(&mut stream.out);
-        Ok(pass.into_plan())
+        Ok(pass.into_edits())
     }
 }
 

@@ -11,7 +11,8 @@ use crate::key::OTHER_KEY;
 use crate::negotiate::SchemaUpdateSuggestion;
 use crate::template::SchemaTemplate;
 
-use super::{CompiledSchema, Report};
+use crate::validate::core::schema::CompiledSchema;
+use crate::validate::report::Report;
 
 /// The member of an execution result that carries schema update
 /// suggestions (§6.2.3); a response template cannot declare it.

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::compile::Check;
+use super::check::Check;
 use crate::key::JsonKind;
 
 /// The scalar kinds a key takes with nothing more to check, one bit per

@@ -8,11 +8,11 @@ use std::marker::PhantomData;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::forward_to_deserialize_any;
 
-use super::compile::{CompiledSchema, Inner};
-use super::normalized::{AddedDefaults, Plan};
-use super::report::Report;
-use super::stream::Name;
+use super::probe::Name;
 use crate::issue::Issue;
+use crate::validate::core::edits::{AddedDefaults, Edits};
+use crate::validate::core::schema::{CompiledSchema, SchemaCore};
+use crate::validate::report::Report;
 
 /// A message accepted by [`CompiledSchema::deserialize_slice`]: its
 /// normalized payload as the caller's type, and the warnings validation gave.
@@ -118,7 +118,7 @@ impl CompiledSchema {
         let warnings = problems.warnings().to_vec();
         let payload = match normalized {
             Some(normalized) => match normalized.text_plan() {
-                Some(plan) => from_text(bytes, &self.inner, plan),
+                Some(plan) => from_text(bytes, &self.core, plan),
                 None => normalized.deserialize(),
             },
             None => Err(de::Error::custom("the valid message has no payload")),
@@ -132,8 +132,8 @@ impl CompiledSchema {
 /// `T` from the `payload` member of validated text, defaults added.
 fn from_text<T: DeserializeOwned>(
     bytes: &[u8],
-    schema: &Inner,
-    plan: &Plan,
+    schema: &SchemaCore,
+    plan: &Edits,
 ) -> Result<T, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let payload = de::Deserializer::deserialize_map(
@@ -150,8 +150,8 @@ fn from_text<T: DeserializeOwned>(
 
 /// Visits the message object and deserializes `T` from its `payload`.
 struct FindPayload<'s, T> {
-    schema: &'s Inner,
-    plan: &'s Plan,
+    schema: &'s SchemaCore,
+    plan: &'s Edits,
     marker: PhantomData<T>,
 }
 
@@ -182,8 +182,8 @@ impl<'de, T: DeserializeOwned> Visitor<'de> for FindPayload<'_, T> {
 /// Deserializes `T` from a payload object, handing it the defaults after
 /// the members the text carries.
 struct WithDefaults<'s, T> {
-    schema: &'s Inner,
-    plan: &'s Plan,
+    schema: &'s SchemaCore,
+    plan: &'s Edits,
     marker: PhantomData<T>,
 }
 
@@ -202,8 +202,8 @@ impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for WithDefaults<'_, T> {
 /// The payload object, seen by `T` as one map: the text's members, then the defaults.
 struct PayloadDeserializer<'s, D> {
     inner: D,
-    schema: &'s Inner,
-    plan: &'s Plan,
+    schema: &'s SchemaCore,
+    plan: &'s Edits,
 }
 
 impl<'de, D: de::Deserializer<'de>> de::Deserializer<'de> for PayloadDeserializer<'_, D> {
@@ -226,8 +226,8 @@ impl<'de, D: de::Deserializer<'de>> de::Deserializer<'de> for PayloadDeserialize
 
 struct MembersThenDefaults<'s, V> {
     visitor: V,
-    schema: &'s Inner,
-    plan: &'s Plan,
+    schema: &'s SchemaCore,
+    plan: &'s Edits,
 }
 
 impl<'de, V: Visitor<'de>> Visitor<'de> for MembersThenDefaults<'_, V> {

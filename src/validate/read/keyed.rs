@@ -10,12 +10,12 @@ use std::ops::ControlFlow;
 
 use serde::de::{self, DeserializeSeed};
 
-use super::UnknownKeys;
-use super::compile::{CompiledSchema, Inner};
-use super::edits::{Checked, Edits};
-use super::pass::{Member, Pass};
-use super::report::{Collect, Outcome, Verdict, finish_problems};
-use super::stream::{Probe, UnknownValue};
+use super::probe::{Probe, UnknownValue};
+use crate::validate::core::edits::Checked;
+use crate::validate::core::options::UnknownKeys;
+use crate::validate::core::outcome::{Collect, Outcome, Verdict, finish_problems};
+use crate::validate::core::pass::{Pass, ValueOrShape};
+use crate::validate::core::schema::{CompiledSchema, SchemaCore};
 
 impl CompiledSchema {
     /// The names of the keys this schema accepts, in the order
@@ -24,7 +24,7 @@ impl CompiledSchema {
     /// withdrawn keys still accepted. A caller that asks its payloads for
     /// these names often prepares them once per schema.
     pub fn key_names(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
-        self.inner.keys.iter().map(|key| &*key.name)
+        self.core.keys.iter().map(|key| &*key.name)
     }
 
     /// Starts the verdict on a payload of `members` members that the
@@ -36,7 +36,7 @@ impl CompiledSchema {
     /// [`CompiledSchema::is_valid`]'s on the same message. Any other
     /// message goes through [`CompiledSchema::is_valid_from`].
     pub fn keyed_verdict(&self, members: usize) -> Option<KeyedVerdict<'_>> {
-        Keyed::new(&self.inner, members, Verdict::fail_fast()).map(KeyedVerdict)
+        Keyed::new(&self.core, members, Verdict::fail_fast()).map(KeyedVerdict)
     }
 
     /// Starts the report on a payload of `members` members that the caller
@@ -44,7 +44,7 @@ impl CompiledSchema {
     /// past [`Limits::max_keys`](super::Limits::max_keys). Same contract as
     /// [`CompiledSchema::keyed_verdict`], for [`CompiledSchema::problems_from`].
     pub fn keyed_problems(&self, members: usize) -> Option<KeyedProblems<'_>> {
-        Keyed::new(&self.inner, members, Collect::default()).map(KeyedProblems)
+        Keyed::new(&self.core, members, Collect::default()).map(KeyedProblems)
     }
 }
 
@@ -187,10 +187,10 @@ impl KeyedProblems<'_> {
             return None;
         }
         let _ = self.0.pass.finish(&mut self.0.out);
-        let (problems, plan) = finish_problems(self.0.out, Some(self.0.pass.into_plan()));
+        let (problems, plan) = finish_problems(self.0.out, Some(self.0.pass.into_edits()));
         Some(Checked {
             problems,
-            edits: plan.map(|plan| Edits { plan }),
+            edits: plan,
         })
     }
 }
@@ -206,7 +206,7 @@ struct Keyed<'s, O> {
 }
 
 impl<'s, O: Outcome> Keyed<'s, O> {
-    fn new(schema: &'s Inner, members: usize, out: O) -> Option<Self> {
+    fn new(schema: &'s SchemaCore, members: usize, out: O) -> Option<Self> {
         (members <= schema.options.limits.max_keys).then(|| Keyed {
             pass: Pass::new(schema, false),
             out,
@@ -225,7 +225,9 @@ impl<'s, O: Outcome> Keyed<'s, O> {
         }
         self.found = self.found.saturating_add(1);
         let shape = Probe::for_key(self.pass.schema, index).deserialize(value)?;
-        Ok(self.pass.known(index, Member::Shape(shape), &mut self.out))
+        Ok(self
+            .pass
+            .known(index, ValueOrShape::Shape(shape), &mut self.out))
     }
 
     fn member<'de, D: de::Deserializer<'de>>(

@@ -1,24 +1,27 @@
-//! The decisions of one validation pass over a payload's members, which both
-//! the `Value` path (`value.rs`) and the bytes path (`stream.rs`) drive
-//! member by member.
+//! The decisions of one validation pass over a payload's members, which
+//! every reader (`read/`) drives member by member: the one place a key's
+//! value is judged, so the readers' reports agree.
 
 use std::ops::ControlFlow;
 
 use serde_json::Value;
 
-use super::compile::{Check, CompiledKey, Cursor, Inner, KeyStatus, same_name};
-use super::normalized::Plan;
+use super::check::Check;
+use super::compiled_key::{CompiledKey, KeyStatus};
+use super::edits::Edits;
+use super::key_index::{Cursor, same_name};
 use super::options::{BigIntegers, UnknownKeys};
-use super::report::Outcome;
+use super::outcome::Outcome;
+use super::schema::SchemaCore;
 use super::shape::Shape;
 use crate::issue::{Issue, IssueCode, IssuePath};
 use crate::key::{JsonKind, KeyType};
 
 /// One validation pass over a payload's members, shared by both paths.
 pub(crate) struct Pass<'s> {
-    pub(crate) schema: &'s Inner,
+    pub(crate) schema: &'s SchemaCore,
     /// The keys seen and what normalizing will change.
-    plan: Plan,
+    plan: Edits,
     required_seen: usize,
     /// Set when a key appears twice (only the bytes path can see that).
     pub(crate) duplicate: bool,
@@ -30,7 +33,7 @@ pub(crate) struct Pass<'s> {
 }
 
 /// What a member's value is, as far as the pass needs to know.
-pub(crate) enum Member<'v> {
+pub(crate) enum ValueOrShape<'v> {
     /// The parsed value (kept for the normalized payload).
     Value(&'v Value),
     /// Only its shape (the verdict-only bytes path).
@@ -39,10 +42,10 @@ pub(crate) enum Member<'v> {
 
 impl<'s> Pass<'s> {
     /// A pass; `streaming` when members come from bytes and may repeat.
-    pub(crate) fn new(schema: &'s Inner, streaming: bool) -> Self {
+    pub(crate) fn new(schema: &'s SchemaCore, streaming: bool) -> Self {
         Self {
             schema,
-            plan: Plan::new(schema.keys.len()),
+            plan: Edits::new(schema.keys.len()),
             required_seen: 0,
             duplicate: false,
             track_unknown: streaming,
@@ -58,7 +61,7 @@ impl<'s> Pass<'s> {
     pub(crate) fn member<O: Outcome>(
         &mut self,
         name: &str,
-        member: Member<'_>,
+        member: ValueOrShape<'_>,
         out: &mut O,
     ) -> ControlFlow<()> {
         match self.find(name.as_bytes()) {
@@ -67,10 +70,10 @@ impl<'s> Pass<'s> {
                 // Only a kept unknown member (`Warn`) needs its shape.
                 let shape =
                     (self.schema.options.unknown_keys == UnknownKeys::Warn).then(|| match member {
-                        Member::Value(value) => {
+                        ValueOrShape::Value(value) => {
                             Shape::of(value, self.schema.options.limits.max_depth, false)
                         }
-                        Member::Shape(shape) => shape,
+                        ValueOrShape::Shape(shape) => shape,
                     });
                 self.unknown(name, shape, out)
             }
@@ -88,7 +91,7 @@ impl<'s> Pass<'s> {
     pub(crate) fn known<O: Outcome>(
         &mut self,
         index: usize,
-        member: Member<'_>,
+        member: ValueOrShape<'_>,
         out: &mut O,
     ) -> ControlFlow<()> {
         if self.plan.seen.insert(index) {
@@ -103,11 +106,11 @@ impl<'s> Pass<'s> {
         let max_depth = self.schema.options.limits.max_depth;
         let shape = match member {
             // The usual member: a scalar of the key's type, kept as it is.
-            Member::Value(value) if key.kept_scalars.take(value) => {
+            ValueOrShape::Value(value) if key.kept_scalars.take(value) => {
                 return ControlFlow::Continue(());
             }
-            Member::Value(value) => Shape::of(value, max_depth, key.check == Check::Other),
-            Member::Shape(shape) => shape,
+            ValueOrShape::Value(value) => Shape::of(value, max_depth, key.check == Check::Other),
+            ValueOrShape::Shape(shape) => shape,
         };
         match fit(key, &shape, self.schema) {
             Fit::Fits { rewrite } => {
@@ -211,7 +214,7 @@ impl<'s> Pass<'s> {
     }
 
     /// What normalizing the payload will change (meaningful once the pass is over).
-    pub(crate) fn into_plan(self) -> Plan {
+    pub(crate) fn into_edits(self) -> Edits {
         self.plan
     }
 
@@ -251,7 +254,7 @@ pub(crate) enum Fit {
 
 /// Decides what `key` makes of a value of shape `shape`.
 #[inline(always)]
-pub(crate) fn fit(key: &CompiledKey, shape: &Shape, schema: &Inner) -> Fit {
+pub(crate) fn fit(key: &CompiledKey, shape: &Shape, schema: &SchemaCore) -> Fit {
     if !key.required && shape.kind == JsonKind::Null {
         return Fit::NotGiven;
     }
@@ -281,7 +284,7 @@ pub(crate) fn fit(key: &CompiledKey, shape: &Shape, schema: &Inner) -> Fit {
 
 /// Whether a value of shape `shape` nests deeper than the schema allows.
 #[inline(always)]
-pub(crate) fn too_deep(schema: &Inner, shape: &Shape) -> bool {
+pub(crate) fn too_deep(schema: &SchemaCore, shape: &Shape) -> bool {
     shape.depth > schema.options.limits.max_depth
 }
 
@@ -295,13 +298,13 @@ fn unknown_key(name: &str) -> Issue {
 
 /// Whether a message's `schema_id` member is `schema`'s id.
 #[inline]
-pub(crate) fn is_schema_id_of(schema: &Inner, schema_id: Option<&Value>) -> bool {
+pub(crate) fn is_schema_id_of(schema: &SchemaCore, schema_id: Option<&Value>) -> bool {
     matches!(schema_id, Some(Value::String(id)) if same_name(id, &schema.schema_id))
 }
 
 /// Checks the message's `schema_id` member.
 pub(crate) fn check_schema_id<O: Outcome>(
-    schema: &Inner,
+    schema: &SchemaCore,
     schema_id: Option<&Value>,
     out: &mut O,
 ) -> ControlFlow<()> {
@@ -360,7 +363,7 @@ pub(crate) fn message_not_object<O: Outcome>(out: &mut O) -> ControlFlow<()> {
     out.error(|| Issue::fixed(IssueCode::NotAnObject, "", "message must be a JSON object"))
 }
 
-pub(crate) fn too_many_keys<O: Outcome>(schema: &Inner, out: &mut O) -> ControlFlow<()> {
+pub(crate) fn too_many_keys<O: Outcome>(schema: &SchemaCore, out: &mut O) -> ControlFlow<()> {
     out.error(|| {
         Issue::limit(
             "/payload",

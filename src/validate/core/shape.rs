@@ -82,6 +82,61 @@ impl Shape {
     }
 }
 
+/// A container's shape built from its children's as a text reader meets
+/// them: the one rule the bytes scanner and the serde probe share, so the
+/// two text readers cannot disagree on depth or on `other`'s elements.
+pub(crate) struct ContainerShape {
+    shape: Shape,
+    /// Index of the next element (arrays).
+    next: usize,
+    /// Whether to note the first element that is not a string.
+    track_strings: bool,
+}
+
+impl ContainerShape {
+    /// An array; `track_strings` when its first non-string element matters.
+    pub(crate) fn array(track_strings: bool) -> Self {
+        Self::new(JsonKind::Array, track_strings)
+    }
+
+    /// An object.
+    pub(crate) fn object() -> Self {
+        Self::new(JsonKind::Object, false)
+    }
+
+    fn new(kind: JsonKind, track_strings: bool) -> Self {
+        Self {
+            shape: Shape {
+                depth: 1,
+                ..Shape::scalar(kind)
+            },
+            next: 0,
+            track_strings,
+        }
+    }
+
+    /// Takes in the next element's (or member value's) shape.
+    #[inline]
+    pub(crate) fn child(&mut self, child: &Shape) {
+        if self.track_strings
+            && self.shape.first_non_string.is_none()
+            && child.kind != JsonKind::String
+        {
+            self.shape.first_non_string = Some(self.next);
+        }
+        self.shape.depth = self.shape.depth.max(child.depth.saturating_add(1));
+        self.next = self.next.saturating_add(1);
+    }
+
+    /// The container's shape, its depth capped at `cap` (the limit plus one).
+    pub(crate) fn finish(self, cap: usize) -> Shape {
+        Shape {
+            depth: self.shape.depth.min(cap.max(1)),
+            ..self.shape
+        }
+    }
+}
+
 /// Nesting depth of `value` (scalar 0, `[]` 1), or `cap` if it is at least `cap`.
 /// Recursion is bounded by `cap`, whatever the input.
 fn capped_depth(value: &Value, cap: usize) -> usize {

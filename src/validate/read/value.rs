@@ -2,15 +2,19 @@
 
 use serde_json::{Map, Value};
 
-use super::UnknownKeys;
-use super::compile::{Check, CompiledSchema, Cursor, Inner, same_name};
-use super::normalized::{Normalized, Plan};
-use super::pass::{
-    Fit, Member, Pass, check_schema_id, fit, is_schema_id_of, message_not_object, missing_payload,
-    payload_not_object, too_deep, too_many_keys,
+use crate::validate::core::check::Check;
+use crate::validate::core::edits::Edits;
+use crate::validate::core::key_index::{Cursor, same_name};
+use crate::validate::core::options::UnknownKeys;
+use crate::validate::core::outcome::{Collect, Outcome};
+use crate::validate::core::pass::{
+    Fit, Pass, ValueOrShape, check_schema_id, fit, is_schema_id_of, message_not_object,
+    missing_payload, payload_not_object, too_deep, too_many_keys,
 };
-use super::report::{Collect, Outcome, Report, finish_report};
-use super::shape::Shape;
+use crate::validate::core::schema::{CompiledSchema, SchemaCore};
+use crate::validate::core::shape::Shape;
+use crate::validate::normalized::Normalized;
+use crate::validate::report::{Report, finish_report};
 
 impl CompiledSchema {
     /// Validates a message `{"schema_id", "payload"}` and reports every
@@ -19,8 +23,8 @@ impl CompiledSchema {
     /// normalize a message you own in place.
     pub fn validate<'a>(&'a self, message: &'a Value) -> Report<'a> {
         let mut out = Collect::default();
-        let normalized = run_value(&self.inner, message, &mut out)
-            .map(|(payload, plan)| Normalized::borrowed(payload, &self.inner, plan));
+        let normalized = run_value(&self.core, message, &mut out)
+            .map(|(payload, plan)| Normalized::borrowed(payload, &self.core, plan));
         finish_report(out, normalized)
     }
 
@@ -30,7 +34,7 @@ impl CompiledSchema {
     /// members removed and defaults inserted; nothing else is copied.
     pub fn validate_owned(&self, message: Value) -> Report<'static> {
         let mut out = Collect::default();
-        let plan = run_value(&self.inner, &message, &mut out).map(|(_, plan)| plan);
+        let plan = run_value(&self.core, &message, &mut out).map(|(_, plan)| plan);
         let normalized = plan.and_then(|plan| {
             let Value::Object(mut message) = message else {
                 return None;
@@ -38,7 +42,7 @@ impl CompiledSchema {
             let Some(Value::Object(mut payload)) = message.remove("payload") else {
                 return None;
             };
-            plan.apply(&self.inner, &mut payload);
+            plan.apply(&self.core, &mut payload);
             Some(Normalized::owned(payload))
         });
         finish_report(out, normalized)
@@ -50,8 +54,8 @@ impl CompiledSchema {
             return false;
         };
         let (schema_id, payload) = envelope_members(object);
-        is_schema_id_of(&self.inner, schema_id)
-            && matches!(payload, Some(Value::Object(payload)) if payload_verdict(&self.inner, payload))
+        is_schema_id_of(&self.core, schema_id)
+            && matches!(payload, Some(Value::Object(payload)) if payload_verdict(&self.core, payload))
     }
 
     /// Validates a bare payload, the object that goes under a message's
@@ -77,8 +81,8 @@ impl CompiledSchema {
     /// ```
     pub fn validate_payload<'a>(&'a self, payload: &'a Map<String, Value>) -> Report<'a> {
         let mut out = Collect::default();
-        let normalized = run_payload(&self.inner, payload, &mut out)
-            .map(|plan| Normalized::borrowed(payload, &self.inner, plan));
+        let normalized = run_payload(&self.core, payload, &mut out)
+            .map(|plan| Normalized::borrowed(payload, &self.core, plan));
         finish_report(out, normalized).strip_prefix("/payload")
     }
 
@@ -86,9 +90,9 @@ impl CompiledSchema {
     /// MCP tool call's arguments, say), normalized in place.
     pub fn validate_payload_owned(&self, mut payload: Map<String, Value>) -> Report<'static> {
         let mut out = Collect::default();
-        let plan = run_payload(&self.inner, &payload, &mut out);
+        let plan = run_payload(&self.core, &payload, &mut out);
         let normalized = plan.map(|plan| {
-            plan.apply(&self.inner, &mut payload);
+            plan.apply(&self.core, &mut payload);
             Normalized::owned(payload)
         });
         finish_report(out, normalized).strip_prefix("/payload")
@@ -97,17 +101,17 @@ impl CompiledSchema {
     /// Whether a bare payload is valid under this schema (see
     /// [`CompiledSchema::validate_payload`]); stops at the first problem.
     pub fn is_valid_payload(&self, payload: &Map<String, Value>) -> bool {
-        payload_verdict(&self.inner, payload)
+        payload_verdict(&self.core, payload)
     }
 }
 
 /// Runs the checks on a parsed message; returns its payload and what
 /// normalizing changes when it is valid (and `O` wants them).
 fn run_value<'m, O: Outcome>(
-    schema: &Inner,
+    schema: &SchemaCore,
     message: &'m Value,
     out: &mut O,
-) -> Option<(&'m Map<String, Value>, Plan)> {
+) -> Option<(&'m Map<String, Value>, Edits)> {
     let Some(object) = message.as_object() else {
         let _ = message_not_object(out);
         return None;
@@ -158,7 +162,7 @@ fn envelope_members(message: &Map<String, Value>) -> (Option<&Value>, Option<&Va
 /// (`tests/properties.rs` holds the two equal). A scalar the key takes
 /// from its tag alone ([`Scalars`](super::scalars::Scalars)) needs no
 /// [`Shape`].
-fn payload_verdict(schema: &Inner, payload: &Map<String, Value>) -> bool {
+fn payload_verdict(schema: &SchemaCore, payload: &Map<String, Value>) -> bool {
     if payload.len() > schema.options.limits.max_keys {
         return false;
     }
@@ -198,22 +202,25 @@ fn payload_verdict(schema: &Inner, payload: &Map<String, Value>) -> bool {
 /// Runs the checks on a payload object; returns what normalizing changes
 /// when it is valid (and `O` wants it).
 fn run_payload<O: Outcome>(
-    schema: &Inner,
+    schema: &SchemaCore,
     payload: &Map<String, Value>,
     out: &mut O,
-) -> Option<Plan> {
+) -> Option<Edits> {
     if payload.len() > schema.options.limits.max_keys {
         let _ = too_many_keys(schema, out);
         return None;
     }
     let mut pass = Pass::new(schema, false);
     for (name, value) in payload {
-        if pass.member(name, Member::Value(value), out).is_break() {
+        if pass
+            .member(name, ValueOrShape::Value(value), out)
+            .is_break()
+        {
             return None;
         }
     }
     if pass.finish(out).is_break() || !(O::NORMALIZE && out.is_clean()) {
         return None;
     }
-    Some(pass.into_plan())
+    Some(pass.into_edits())
 }
