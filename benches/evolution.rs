@@ -35,7 +35,7 @@
 //! (`iter_batched`) was rejected: a 10,000-cluster clone is 31 MB and would
 //! dominate, and flush the caches the scan depends on.
 //!
-//! Run with `cargo bench --bench evolution`; results are in `docs/benchmarks.md`.
+//! Run with `cargo bench --bench evolution`; the figures are in `benches/README.md`.
 
 #![allow(
     clippy::unwrap_used,

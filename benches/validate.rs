@@ -27,8 +27,8 @@
 //! (`sdsi_from_json`: `SchemaTemplate::from_slice` then
 //! `CompiledSchema::from_template`; `jsonschema_from_json`).
 //!
-//! Run with `cargo bench --bench validate`; results and their reading are in
-//! `docs/benchmarks.md`.
+//! Run with `cargo bench --bench validate`; the figures are in
+//! `benches/README.md`, how to read them in `docs/benchmarks.md`.
 
 // A bench may panic on a broken fixture: a fixture that does not parse, a
 // template that does not compile, or the two libraries disagreeing on a

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Replicas against one process: the throughput measure of docs/benchmarks.md.
+"""Replicas against one process: the throughput measure of benches/README.md.
 
 Builds a long stream from several burst streams (scripts/bursts.py generate,
 held-out split, one per seed, each shifted two days after the last), then

@@ -587,7 +587,8 @@ fn skipped_values_are_checked_like_parsed_ones() {
 
 /// A float default survives parse → serialize → parse exactly. This needs
 /// serde_json's `float_roundtrip`, which sdsi does not declare itself: its
-/// dependency serde_json_canonicalizer turns it on (docs/fuzzing.md, O2).
+/// dependency serde_json_canonicalizer turns it on (docs/fuzzing.md, "What
+/// the oracle accepts, and why").
 /// If that ever changes, this test says so before a user's template drifts.
 #[test]
 fn float_defaults_round_trip_exactly() {
