@@ -54,6 +54,124 @@
 //! | [`evolution`] | the Differential Semantic Pool and the self-evolution pipeline | `evolution` |
 //! | [`_documentation`] | the guides: protocol, interop, patches, evolution, error codes | — |
 //!
+//! ## Where each item lives
+//!
+//! Every file of `src/`, what it holds, and the public items it defines
+//! (methods as `Type::{…}`; `CompiledSchema`'s methods sit with the reader
+//! they serve). `scripts/module-map.py` writes these rows from the sources
+//! and CI fails when they are out of date.
+//!
+//! <!-- file-map:start -->
+//! | file | what it holds | public items |
+//! |---|---|---|
+//! | `src/_documentation.rs` | The guides of `docs/`, rendered here so that they travel with the API reference (the `jiff` crate's pattern). | — |
+//! | `src/a2a/card.rs` | The AgentCard side: skills with #813 input and output fields, and the extension entry that carries an … | `SDSI_A2A_EXTENSION_URI`, `AgentSkill`, `AgentExtension`, `AgentSkill::{new, with_input_template}`, `AgentExtension::{for_templates, find, templates}` |
+//! | `src/a2a/fields.rs` | A2A issue #813's field definitions and their mapping to and from schema templates. | `JSON_MEDIA_TYPE`, `FieldKind`, `FieldDefinition`, `fields_from_template`, `FieldsConversion`, `template_from_fields`, `FieldDefinition::{is_optional, from_key}` |
+//! | `src/a2a/mod.rs` | A2A bridges: the structured field definitions proposed in A2A issue #813 (`FieldDefinition`, skill-level … | — |
+//! | `src/a2a/part.rs` | Data parts: a structured payload in an A2A v1.0 message part, and input fields compiled to validate a … | `FIELDS_SCHEMA_ID`, `CompiledFields`, `CompiledFields::{new, schema, warnings, validate_data}`, `CompiledSchema::{a2a_data_part, validate_a2a_data_part}` |
+//! | `src/compat.rs` | Compatibility between versions of a schema template, in the terms schema registries use (Confluent's … | `Mode`, `UnknownMode`, `ChangeCode`, `Direction`, `Change`, `CompatReport`, `check`, `Mode::{ALL, as_str}`, `ChangeCode::{as_str, is_breaking}`, `CompatReport::{is_compatible, breaking}` |
+//! | `src/digest.rs` | Content digests: SHA-256 over RFC 8785 canonical JSON. | `DigestError`, `DigestError::to_issue` |
+//! | `src/envelope/id.rs` | The envelope's `id`: a version 4 UUID. | `MessageId`, `InvalidMessageId`, `MessageId::{new, from_random_bytes, as_uuid}` |
+//! | `src/envelope/limits.rs` | Bounds on what reading an envelope may cost, like the payload's `Limits`: a hostile envelope is refused … | `EnvelopeLimits`, `EnvelopeLimits::{with_max_bytes, with_max_capabilities, with_max_string_bytes, with_max_depth}` |
+//! | `src/envelope/message.rs` | `Envelope`: the eight fields, building one and replying to one. | `BROADCAST`, `MAX_PAYLOAD_OBJECT_NESTING`, `Envelope`, `ReplyToBroadcast`, `Envelope::{new, structured, with_capabilities, reply, reply_as, is_broadcast, protocol_message, to_value}` |
+//! | `src/envelope/message_type.rs` | The `message_type` names of the protocol's own messages. | `ProtocolMessage`, `ProtocolMessage::{ALL, as_str, from_message_type}` |
+//! | `src/envelope/mod.rs` | The Universal Schema envelope (v0.1): the eight mandatory fields every agent message carries around its … | — |
+//! | `src/envelope/parse.rs` | Reading an envelope from JSON: every problem at once with JSON Pointers, the `EnvelopeReport`, and … | `EnvelopeError`, `EnvelopeReport`, `Envelope::{warnings, parse, parse_with, parse_slice, parse_slice_with, parse_str, from_value, from_slice}`, `EnvelopeError::errors`, `EnvelopeReport::{is_valid, errors, warnings, problems, envelope, into_envelope, normalized}`, `CompiledSchema::{validate_envelope, validate_envelope_slice}` |
+//! | `src/envelope/timestamp.rs` | The envelope's `timestamp`: an RFC 3339 date-time. | `Timestamp`, `InvalidTimestamp`, `Timestamp::{new, utc, parse, is_utc, to_utc, as_offset_date_time}` |
+//! | `src/envelope/version.rs` | The envelope's `protocol_version`, and which versions this crate speaks. | `ProtocolVersion`, `VersionError`, `ProtocolVersion::{CURRENT, SUPPORTED_MAJORS, new, major, minor, patch}` |
+//! | `src/evolution/background.rs` | The pool's background similarity, and the need threshold that adapts to it (`PoolConfig::need_contrast`). | `MIN_BACKGROUND_FRAGMENTS`, `NEED_FLOOR_RATIO`, `Pool::{need_threshold, background}` |
+//! | `src/evolution/cap.rs` | The per-client heat cap: what one client added to one cluster, grant by grant, within a sliding window; … | — |
+//! | `src/evolution/cluster.rs` | One fine cluster's bookkeeping (its centroid lives in the pool's contiguous storage): heat, the dual … | `Exemplar`, `EXEMPLAR_CLIENTS`, `client_tag`, `Exemplar::{distinct_clients, client_tags}` |
+//! | `src/evolution/embed.rs` | The default embedder: signed feature hashing of normalised words and of their character n-grams. | `HashingEmbedder`, `HashingEmbedder::{char_ngrams, with_dimension, with_threshold, with_need_threshold, with_need_contrast}` |
+//! | `src/evolution/event.rs` | What the engine reports for each message it observes. | `EvolutionEvent` |
+//! | `src/evolution/gate.rs` | The dual gate (§6.2.1), on needs: heat at or above the threshold and, within the window, enough distinct … | — |
+//! | `src/evolution/grouping.rs` | Keeping the need level current as fine clusters are founded, grow, merge, drift and go (see `needs.rs` for … | `Pool::{defer, mark_proposed, reopen, need_count}` |
+//! | `src/evolution/heat.rs` | Heat with exponential decay, kept as forward decay in the log domain. | `Heat` |
+//! | `src/evolution/induce/mod.rs` | The default intent inducer: rules, no model. | `RuleInducer` |
+//! | `src/evolution/induce/shape.rs` | What a need's fragments carry, and so the key's type: a number, a count with its unit, one of a few … | — |
+//! | `src/evolution/induce/terms.rs` | The words of a need: stemmed so inflections meet (bag/bags, travel/travelling), kept only when several … | `Stems::{new, stem, content, fragment}`, `Background::new` |
+//! | `src/evolution/injection.rs` | Recognising text written to steer a model rather than describe a need (prompt injection), in any width, … | — |
+//! | `src/evolution/linkage.rs` | How a pool scores a fragment against a cluster, and two clusters against each other. | `Linkage` |
+//! | `src/evolution/mod.rs` | Schema self-evolution (§6.2): the Differential Semantic Pool and the pipeline that turns recurring `other` … | `Embedder`, `IntentInducer`, `EvolutionEngine` |
+//! | `src/evolution/need_view.rs` | A read-only view of one need: what an inducer, an event or a report reads, summed over the need's clusters. | `NeedView`, `NeedView::{id, clusters, vectors, occurrences, heat, recent_clients, recent_requests, clients, exemplars, min_quote_clients, quotable, pool, centroid, retry_at, proposed}`, `Pool::{need, needs}` |
+//! | `src/evolution/needs.rs` | The need level of the pool: fine clusters grouped into needs. | — |
+//! | `src/evolution/observation.rs` | What one received message gives the evolution loop, taken apart from the engine that folds it in: replicas … | `Observation`, `ObservedFragment`, `Evolution::{observation, fold}` |
+//! | `src/evolution/pipeline.rs` | The default evolution engine: `other` fragments → pool → trigger → inducer → conflict detection → packaged … | `Branching`, `PoolKey`, `EvolutionConfig`, `Evolution`, `EvolutionConfig::{branching, threshold, need_threshold, need_contrast, lending, max_fragments_per_message, pool, max_client_pools, patch_lifetime}`, `Evolution::{new, pools, pool, insert_pool, state, restore, pool_config}` |
+//! | `src/evolution/pool.rs` | The Differential Semantic Pool (§6.2.1): online clustering of `other` fragments into fine clusters, fine … | `Ingested`, `ClusterView`, `Pool`, `ClusterView::{id, need, members, occurrences, heat, heat_is_finite, recent_clients, clients, exemplars, centroid, proposed}`, `Pool::{new, config, len, is_empty, cluster, clusters, ingest}` |
+//! | `src/evolution/pool_config.rs` | A pool's settings (`PoolConfig`: thresholds, heat, gate, caps, with the defaults and the checks on them) … | `MIN_HALF_LIFE_SECS`, `PoolConfig`, `Lending`, `MIN_QUOTE_CLIENTS`, `NEED_RATIO`, `SUPPORT_RATIO`, `CLAIM_RATIO`, `PoolError`, `PoolConfig::{new, with_need_threshold, with_need_contrast, with_lending, with_embedder_needs, learned_difference}` |
+//! | `src/evolution/proposal.rs` | From a triggered need to a decision (§6.2.2): withhold it, induce a key, check it against the schema the … | — |
+//! | `src/evolution/quota.rs` | How many clusters each client founded in its current window: a client that sends thousands of distinct … | — |
+//! | `src/evolution/redact.rs` | Redaction of personal data and secrets in `other` fragments (§7), before anything is embedded, clustered, … | `Redaction`, `Redacted`, `redact`, `Redaction::{placeholder, sensitivity, ALL, strip, embedded, found_in}` |
+//! | `src/evolution/replica.rs` | Replicas: combining another replica's pool into this one (commutative, up to storage order), and comparing … | `Pool::{merge, same_clusters, canonical}` |
+//! | `src/evolution/retune.rs` | Retuning a pool: the same learned clusters and needs under other gate, heat, window, cap and size … | `Pool::retune` |
+//! | `src/evolution/rows.rs` | The engine's pools as rows: each fine cluster and each need of each pool one row (its JSON, running sum … | `EngineRows`, `PoolRow`, `RowDigests`, `RowWrites`, `PoolRow::from_columns`, `EngineRows::{writes, digests}` |
+//! | `src/evolution/sanitize.rs` | Cleaning `other` fragments before they enter the pool (§7): `other` is free text from a client's LLM and … | `MAX_FRAGMENT_CHARS`, `Sanitized`, `sanitize_fragment` |
+//! | `src/evolution/state.rs` | The evolution engine's saved state: its pools and when each personal pool was last active, in a versioned … | `EVOLUTION_FORMAT_VERSION`, `EvolutionState`, `EvolutionStateError`, `EvolutionState::pools` |
+//! | `src/evolution/storage.rs` | Keeping a server's state between runs: what is saved (`SavedServer`) and the trait a storage back-end … | `SavedServer`, `SplitState`, `Versioned`, `StateStorage`, `SavedServer::{new, to_bytes, encode, encode_split, from_split, from_split_sealed, from_bytes, from_bytes_sealed}`, `Versioned::new` |
+//! | `src/export.rs` | Exports of a compiled schema for the tools agents already use: JSON Schema 2020-12, MCP (a tool's … | `JSON_SCHEMA_DIALECT`, `Export`, `CompiledSchema::{json_schema, mcp_input_schema, mcp_output_schema, mcp_elicitation_schema, strict_schema, prompt}` |
+//! | `src/extra_members.rs` | Members a typed value does not know (a template's or a key's `extra`), kept so that a round trip loses … | — |
+//! | `src/import.rs` | Templates from the schemas agents already publish: a JSON Schema object (draft 2020-12 or 07) or an MCP … | `Imported`, `from_json_schema`, `from_mcp_tool` |
+//! | `src/issue/path.rs` | Where an issue points, held without an allocation whenever it can be. | — |
+//! | `src/issue.rs` | Problems found in templates and payloads: a stable code, a JSON Pointer and a message. | `IssueCode`, `UnknownIssueCode`, `Issue`, `Problems`, `IssueCode::{ALL, as_str}`, `Issue::{new, prefixed, code, path, message, limit_value, expected, found}`, `Problems::{is_valid, errors, warnings, into_parts}` |
+//! | `src/key/definition.rs` | `KeyDefinition`: one key of a template, with its wire flags. | `EXPERIMENTAL_MEMBER`, `DEPRECATED_MEMBER`, `KeyDefinition`, `KeyDefinition::{new, with_default, is_experimental, is_deprecated, effective_default}` |
+//! | `src/key/key_type.rs` | `KeyType`, a key's value type, and `JsonKind`, the JSON type of a value, with the JSON Schema 2020-12 … | `KeyType`, `UnknownKeyType`, `JsonKind`, `KeyType::{ALL, as_str, matches, accepts}`, `JsonKind::{of, as_str}` |
+//! | `src/key/mod.rs` | Key names, key types and key definitions: the building blocks of a template. | — |
+//! | `src/key/name.rs` | `KeyName`: a snake_case key name, and the name the draft reserves. | `OTHER_KEY`, `KeyName`, `InvalidKeyName`, `KeyName::{new, as_str, is_other}` |
+//! | `src/key/sensitivity.rs` | Security-relevant keys (§7): the `sensitive` marker a key carries, and the server-side classification of … | `SENSITIVE_MEMBER`, `Sensitivity`, `Sensitivity::{classify, as_str}`, `KeyDefinition::{sensitivity, with_sensitivity}` |
+//! | `src/lib.rs` | Structured data for agent-to-agent messages: schema templates, structured payloads and their validation, … | — |
+//! | `src/negotiate.rs` | Negotiation and result messages: the schema request (§3.2 step 3, Appendix A.1), the execution result and … | `GET_SCHEMA_TEMPLATE`, `SchemaRequest`, `SchemaRequestParams`, `ExecutionResult`, `RejectedSuggestion`, `SchemaUpdateSuggestion`, `PatchReference`, `SchemaRequest::{new, is_get_schema_template}`, `SchemaUpdateSuggestion::{new_keys, modified_keys, removed_keys}`, `PatchReference::new` |
+//! | `src/patch/effective.rs` | The effective schema: a base template plus the patches that apply to one client at `now`, merged by the … | `KeyStates`, `AllExperimental`, `CompileError`, `EffectiveSchema`, `CompileError::errors`, `SchemaTemplate::digest`, `EffectiveSchema::{new, patches, client, states, authorizer, options, lenient, template, compile, digest, warnings}` |
+//! | `src/patch/integrity.rs` | Integrity (§7): HMAC-SHA-256 signatures over the canonical form of patches, templates and suggestions, … | `SIGNATURE_MEMBER`, `MIN_KEY_BYTES`, `IntegrityError`, `Signer`, `Signer::{new, sign, verify, seal, check}` |
+//! | `src/patch/lifecycle/clock.rs` | The bound on how far `now` may jump past the last evaluation. | `ClockJump`, `Lifecycle::clock_jump` |
+//! | `src/patch/lifecycle/counted.rs` | The lifecycle's counters as rows (`crate::patch::CountRow`, `crate::patch::AdoptionRow`) and back: the … | — |
+//! | `src/patch/lifecycle/serialized.rs` | How the lifecycle's maps are written: in a fixed order, so one state always gives the same bytes. | — |
+//! | `src/patch/lifecycle.rs` | The key lifecycle (§6.2.3): states, per-key metrics and the forward-only evaluation driven by `now` (its … | `KeyState`, `KeyMetrics`, `KeyRecord`, `Transition`, `Lifecycle`, `Lifecycle::{is_consistent, new, policy, evaluated_at, records, track, record, state_at, keys_at, reservation, reserved_type, experimental_count, record_payload, record_alignment, record_delivery, metrics, evaluate}` |
+//! | `src/patch/metrics.rs` | Windowed counters: per-day buckets in a ring, so a 30-day window costs 30 counters whatever the traffic, … | — |
+//! | `src/patch/mod.rs` | Schema updates (§6.2.2, §6.2.3, §7): patches, the per-client effective schema they make, the key … | `PatchScope`, `SchemaPatch`, `PatchError`, `PatchScope::{is_global, applies_to}`, `SchemaPatch::{new, from_slice, is_active_at}`, `PatchError::{patch_id, errors}` |
+//! | `src/patch/policy.rs` | The lifecycle's policy (§6.2.3): the trial, the promotion and deprecation thresholds, the grace and … | `Thresholds`, `LifecyclePolicy`, `GuardScope` |
+//! | `src/patch/review.rs` | Proposals held for an operator (§7: updates that touch security-relevant keys MUST be authorized): what … | `MAX_PENDING`, `MAX_DENIALS`, `MATERIAL_CHANGE`, `HoldReason`, `Evidence`, `PendingProposal`, `Denial`, `ReviewError`, `Evidence::{from_texts, is_empty, shared_with, changed_since}`, `Denial::covers` |
+//! | `src/patch/security.rs` | Patch authorization (§7): schema updates that touch security-relevant keys must be authorized. | `PatchAuthorizer`, `DenySensitive` |
+//! | `src/patch/store/counted.rs` | The store's counters as rows: every metric count of every key and the message totals, one row per UTC day, … | `Metric`, `CountRow`, `AdoptionRow`, `CountName`, `Metric::{as_str, parse}`, `CountRow::from_columns`, `AdoptionRow::from_columns` |
+//! | `src/patch/store/mod.rs` | `SchemaStore`: a server's evolving schema for one scenario — accepted patches, the convergence guard's … | `Submission`, `Evaluation`, `SchemaStore`, `SchemaStore::{new, require_signatures, with_options, base, patches, queued, lifecycle, submit, submit_by, evaluate, evaluate_after_pause, compile_for, template_for, record, record_payload, record_alignment, digest_for}` |
+//! | `src/patch/store/retention.rs` | What the store keeps per client, and when it goes: the clients personal patches and keys name, and what … | — |
+//! | `src/patch/store/review.rs` | The store's side of the operator loop: holding a proposal, listing what waits, approving (the operator's … | `APPROVED_BY_MEMBER`, `PendingProposal::{new, with_submitter, with_evidence}`, `SchemaStore::{hold, pending, denials, denial_covering, approve, deny}` |
+//! | `src/patch/store/row_writes.rs` | Planning a save of the store's rows that change with every message — counters, adoptions, delivered keys — … | `AdoptionName`, `DeliveredName`, `KnownRows`, `StoreWrites`, `StoreRows::{writes, known}` |
+//! | `src/patch/store/rows.rs` | The store as rows: its patches, key records, pending proposals and delivered keys one by one, each with … | `StoreRows`, `PatchStatus`, `PatchRow`, `KeyRow`, `PendingRow`, `DeliveredRow`, `RowError`, `StoreRows::{sort, records}`, `PatchStatus::{as_str, parse}`, `DeliveredRow::from_columns`, `PatchRow::{from_columns, patch}`, `KeyRow::from_columns`, `PendingRow::{from_columns, proposal}`, `KeyState::{as_str, parse}`, `SchemaStore::rows` |
+//! | `src/patch/store/snapshot.rs` | The store's serialized form: everything a server needs to carry on after a restart (base, accepted and … | `STORE_FORMAT_VERSION`, `SealError`, `SchemaStore::{from_sealed_slice, from_sealed_value}` |
+//! | `src/patch/store/suggestion.rs` | The `schema_update_suggestion` for a client's next execution result: what it has not been told, what … | `SchemaStore::suggestion_for` |
+//! | `src/payload/builder.rs` | `PayloadBuilder`: the client side of draft §6.1's confidence thresholding, building structured payloads … | `DEFAULT_CONFIDENCE_THRESHOLD`, `PayloadBuilder`, `Placement`, `BuildError`, `PayloadBuilder::{new, with_threshold, threshold, set, set_from, push_other, unset, build}` |
+//! | `src/payload/message.rs` | `StructuredPayload`: `{"schema_id", "payload"}`, the typed message. | `StructuredPayload`, `StructuredPayload::{new, with, to_value}` |
+//! | `src/payload/mod.rs` | The structured payload message a client agent sends (§5, Appendix A.2), and `PayloadBuilder`, which builds … | — |
+//! | `src/template.rs` | Schema templates (§4.1) and the checks that make one usable. | `SchemaTemplate`, `TemplateError`, `TemplateError::{errors, warnings, problems, into_problems}`, `SchemaTemplate::{new, from_json, from_slice, from_value, check, key}` |
+//! | `src/validate/core/build_facts.rs` | What the serde_json built into this program does, asked at run time: any crate in the dependency tree can … | — |
+//! | `src/validate/core/check.rs` | `Check`: how a key's value is checked, the one fact every reader and the scalar tables decide on. | — |
+//! | `src/validate/core/compiled_key.rs` | `CompiledKey`: one key as validation reads it (its check, whether it is required, where its default lives, … | — |
+//! | `src/validate/core/edits.rs` | `Edits`: what normalizing a valid payload changes. | `Checked`, `Edits`, `Edits::{removed, to_integer, integer, defaults}` |
+//! | `src/validate/core/key_index.rs` | `KeyIndex`: finds a payload member's key by name. | — |
+//! | `src/validate/core/key_set.rs` | `KeySet`: a set of a compiled schema's key indices, inline (no allocation) for schemas of up to 128 keys. | — |
+//! | `src/validate/core/mod.rs` | The layer every reader builds on: the compiled schema and the validation pass. | — |
+//! | `src/validate/core/options.rs` | Options fixed when a schema is compiled: the unknown-key policy and resource limits. | `UnknownKeys`, `Limits`, `BigIntegers`, `ValidateOptions`, `Limits::{with_max_depth, with_max_keys, with_max_bytes}`, `ValidateOptions::{unknown_keys, limits, big_integers}` |
+//! | `src/validate/core/outcome.rs` | `Outcome`: where a validation pass sends what it finds — every issue collected (`Collect`, for a report) … | — |
+//! | `src/validate/core/pass.rs` | The decisions of one validation pass over a payload's members, which every reader (`read/`) drives member … | — |
+//! | `src/validate/core/scalars.rs` | `Scalars`: the scalar values a key takes as they are, read from a value's tag alone. | — |
+//! | `src/validate/core/schema.rs` | `CompiledSchema`: a template turned into an immutable, shareable validator, and `SchemaCore`, the compiled … | `CompiledSchema`, `CompiledSchema::{new, with_options, from_template, from_template_with_options, digest, schema_id, template, options}` |
+//! | `src/validate/core/shape.rs` | `Shape`: the few facts about a value that validation decides on. | — |
+//! | `src/validate/mod.rs` | Compiled schemas and payload validation: compile a template once, then validate many messages, from a … | — |
+//! | `src/validate/normalized.rs` | `Normalized`: the payload a valid message stands for, with defaults applied, `null` optional members left … | `Normalized`, `Members`, `Normalized::{get, contains_key, len, is_empty, iter, to_map, into_map, into_owned, deserialize}` |
+//! | `src/validate/read/bytes.rs` | Validation straight from JSON text (`validate_slice`, `is_valid_slice` and their `str` forms), in one pass … | `CompiledSchema::{validate_slice, validate_str, is_valid_slice, is_valid_str}` |
+//! | `src/validate/read/keyed.rs` | Validation of a payload held in another language's objects (a Python dict, a JavaScript object), member by … | `KeyedVerdict`, `KeyedProblems`, `CompiledSchema::{key_names, keyed_verdict, keyed_problems}`, `KeyedVerdict::{key, member, absent, finish}`, `KeyedProblems::{key, member, finish}` |
+//! | `src/validate/read/mod.rs` | The readers: one per kind of input, each reducing members to what the core's pass decides on. | — |
+//! | `src/validate/read/probe.rs` | Serde readers of single values that every serde-driven path shares: `Probe` reduces a value to its `Shape` … | — |
+//! | `src/validate/read/response.rs` | What comes back: an execution result (draft §3.2 step 5: "the result itself SHOULD be structured according … | `SUGGESTION_MEMBER`, `SchemaTemplate::check_as_response`, `CompiledSchema::{validate_execution_result, validate_structured_content, validate_mcp_tool_result}` |
+//! | `src/validate/read/scan.rs` | A JSON scanner for the bytes path's usual message: it reads the text once, byte by byte, and hands each … | — |
+//! | `src/validate/read/serde_source.rs` | Validation from any serde source (`is_valid_from`, `problems_from`): the message read member by member … | `CompiledSchema::{is_valid_from, is_valid_from_unique, problems_from}` |
+//! | `src/validate/read/skip.rs` | Reading a JSON value without keeping it: what the bytes path does with the members it does not look into, … | — |
+//! | `src/validate/read/stream.rs` | `Stream`: the state of one validation read in a single pass, fed by the bytes scanner (`scan.rs`) and by … | — |
+//! | `src/validate/read/typed.rs` | Validation straight into the caller's own type: JSON text is validated in one pass, then its payload is … | `Accepted`, `Refusal`, `CompiledSchema::deserialize_slice` |
+//! | `src/validate/read/value.rs` | The `Value` path: validation of a parsed message. | `CompiledSchema::{validate, validate_owned, is_valid, validate_payload, validate_payload_owned, is_valid_payload}` |
+//! | `src/validate/report.rs` | The `Report` of a validation, and where issues go while one runs. | `Report`, `Report::{is_valid, errors, warnings, problems, normalized, into_normalized, into_parts, into_owned}` |
+//! <!-- file-map:end -->
+//!
 //! Every feature is on by default; `default-features = false` leaves the
 //! model and the validator (no `uuid`, no `time`).
 //!

@@ -29,7 +29,7 @@ impl CompiledSchema {
 
     /// Starts the verdict on a payload of `members` members that the
     /// caller looks up key by key ([`KeyedVerdict`]); `None` when
-    /// `members` is past [`Limits::max_keys`](super::Limits::max_keys).
+    /// `members` is past [`Limits::max_keys`](crate::validate::Limits::max_keys).
     ///
     /// It settles the payload only: for a message whose `schema_id` is this
     /// schema's and whose `payload` is an object, the verdict is
@@ -41,7 +41,7 @@ impl CompiledSchema {
 
     /// Starts the report on a payload of `members` members that the caller
     /// looks up key by key ([`KeyedProblems`]); `None` when `members` is
-    /// past [`Limits::max_keys`](super::Limits::max_keys). Same contract as
+    /// past [`Limits::max_keys`](crate::validate::Limits::max_keys). Same contract as
     /// [`CompiledSchema::keyed_verdict`], for [`CompiledSchema::problems_from`].
     pub fn keyed_problems(&self, members: usize) -> Option<KeyedProblems<'_>> {
         Keyed::new(&self.core, members, Collect::default()).map(KeyedProblems)
@@ -151,7 +151,7 @@ impl KeyedVerdict<'_> {
 }
 
 /// A payload's problems, fed key by key, as [`KeyedVerdict`] but for every
-/// issue and the [`Edits`] that normalize a valid payload.
+/// issue and the [`Edits`](crate::validate::Edits) that normalize a valid payload.
 pub struct KeyedProblems<'s>(Keyed<'s, Collect>);
 
 impl KeyedProblems<'_> {
@@ -177,7 +177,7 @@ impl KeyedProblems<'_> {
 
     /// Every problem of the payload, as [`CompiledSchema::problems_from`]
     /// reports them for the whole message, and for a valid payload its
-    /// [`Edits`]. `None` when the payload has members that were not handed
+    /// [`Edits`](crate::validate::Edits). `None` when the payload has members that were not handed
     /// over (members that are not keys, given to neither `key` nor
     /// `member`: their issues name them), a key was given twice, or more
     /// members were handed over than the payload has: ask

@@ -28,7 +28,7 @@ impl CompiledSchema {
     /// a repeated member counts once, its last occurrence.
     ///
     /// `Ok(None)` when one pass cannot settle it: a member repeated, or more
-    /// payload members than [`Limits::max_keys`](super::Limits::max_keys).
+    /// payload members than [`Limits::max_keys`](crate::validate::Limits::max_keys).
     /// Read the message into a `Value` and call `is_valid` then. The
     /// deserializer's own errors are returned as they are.
     ///
@@ -90,7 +90,7 @@ impl CompiledSchema {
     /// Every problem of a message read from any serde
     /// [`Deserializer`](de::Deserializer), in one pass, building no `Value`:
     /// the errors and warnings [`CompiledSchema::validate`] reports, sorted
-    /// by path, and for a valid message the [`Edits`] that normalize its
+    /// by path, and for a valid message the [`Edits`](crate::validate::Edits) that normalize its
     /// payload, for a caller that keeps the payload in its own form. Same
     /// contract as [`CompiledSchema::is_valid_from`] (`Ok(None)`: use the
     /// `Value` path).
