@@ -10,7 +10,7 @@ use time::{Duration, OffsetDateTime};
 use crate::key::{KeyDefinition, KeyName, KeyType};
 use crate::patch::metrics::{DayWindow, day_of};
 use crate::patch::policy::{GuardScope, LifecyclePolicy, Thresholds};
-use crate::patch::{PatchScope, SchemaPatch};
+use crate::patch::schema_patch::{PatchScope, SchemaPatch};
 
 mod clock;
 mod counted;

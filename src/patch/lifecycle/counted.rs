@@ -14,9 +14,10 @@ use time::OffsetDateTime;
 use super::serialized::{scope_pairs, sorted};
 use super::{Counts, KeyRecord, KeyState, Lifecycle};
 use crate::key::{KeyDefinition, KeyName, KeyType};
+use crate::patch::LifecyclePolicy;
 use crate::patch::metrics::DayWindow;
+use crate::patch::schema_patch::PatchScope;
 use crate::patch::store::{AdoptionRow, CountRow, Metric, client_scope_column, scope_column};
-use crate::patch::{LifecyclePolicy, PatchScope};
 
 /// The member of [`WindowLength`], as [`fill`] reads it.
 const WINDOW_DAYS: &str = "window_days";

@@ -39,7 +39,7 @@ pub(super) mod scope_pairs {
     use rustc_hash::FxHashMap;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    use crate::patch::PatchScope;
+    use crate::patch::schema_patch::PatchScope;
 
     pub(in crate::patch::lifecycle) fn serialize<S: Serializer>(
         map: &FxHashMap<PatchScope, Vec<usize>>,

@@ -3,7 +3,8 @@
 //! definition), dropped with the keys that are gone.
 
 use crate::key::{KeyDefinition, KeyName};
-use crate::patch::{KeyState, PatchScope, Transition};
+use crate::patch::schema_patch::PatchScope;
+use crate::patch::{KeyState, Transition};
 
 use super::SchemaStore;
 

@@ -6,8 +6,9 @@ use time::OffsetDateTime;
 
 use super::{SchemaStore, Submission, already_authorized, refusal};
 use crate::issue::IssueCode;
+use crate::patch::HoldReason;
 use crate::patch::review::{Denial, Evidence, MAX_PENDING, PendingProposal, ReviewError};
-use crate::patch::{HoldReason, SchemaPatch};
+use crate::patch::schema_patch::SchemaPatch;
 
 /// The member an approved patch carries naming the operator who approved it.
 pub const APPROVED_BY_MEMBER: &str = "approved_by";

@@ -17,7 +17,8 @@ use time::OffsetDateTime;
 use super::SchemaStore;
 use super::counted::{AdoptionRow, CountRow, Metric};
 use crate::patch::review::PendingProposal;
-use crate::patch::{KeyRecord, KeyState, PatchError, PatchScope, SchemaPatch};
+use crate::patch::schema_patch::{PatchError, PatchScope, SchemaPatch};
+use crate::patch::{KeyRecord, KeyState};
 
 /// Every row of one store, in a stable order: patches global, then each
 /// client's, then the queue (their `position`); key records by scope and

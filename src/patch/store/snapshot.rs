@@ -10,7 +10,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::{CompiledCache, SchemaStore, StoreRows, Taken, Waiting};
 use crate::key::{KeyDefinition, KeyName};
 use crate::patch::review::Review;
-use crate::patch::{Lifecycle, SchemaPatch, Signer};
+use crate::patch::schema_patch::SchemaPatch;
+use crate::patch::{Lifecycle, Signer};
 use crate::template::SchemaTemplate;
 use crate::validate::ValidateOptions;
 

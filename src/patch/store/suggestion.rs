@@ -7,7 +7,8 @@ use time::format_description::well_known::Rfc3339;
 use super::{SchemaStore, definition_tag};
 use crate::key::{KeyDefinition, KeyName};
 use crate::negotiate::{PatchReference, SchemaUpdateSuggestion};
-use crate::patch::{CompileError, SchemaPatch};
+use crate::patch::CompileError;
+use crate::patch::schema_patch::SchemaPatch;
 
 impl SchemaStore {
     /// The `schema_update_suggestion` to attach to `client`'s next execution
