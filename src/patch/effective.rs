@@ -10,9 +10,10 @@ use crate::issue::{Issue, IssueCode, Problems};
 use crate::key::{
     DEPRECATED_MEMBER, EXPERIMENTAL_MEMBER, KeyDefinition, KeyName, KeyType, Sensitivity,
 };
+use crate::patch::lifecycle::records::Lifecycle;
+use crate::patch::lifecycle::state::KeyState;
 use crate::patch::schema_patch::{PatchError, PatchScope, SchemaPatch};
 use crate::patch::{DenySensitive, PatchAuthorizer};
-use crate::patch::{KeyState, Lifecycle};
 use crate::template::SchemaTemplate;
 use crate::template::TemplateError;
 use crate::validate::{CompiledSchema, ValidateOptions};

@@ -23,8 +23,6 @@
 mod effective;
 mod integrity;
 mod lifecycle;
-pub(crate) mod metrics;
-mod policy;
 mod review;
 mod schema_patch;
 mod security;
@@ -32,8 +30,13 @@ mod store;
 
 pub use effective::{AllExperimental, CompileError, EffectiveSchema, KeyStates};
 pub use integrity::{IntegrityError, MIN_KEY_BYTES, SIGNATURE_MEMBER, Signer};
-pub use lifecycle::{ClockJump, KeyMetrics, KeyRecord, KeyState, Lifecycle, Transition};
-pub use policy::{GuardScope, LifecyclePolicy, Thresholds};
+pub use lifecycle::clock::ClockJump;
+pub use lifecycle::count_rows::{AdoptionRow, CountName, CountRow, Metric};
+pub use lifecycle::evaluation::Transition;
+pub use lifecycle::key_metrics::KeyMetrics;
+pub use lifecycle::policy::{GuardScope, LifecyclePolicy, Thresholds};
+pub use lifecycle::records::{KeyRecord, Lifecycle};
+pub use lifecycle::state::KeyState;
 pub use review::{
     Denial, Evidence, HoldReason, MATERIAL_CHANGE, MAX_DENIALS, MAX_PENDING, PendingProposal,
     ReviewError,
@@ -43,7 +46,7 @@ pub use security::{DenySensitive, PatchAuthorizer};
 #[cfg(feature = "evolution")]
 pub(crate) use store::check_header;
 pub use store::{
-    APPROVED_BY_MEMBER, AdoptionName, AdoptionRow, CountName, CountRow, DeliveredName,
-    DeliveredRow, Evaluation, KeyRow, KnownRows, Metric, PatchRow, PatchStatus, PendingRow,
-    RowError, STORE_FORMAT_VERSION, SchemaStore, SealError, StoreRows, StoreWrites, Submission,
+    APPROVED_BY_MEMBER, AdoptionName, DeliveredName, DeliveredRow, Evaluation, KeyRow, KnownRows,
+    PatchRow, PatchStatus, PendingRow, RowError, STORE_FORMAT_VERSION, SchemaStore, SealError,
+    StoreRows, StoreWrites, Submission,
 };

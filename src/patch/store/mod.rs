@@ -10,16 +10,19 @@ use time::OffsetDateTime;
 use crate::digest::canonical_digest;
 use crate::issue::{Issue, IssueCode};
 use crate::key::KeyName;
+use crate::patch::lifecycle::clock::ClockJump;
+use crate::patch::lifecycle::evaluation::Transition;
+use crate::patch::lifecycle::policy::{GuardScope, LifecyclePolicy};
+use crate::patch::lifecycle::records::Lifecycle;
+use crate::patch::lifecycle::state::KeyState;
 use crate::patch::review::Review;
 use crate::patch::schema_patch::{PatchError, PatchScope, SchemaPatch};
-use crate::patch::{ClockJump, GuardScope, KeyState, Lifecycle, LifecyclePolicy, Transition};
 use crate::patch::{CompileError, EffectiveSchema};
 use crate::patch::{PatchAuthorizer, Signer};
 use crate::template::SchemaTemplate;
 use crate::template::TemplateError;
 use crate::validate::{CompiledSchema, ValidateOptions};
 
-mod counted;
 mod retention;
 mod review;
 mod row_writes;
@@ -28,11 +31,9 @@ use retention::definition_tag;
 mod snapshot;
 mod suggestion;
 
-pub use counted::{AdoptionRow, CountName, CountRow, Metric};
 pub use review::APPROVED_BY_MEMBER;
 pub use row_writes::{AdoptionName, DeliveredName, KnownRows, StoreWrites};
 pub use rows::{DeliveredRow, KeyRow, PatchRow, PatchStatus, PendingRow, RowError, StoreRows};
-pub(crate) use rows::{client_scope_column, scope_column};
 #[cfg(feature = "evolution")]
 pub(crate) use snapshot::check_header;
 pub use snapshot::{STORE_FORMAT_VERSION, SealError};

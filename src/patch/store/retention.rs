@@ -3,8 +3,9 @@
 //! definition), dropped with the keys that are gone.
 
 use crate::key::{KeyDefinition, KeyName};
+use crate::patch::lifecycle::evaluation::Transition;
+use crate::patch::lifecycle::state::KeyState;
 use crate::patch::schema_patch::PatchScope;
-use crate::patch::{KeyState, Transition};
 
 use super::SchemaStore;
 

@@ -9,9 +9,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{CompiledCache, SchemaStore, StoreRows, Taken, Waiting};
 use crate::key::{KeyDefinition, KeyName};
+use crate::patch::Signer;
+use crate::patch::lifecycle::records::Lifecycle;
 use crate::patch::review::Review;
 use crate::patch::schema_patch::SchemaPatch;
-use crate::patch::{Lifecycle, Signer};
 use crate::template::SchemaTemplate;
 use crate::validate::ValidateOptions;
 
@@ -316,7 +317,7 @@ impl SchemaStore {
         let lifecycle = members
             .get_mut("lifecycle")
             .ok_or("the store's snapshot has no `lifecycle`")?;
-        crate::patch::lifecycle::fill_counts(lifecycle, &rows.counts, &rows.adoptions)?;
+        crate::patch::lifecycle::counted::fill(lifecycle, &rows.counts, &rows.adoptions)?;
         Ok(snapshot)
     }
 }
