@@ -20,16 +20,21 @@
 //! Everything here depends on time only through the `now` it is given.
 //! Feature `patch` (on by default).
 
+mod compile_error;
 mod effective;
 mod integrity;
+mod key_states;
 mod lifecycle;
+mod merge_rules;
 mod review;
 mod schema_patch;
 mod security;
 mod store;
 
-pub use effective::{AllExperimental, CompileError, EffectiveSchema, KeyStates};
+pub use compile_error::CompileError;
+pub use effective::EffectiveSchema;
 pub use integrity::{IntegrityError, MIN_KEY_BYTES, SIGNATURE_MEMBER, Signer};
+pub use key_states::{AllExperimental, KeyStates};
 pub use lifecycle::clock::ClockJump;
 pub use lifecycle::count_rows::{AdoptionRow, CountName, CountRow, Metric};
 pub use lifecycle::evaluation::Transition;

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use crate::patch::CompileError;
+use crate::patch::compile_error::CompileError;
 
 use crate::patch::schema_patch::SchemaPatch;
 

@@ -6,7 +6,7 @@ use time::OffsetDateTime;
 
 use super::{SchemaStore, Submission, already_authorized, refusal};
 use crate::issue::IssueCode;
-use crate::patch::HoldReason;
+use crate::patch::review::HoldReason;
 use crate::patch::review::{Denial, Evidence, MAX_PENDING, PendingProposal, ReviewError};
 use crate::patch::schema_patch::SchemaPatch;
 
@@ -110,7 +110,9 @@ impl SchemaStore {
             .extra
             .insert(APPROVED_BY_MEMBER.to_owned(), Value::String(by.to_owned()));
         if let Some(signer) = &self.signer {
-            patch.extra.shift_remove(crate::patch::SIGNATURE_MEMBER);
+            patch
+                .extra
+                .shift_remove(crate::patch::integrity::SIGNATURE_MEMBER);
             patch = serde_json::from_value(signer.seal(&patch)).map_err(|e| {
                 refusal(
                     &patch,

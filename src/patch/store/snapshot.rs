@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{CompiledCache, SchemaStore, StoreRows, Taken, Waiting};
 use crate::key::{KeyDefinition, KeyName};
-use crate::patch::Signer;
+use crate::patch::integrity::Signer;
 use crate::patch::lifecycle::records::Lifecycle;
 use crate::patch::review::Review;
 use crate::patch::schema_patch::SchemaPatch;

@@ -7,7 +7,7 @@ use time::format_description::well_known::Rfc3339;
 use super::{SchemaStore, definition_tag};
 use crate::key::{KeyDefinition, KeyName};
 use crate::negotiate::{PatchReference, SchemaUpdateSuggestion};
-use crate::patch::CompileError;
+use crate::patch::compile_error::CompileError;
 use crate::patch::schema_patch::SchemaPatch;
 
 impl SchemaStore {
