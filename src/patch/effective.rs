@@ -52,7 +52,7 @@ impl SchemaTemplate {
 /// ```
 ///
 /// Every patch given is checked against its own rules whatever `now` is,
-/// each refusal a [`PatchError`](crate::patch::PatchError) with a code:
+/// each refusal a [`PatchError`] with a code:
 /// - a patch for another schema (`patch_parent_mismatch`) or another base
 ///   digest (`parent_digest_mismatch`) is refused; two different patches
 ///   may not share an id (`duplicate_patch_id`);
@@ -86,13 +86,16 @@ impl SchemaTemplate {
 /// its key with it) never breaks a later patch's merge.
 ///
 /// Which patch keys exist, and in what state, comes from [`KeyStates`]:
-/// with a [`Lifecycle`](crate::patch::Lifecycle), from its records (a key stays after its patch
+/// with a [`Lifecycle`], from its records (a key stays after its patch
 /// expires once promoted; an offer still on trial when its patch expires is
 /// withdrawn); by default, from the active patches, each new key
 /// experimental. Experimental keys carry `"experimental": true`, deprecated
 /// ones `"deprecated": true` (accepted with warning `deprecated_key`),
 /// withdrawn ones leave the template but are accepted with warning
 /// `withdrawn_key`, gone ones are `unknown_key`.
+///
+/// [`Lifecycle`]: crate::patch::Lifecycle
+/// [`PatchError`]: crate::patch::PatchError
 pub struct EffectiveSchema<'a> {
     base: &'a SchemaTemplate,
     patches: Vec<&'a SchemaPatch>,
@@ -137,7 +140,8 @@ impl<'a> EffectiveSchema<'a> {
         self
     }
 
-    /// Where patch keys and their lifecycle states come from (usually a [`Lifecycle`](crate::patch::Lifecycle)).
+    /// Where patch keys and their lifecycle states come from (usually a
+    /// [`Lifecycle`](crate::patch::Lifecycle)).
     pub fn states(mut self, states: &'a dyn KeyStates) -> Self {
         self.states = states;
         self

@@ -48,10 +48,14 @@ pub use review::{
 };
 pub use schema_patch::{PatchError, PatchScope, SchemaPatch};
 pub use security::{DenySensitive, PatchAuthorizer};
-#[cfg(feature = "evolution")]
-pub(crate) use store::check_header;
-pub use store::{
-    APPROVED_BY_MEMBER, AdoptionName, DeliveredName, DeliveredRow, Evaluation, KeyRow, KnownRows,
-    PatchRow, PatchStatus, PendingRow, RowError, STORE_FORMAT_VERSION, SchemaStore, SealError,
-    StoreRows, StoreWrites, Submission,
+pub use store::evaluation::Evaluation;
+pub use store::review::APPROVED_BY_MEMBER;
+pub use store::row_writes::{AdoptionName, DeliveredName, KnownRows, StoreWrites};
+pub use store::rows::{
+    DeliveredRow, KeyRow, PatchRow, PatchStatus, PendingRow, RowError, StoreRows,
 };
+pub use store::schema_store::SchemaStore;
+#[cfg(feature = "evolution")]
+pub(crate) use store::snapshot::check_header;
+pub use store::snapshot::{STORE_FORMAT_VERSION, SealError};
+pub use store::submission::Submission;

@@ -7,7 +7,7 @@ use crate::patch::lifecycle::evaluation::Transition;
 use crate::patch::lifecycle::state::KeyState;
 use crate::patch::schema_patch::PatchScope;
 
-use super::SchemaStore;
+use super::schema_store::SchemaStore;
 
 /// A tag as stored (a snapshot's `delivered`, a delivered-key row): 16 hex
 /// digits.

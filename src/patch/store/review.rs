@@ -4,7 +4,8 @@
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::{SchemaStore, Submission, already_authorized, refusal};
+use super::schema_store::{SchemaStore, already_authorized};
+use super::submission::{Submission, refusal};
 use crate::issue::IssueCode;
 use crate::patch::review::HoldReason;
 use crate::patch::review::{Denial, Evidence, MAX_PENDING, PendingProposal, ReviewError};

@@ -14,7 +14,7 @@
 
 use time::OffsetDateTime;
 
-use super::SchemaStore;
+use super::schema_store::SchemaStore;
 use crate::patch::lifecycle::count_rows::{AdoptionRow, CountRow, Metric, scope_column};
 use crate::patch::lifecycle::records::KeyRecord;
 use crate::patch::lifecycle::state::KeyState;

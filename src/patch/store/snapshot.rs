@@ -7,7 +7,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{CompiledCache, SchemaStore, StoreRows, Taken, Waiting};
+use super::cache::CompiledCache;
+use super::rows::StoreRows;
+use super::schema_store::{SchemaStore, Taken, Waiting};
 use crate::key::{KeyDefinition, KeyName};
 use crate::patch::integrity::Signer;
 use crate::patch::lifecycle::records::Lifecycle;

@@ -4,7 +4,8 @@
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::{SchemaStore, definition_tag};
+use super::retention::definition_tag;
+use super::schema_store::SchemaStore;
 use crate::key::{KeyDefinition, KeyName};
 use crate::negotiate::{PatchReference, SchemaUpdateSuggestion};
 use crate::patch::compile_error::CompileError;
