@@ -4,9 +4,10 @@
 //! stable, or on through deprecated and withdrawn to gone, under a policy
 //! of thresholds and windows. Its counters also travel as table rows
 //! beside the store's snapshot.
-//!
-//! Only declarations here: files refer to one another by the file that
-//! defines an item, so that the module graph shows their real layers.
+
+// Only declarations here: the files below name the file that defines what
+// they use, never this facade, so that the module graph
+// (scripts/check-module-cycles.py) shows the layers they form.
 
 pub(super) mod clock;
 pub(super) mod count_rows;

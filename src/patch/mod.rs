@@ -20,6 +20,13 @@
 //! Everything here depends on time only through the `now` it is given.
 //! Feature `patch` (on by default).
 
+// Only declarations and the public names here: inside the crate, files name
+// the file that defines what they use, never this facade, so that the
+// module graph (scripts/check-module-cycles.py) shows the layers they form:
+// the patch types at the bottom, the lifecycle above them, the merge
+// (effective schemas) above the lifecycle it reads key states from, and the
+// store, its rows and its snapshot on top.
+
 mod compile_error;
 mod effective;
 mod integrity;

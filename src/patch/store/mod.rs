@@ -2,9 +2,10 @@
 //! patches, the convergence guard's queue, the key lifecycle, what each
 //! client has been told, the proposals held for an operator) and its saved
 //! forms, whole as a versioned snapshot or as table rows.
-//!
-//! Only declarations here: files refer to one another by the file that
-//! defines an item, so that the module graph shows their real layers.
+
+// Only declarations here: the files below name the file that defines what
+// they use, never this facade, so that the module graph
+// (scripts/check-module-cycles.py) shows the layers they form.
 
 mod cache;
 mod client_views;
