@@ -2,241 +2,67 @@
 //! schema they make, the key lifecycle, patch authorization, and the
 //! [`SchemaStore`] that holds a scenario's evolving schema.
 //!
-//! | concept | file |
-//! |---|---|
-//! | [`SchemaPatch`], [`PatchScope`], [`PatchError`] | `patch/mod.rs` |
-//! | [`EffectiveSchema`]: base + patches at `now`, merged and compiled | `patch/effective.rs` |
-//! | [`Lifecycle`], [`KeyState`], [`KeyMetrics`], records, evaluation | `patch/lifecycle.rs` |
-//! | [`LifecyclePolicy`], [`Thresholds`], [`GuardScope`] | `patch/policy.rs` |
-//! | windowed day counters behind the metrics | `patch/metrics.rs` |
-//! | [`PatchAuthorizer`], [`DenySensitive`] | `patch/security.rs` |
-//! | [`Signer`]: HMAC-SHA-256 signatures of patches, templates, suggestions | `patch/integrity.rs` |
-//! | [`PendingProposal`], [`Denial`], [`Evidence`]: proposals held for an operator | `patch/review.rs` |
-//! | [`SchemaStore`]: submissions, the convergence guard, suggestions | `patch/store/mod.rs` |
-//! | the store's snapshot form | `patch/store/snapshot.rs` |
-//! | [`SchemaStore::hold`], [`SchemaStore::approve`], [`SchemaStore::deny`] | `patch/store/review.rs` |
+//! A [`SchemaPatch`] adds keys to a base template and refines the
+//! descriptions of keys in force, for every client ([`PatchScope::Global`])
+//! or for one. An [`EffectiveSchema`] merges a base with the patches that
+//! apply to one client at `now`, and compiles the result; which patch keys
+//! exist, and in what state, it learns from a [`KeyStates`]. The
+//! [`Lifecycle`] moves each patch key from experimental to stable, or on
+//! through deprecated and withdrawn to gone, on the metrics
+//! ([`KeyMetrics`]) that clients' payloads give it, under a
+//! [`LifecyclePolicy`]. A [`PatchAuthorizer`] decides on patches that touch
+//! sensitive keys, a [`Signer`] signs patches and checks their signatures,
+//! and a proposal the store may not apply on its own waits for an operator
+//! as a [`PendingProposal`]. The [`SchemaStore`] ties them together for one
+//! scenario; it is saved whole as a snapshot, or as table rows
+//! ([`StoreRows`]).
 //!
 //! Everything here depends on time only through the `now` it is given.
 //! Feature `patch` (on by default).
 
+// Only declarations and the public names here: inside the crate, files name
+// the file that defines what they use, never this facade, so that the
+// module graph (scripts/check-module-cycles.py) shows the layers they form:
+// the patch types at the bottom, the lifecycle above them, the merge
+// (effective schemas) above the lifecycle it reads key states from, and the
+// store, its rows and its snapshot on top.
+
+mod compile_error;
 mod effective;
 mod integrity;
+mod key_states;
 mod lifecycle;
-pub(crate) mod metrics;
-mod policy;
+mod merge_rules;
 mod review;
+mod schema_patch;
 mod security;
 mod store;
 
-pub use effective::{AllExperimental, CompileError, EffectiveSchema, KeyStates};
+pub use compile_error::CompileError;
+pub use effective::EffectiveSchema;
 pub use integrity::{IntegrityError, MIN_KEY_BYTES, SIGNATURE_MEMBER, Signer};
-pub use lifecycle::{ClockJump, KeyMetrics, KeyRecord, KeyState, Lifecycle, Transition};
-pub use policy::{GuardScope, LifecyclePolicy, Thresholds};
+pub use key_states::{AllExperimental, KeyStates};
+pub use lifecycle::clock::ClockJump;
+pub use lifecycle::count_rows::{AdoptionRow, CountName, CountRow, Metric};
+pub use lifecycle::evaluation::Transition;
+pub use lifecycle::key_metrics::KeyMetrics;
+pub use lifecycle::policy::{GuardScope, LifecyclePolicy, Thresholds};
+pub use lifecycle::records::{KeyRecord, Lifecycle};
+pub use lifecycle::state::KeyState;
 pub use review::{
     Denial, Evidence, HoldReason, MATERIAL_CHANGE, MAX_DENIALS, MAX_PENDING, PendingProposal,
     ReviewError,
 };
+pub use schema_patch::{PatchError, PatchScope, SchemaPatch};
 pub use security::{DenySensitive, PatchAuthorizer};
-#[cfg(feature = "evolution")]
-pub(crate) use store::check_header;
-pub use store::{
-    APPROVED_BY_MEMBER, AdoptionName, AdoptionRow, CountName, CountRow, DeliveredName,
-    DeliveredRow, Evaluation, KeyRow, KnownRows, Metric, PatchRow, PatchStatus, PendingRow,
-    RowError, STORE_FORMAT_VERSION, SchemaStore, SealError, StoreRows, StoreWrites, Submission,
+pub use store::evaluation::Evaluation;
+pub use store::review::APPROVED_BY_MEMBER;
+pub use store::row_writes::{AdoptionName, DeliveredName, KnownRows, StoreWrites};
+pub use store::rows::{
+    DeliveredRow, KeyRow, PatchRow, PatchStatus, PendingRow, RowError, StoreRows,
 };
-
-use std::fmt;
-
-use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use time::OffsetDateTime;
-
-use crate::issue::{Issue, IssueCode, write_problems};
-use crate::key::KeyDefinition;
-
-/// Who a patch applies to.
-///
-/// On the wire: `"global"`, or `{"client": "<client agent id>"}` for a key
-/// personalised to one client (§6.2.2 Personalized Adaptation).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PatchScope {
-    /// Every client of the scenario.
-    #[default]
-    Global,
-    /// One client agent's personal patch stack.
-    Client(String),
-}
-
-impl PatchScope {
-    /// Whether the scope is [`PatchScope::Global`].
-    pub fn is_global(&self) -> bool {
-        matches!(self, PatchScope::Global)
-    }
-
-    /// Whether a patch of this scope applies to `client` (`None`: an anonymous client,
-    /// which sees global patches only).
-    pub fn applies_to(&self, client: Option<&str>) -> bool {
-        match self {
-            PatchScope::Global => true,
-            PatchScope::Client(id) => client == Some(id.as_str()),
-        }
-    }
-}
-
-/// A schema patch: new keys and refined descriptions for one parent schema,
-/// valid from `timestamp` until `expires_at` (§6.2.2 Patch Packaging).
-///
-/// Patch keys carry their lifecycle flags (`"experimental": true`,
-/// `"deprecated": true`) when the effective schema is rendered, not here.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct SchemaPatch {
-    /// Unique identifier of the patch.
-    pub patch_id: String,
-    /// The `schema_id` of the base schema the patch applies to.
-    pub parent_schema_id: String,
-    /// When the patch was issued; it applies from then on (RFC 3339).
-    #[serde(with = "time::serde::rfc3339")]
-    pub timestamp: OffsetDateTime,
-    /// When the patch stops applying (RFC 3339).
-    #[serde(with = "time::serde::rfc3339")]
-    pub expires_at: OffsetDateTime,
-    /// Keys the patch adds.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub new_keys: Vec<KeyDefinition>,
-    /// Existing keys whose semantic description the patch refines.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub modified_keys: Vec<KeyDefinition>,
-    /// Who the patch applies to; global when absent.
-    #[serde(default, skip_serializing_if = "PatchScope::is_global")]
-    pub scope: PatchScope,
-    /// The base schema's content digest (see `SchemaTemplate::digest`); when
-    /// present, a base with another digest refuses the patch.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent_digest: Option<String>,
-    /// Members this crate does not know, kept so that a round trip loses nothing.
-    #[serde(flatten)]
-    pub extra: IndexMap<String, Value>,
-}
-
-impl SchemaPatch {
-    /// A global patch with no keys yet.
-    pub fn new(
-        patch_id: impl Into<String>,
-        parent_schema_id: impl Into<String>,
-        timestamp: OffsetDateTime,
-        expires_at: OffsetDateTime,
-    ) -> Self {
-        Self {
-            patch_id: patch_id.into(),
-            parent_schema_id: parent_schema_id.into(),
-            timestamp,
-            expires_at,
-            new_keys: Vec::new(),
-            modified_keys: Vec::new(),
-            scope: PatchScope::Global,
-            parent_digest: None,
-            extra: IndexMap::new(),
-        }
-    }
-
-    /// Reads a patch from JSON bytes; refuses malformed documents and
-    /// patches that expire before they start.
-    pub fn from_slice(bytes: &[u8]) -> Result<Self, PatchError> {
-        let patch: SchemaPatch = serde_json::from_slice(bytes).map_err(|e| {
-            PatchError::new(
-                None,
-                vec![Issue::new(IssueCode::InvalidPatch, "", e.to_string())],
-            )
-        })?;
-        if patch.expires_at <= patch.timestamp {
-            return Err(PatchError::new(
-                Some(patch.patch_id.clone()),
-                vec![Issue::new(
-                    IssueCode::InvalidPatchWindow,
-                    "/expires_at",
-                    "the patch expires at or before its own timestamp",
-                )],
-            ));
-        }
-        Ok(patch)
-    }
-
-    /// Whether the patch applies at `now`: `timestamp <= now < expires_at`.
-    pub fn is_active_at(&self, now: OffsetDateTime) -> bool {
-        self.timestamp <= now && now < self.expires_at
-    }
-
-    /// The order patches apply in: by timestamp, then by id.
-    pub(crate) fn order_key(&self) -> (OffsetDateTime, &str) {
-        (self.timestamp, &self.patch_id)
-    }
-}
-
-/// A refused patch: which one, and every reason, each with a code and a
-/// JSON Pointer into the patch.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PatchError {
-    patch_id: Option<String>,
-    errors: Vec<Issue>,
-}
-
-impl PatchError {
-    pub(crate) fn new(patch_id: Option<String>, errors: Vec<Issue>) -> Self {
-        Self { patch_id, errors }
-    }
-
-    /// The refused patch's id, when it could be read.
-    pub fn patch_id(&self) -> Option<&str> {
-        self.patch_id.as_deref()
-    }
-
-    /// Every reason the patch was refused.
-    pub fn errors(&self) -> &[Issue] {
-        &self.errors
-    }
-}
-
-impl fmt::Display for PatchError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.patch_id {
-            Some(id) => write_problems(f, &format!("patch {id:?} refused"), &self.errors),
-            None => write_problems(f, "patch refused", &self.errors),
-        }
-    }
-}
-
-impl std::error::Error for PatchError {}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn wire_form_round_trips() {
-        let wire = json!({
-            "patch_id": "p1", "parent_schema_id": "flight_booking_v1",
-            "timestamp": "2026-05-01T00:00:00Z", "expires_at": "2026-06-01T00:00:00Z",
-            "new_keys": [{"key_name": "seat_preference", "key_type": "string", "required": false,
-                          "semantic_description": "window, aisle or none"}],
-            "scope": {"client": "agent-7"}
-        });
-        let patch: SchemaPatch = serde_json::from_value(wire.clone()).unwrap();
-        assert_eq!(patch.scope, PatchScope::Client("agent-7".into()));
-        assert_eq!(serde_json::to_value(&patch).unwrap(), wire);
-    }
-
-    #[test]
-    fn malformed_and_backwards_patches_are_refused() {
-        let err = SchemaPatch::from_slice(b"{\"patch_id\": 1}").unwrap_err();
-        assert_eq!(err.errors()[0].code(), IssueCode::InvalidPatch);
-        let backwards = br#"{"patch_id": "p", "parent_schema_id": "s",
-            "timestamp": "2026-05-02T00:00:00Z", "expires_at": "2026-05-01T00:00:00Z"}"#;
-        let err = SchemaPatch::from_slice(backwards).unwrap_err();
-        assert_eq!(err.errors()[0].code(), IssueCode::InvalidPatchWindow);
-        assert_eq!(err.patch_id(), Some("p"));
-    }
-}
+pub use store::schema_store::SchemaStore;
+#[cfg(feature = "evolution")]
+pub(crate) use store::snapshot::check_header;
+pub use store::snapshot::{STORE_FORMAT_VERSION, SealError};
+pub use store::submission::Submission;

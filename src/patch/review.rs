@@ -14,7 +14,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use crate::patch::{CompileError, SchemaPatch};
+use crate::patch::compile_error::CompileError;
+
+use crate::patch::schema_patch::SchemaPatch;
 
 /// Most proposals a store holds at once; past it, [`crate::SchemaStore::hold`]
 /// refuses (the engine then defers the need and tries again later), so

@@ -2,7 +2,7 @@
 //! must be authorized. The keys' own markers are [`crate::key::Sensitivity`].
 
 use crate::key::KeyName;
-use crate::patch::SchemaPatch;
+use crate::patch::schema_patch::SchemaPatch;
 
 /// Decides whether a patch may apply (§7: schema updates touching
 /// security-relevant keys MUST be authorized).

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use time::{Duration, OffsetDateTime};
 
-use super::Lifecycle;
+use super::records::Lifecycle;
 
 /// A `now` refused for lying too far past the last evaluation (see
 /// [`crate::patch::LifecyclePolicy::max_clock_jump`]).

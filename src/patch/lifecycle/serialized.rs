@@ -1,6 +1,11 @@
 //! How the lifecycle's maps are written: in a fixed order, so one state
 //! always gives the same bytes.
 
+// The helpers are `pub(crate)` inside modules only the lifecycle can name,
+// so they reach no further; `pub(in crate::patch::lifecycle)` would name
+// the lifecycle's facade and tie this file to it in the module graph
+// (scripts/check-module-cycles.py).
+
 /// Hash maps written in key order: a hash map iterates in an order that
 /// depends on its history, and one state must always give the same bytes
 /// (a saved store read back and saved again is byte-identical).
@@ -10,14 +15,14 @@ pub(super) mod sorted {
     use rustc_hash::FxHashMap;
     use serde::{Serialize, Serializer};
 
-    pub(in crate::patch::lifecycle) fn map<K: Ord + Serialize, V: Serialize, S: Serializer>(
+    pub(crate) fn map<K: Ord + Serialize, V: Serialize, S: Serializer>(
         map: &FxHashMap<K, V>,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         map.iter().collect::<BTreeMap<_, _>>().serialize(serializer)
     }
 
-    pub(in crate::patch::lifecycle) fn nested<K, L, V, S>(
+    pub(crate) fn nested<K, L, V, S>(
         map: &FxHashMap<K, FxHashMap<L, V>>,
         serializer: S,
     ) -> Result<S::Ok, S::Error>
@@ -39,9 +44,9 @@ pub(super) mod scope_pairs {
     use rustc_hash::FxHashMap;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    use crate::patch::PatchScope;
+    use crate::patch::schema_patch::PatchScope;
 
-    pub(in crate::patch::lifecycle) fn serialize<S: Serializer>(
+    pub(crate) fn serialize<S: Serializer>(
         map: &FxHashMap<PatchScope, Vec<usize>>,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
@@ -51,7 +56,7 @@ pub(super) mod scope_pairs {
         pairs.serialize(serializer)
     }
 
-    pub(in crate::patch::lifecycle) fn deserialize<'de, D: Deserializer<'de>>(
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> Result<FxHashMap<PatchScope, Vec<usize>>, D::Error> {
         let pairs = Vec::<(PatchScope, Vec<usize>)>::deserialize(deserializer)?;

@@ -3,9 +3,11 @@
 //! definition), dropped with the keys that are gone.
 
 use crate::key::{KeyDefinition, KeyName};
-use crate::patch::{KeyState, PatchScope, Transition};
+use crate::patch::lifecycle::evaluation::Transition;
+use crate::patch::lifecycle::state::KeyState;
+use crate::patch::schema_patch::PatchScope;
 
-use super::SchemaStore;
+use super::schema_store::SchemaStore;
 
 /// A tag as stored (a snapshot's `delivered`, a delivered-key row): 16 hex
 /// digits.

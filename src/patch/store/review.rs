@@ -4,10 +4,12 @@
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::{SchemaStore, Submission, already_authorized, refusal};
+use super::schema_store::{SchemaStore, already_authorized};
+use super::submission::{Submission, refusal};
 use crate::issue::IssueCode;
+use crate::patch::review::HoldReason;
 use crate::patch::review::{Denial, Evidence, MAX_PENDING, PendingProposal, ReviewError};
-use crate::patch::{HoldReason, SchemaPatch};
+use crate::patch::schema_patch::SchemaPatch;
 
 /// The member an approved patch carries naming the operator who approved it.
 pub const APPROVED_BY_MEMBER: &str = "approved_by";
@@ -109,7 +111,9 @@ impl SchemaStore {
             .extra
             .insert(APPROVED_BY_MEMBER.to_owned(), Value::String(by.to_owned()));
         if let Some(signer) = &self.signer {
-            patch.extra.shift_remove(crate::patch::SIGNATURE_MEMBER);
+            patch
+                .extra
+                .shift_remove(crate::patch::integrity::SIGNATURE_MEMBER);
             patch = serde_json::from_value(signer.seal(&patch)).map_err(|e| {
                 refusal(
                     &patch,

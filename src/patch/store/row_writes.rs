@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
-use super::counted::{AdoptionRow, CountName, CountRow};
 use super::rows::{DeliveredRow, StoreRows};
+use crate::patch::lifecycle::count_rows::{AdoptionRow, CountName, CountRow};
 
 /// An adoption row's name: (scope, key name, client).
 pub type AdoptionName = (String, String, String);

@@ -14,10 +14,12 @@
 
 use time::OffsetDateTime;
 
-use super::SchemaStore;
-use super::counted::{AdoptionRow, CountRow, Metric};
+use super::schema_store::SchemaStore;
+use crate::patch::lifecycle::count_rows::{AdoptionRow, CountRow, Metric, scope_column};
+use crate::patch::lifecycle::records::KeyRecord;
+use crate::patch::lifecycle::state::KeyState;
 use crate::patch::review::PendingProposal;
-use crate::patch::{KeyRecord, KeyState, PatchError, PatchScope, SchemaPatch};
+use crate::patch::schema_patch::{PatchError, PatchScope, SchemaPatch};
 
 /// Every row of one store, in a stable order: patches global, then each
 /// client's, then the queue (their `position`); key records by scope and
@@ -76,7 +78,7 @@ impl StoreRows {
             .map_err(|e| RowError::new("key record", e))?;
         let mut lifecycle = serde_json::json!({ "records": bodies });
         let counts = self.counts.iter().filter(|r| r.metric != Metric::Messages);
-        crate::patch::lifecycle::fill_counts(&mut lifecycle, counts, &self.adoptions)
+        crate::patch::lifecycle::counted::fill(&mut lifecycle, counts, &self.adoptions)
             .map_err(|e| RowError::new("count", e))?;
         let records = lifecycle
             .get_mut("records")
@@ -208,19 +210,6 @@ impl From<PatchError> for RowError {
     }
 }
 
-/// The `scope` column of a key, count or adoption row.
-pub(crate) fn scope_column(scope: &PatchScope) -> String {
-    match scope {
-        PatchScope::Global => "global".to_owned(),
-        PatchScope::Client(client) => client_scope_column(client),
-    }
-}
-
-/// The `scope` column of `client`'s personal keys and message total.
-pub(crate) fn client_scope_column(client: &str) -> String {
-    format!("client:{client}")
-}
-
 impl PatchRow {
     fn new(
         patch: &SchemaPatch,
@@ -312,33 +301,6 @@ impl PendingRow {
     /// The pending proposal.
     pub fn proposal(&self) -> Result<PendingProposal, RowError> {
         serde_json::from_str(&self.body).map_err(|e| RowError::new("pending proposal", e))
-    }
-}
-
-impl KeyState {
-    /// The state's name as a column holds it (`experimental`, `stable`,
-    /// `deprecated`, `withdrawn`, `gone`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            KeyState::Experimental => "experimental",
-            KeyState::Stable => "stable",
-            KeyState::Deprecated => "deprecated",
-            KeyState::Withdrawn => "withdrawn",
-            KeyState::Gone => "gone",
-        }
-    }
-
-    /// The state a column's text names, if any.
-    pub fn parse(text: &str) -> Option<Self> {
-        [
-            KeyState::Experimental,
-            KeyState::Stable,
-            KeyState::Deprecated,
-            KeyState::Withdrawn,
-            KeyState::Gone,
-        ]
-        .into_iter()
-        .find(|state| state.as_str() == text)
     }
 }
 

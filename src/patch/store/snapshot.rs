@@ -7,10 +7,14 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{CompiledCache, SchemaStore, StoreRows, Taken, Waiting};
+use super::cache::CompiledCache;
+use super::rows::StoreRows;
+use super::schema_store::{SchemaStore, Taken, Waiting};
 use crate::key::{KeyDefinition, KeyName};
+use crate::patch::integrity::Signer;
+use crate::patch::lifecycle::records::Lifecycle;
 use crate::patch::review::Review;
-use crate::patch::{Lifecycle, SchemaPatch, Signer};
+use crate::patch::schema_patch::SchemaPatch;
 use crate::template::SchemaTemplate;
 use crate::validate::ValidateOptions;
 
@@ -315,7 +319,7 @@ impl SchemaStore {
         let lifecycle = members
             .get_mut("lifecycle")
             .ok_or("the store's snapshot has no `lifecycle`")?;
-        crate::patch::lifecycle::fill_counts(lifecycle, &rows.counts, &rows.adoptions)?;
+        crate::patch::lifecycle::counted::fill(lifecycle, &rows.counts, &rows.adoptions)?;
         Ok(snapshot)
     }
 }

@@ -4,10 +4,12 @@
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::{SchemaStore, definition_tag};
+use super::retention::definition_tag;
+use super::schema_store::SchemaStore;
 use crate::key::{KeyDefinition, KeyName};
 use crate::negotiate::{PatchReference, SchemaUpdateSuggestion};
-use crate::patch::{CompileError, SchemaPatch};
+use crate::patch::compile_error::CompileError;
+use crate::patch::schema_patch::SchemaPatch;
 
 impl SchemaStore {
     /// The `schema_update_suggestion` to attach to `client`'s next execution

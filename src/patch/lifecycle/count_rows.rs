@@ -1,10 +1,13 @@
-//! The store's counters as rows: every metric count of every key and the
-//! message totals, one row per UTC day, and per (key, client) the days a
-//! client was first told of a key and last sent it. A back end keeps them
+//! The lifecycle's counters as the store's table rows: every metric count
+//! of every key and the message totals, one row per UTC day, and per (key,
+//! client) the days a client was first told of a key and last sent it,
+//! with the scope column they share with key rows. A back end keeps them
 //! as table rows and moves a counter in place (`count = count + n`) by what
-//! a save added to it ([`StoreRows::writes`]), so counting a message
-//! writes a handful of small rows, never the state they belong to
+//! a save added to it ([`crate::patch::StoreRows::writes`]), so counting a
+//! message writes a handful of small rows, never the state they belong to
 //! (docs/replicas.md, "Counters").
+
+use crate::patch::schema_patch::PatchScope;
 
 /// What a count row counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -57,7 +60,7 @@ impl Metric {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CountRow {
-    /// `global` or `client:` and the client's id, as in [`super::KeyRow`].
+    /// `global` or `client:` and the client's id, as in [`crate::patch::KeyRow`].
     pub scope: String,
     /// The key; empty for [`Metric::Messages`].
     pub key_name: String,
@@ -88,7 +91,7 @@ impl CountRow {
     }
 
     /// What names the row in its table.
-    pub(super) fn name(&self) -> CountName {
+    pub(crate) fn name(&self) -> CountName {
         (
             self.scope.clone(),
             self.key_name.clone(),
@@ -137,3 +140,16 @@ impl AdoptionRow {
 
 /// A count row's name: (scope, key name, metric, day).
 pub type CountName = (String, String, Metric, i64);
+
+/// The `scope` column of a key, count or adoption row.
+pub(crate) fn scope_column(scope: &PatchScope) -> String {
+    match scope {
+        PatchScope::Global => "global".to_owned(),
+        PatchScope::Client(client) => client_scope_column(client),
+    }
+}
+
+/// The `scope` column of `client`'s personal keys and message total.
+pub(crate) fn client_scope_column(client: &str) -> String {
+    format!("client:{client}")
+}
