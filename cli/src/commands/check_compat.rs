@@ -25,7 +25,7 @@ Exit status:
 pub enum CompatMode {
     /// The new version reads every payload the latest old one read.
     Backward,
-    /// ... every payload any old version read.
+    /// The new version reads every payload any old version read.
     #[value(alias = "backward_transitive")]
     BackwardTransitive,
     /// The latest old version reads what the new one reads.
