@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prints the path of a headless-capable Chromium, installing Debian's
 # `chromium` package first when none is found (as scripts/with-postgres.sh
-# does for PostgreSQL). The report's browser test (cli/tests/report.rs)
+# does for PostgreSQL). The report's browser test (cli/tests/it/report.rs)
 # renders the HTML report with it.
 #
 #   SDSI_CHROMIUM="$(scripts/ensure-chromium.sh)"

@@ -66,14 +66,28 @@ pub enum Entry<'a> {
 }
 
 impl Entry<'_> {
-    /// `unreadable_input`: `cannot read WHAT: REASON`.
-    pub fn unreadable(what: &str, reason: impl std::fmt::Display) -> Self {
+    /// A problem of the tool's own, about the whole input (`path` `""`).
+    pub fn tool(code: &'static str, message: String) -> Self {
         Entry::Tool {
-            code: "unreadable_input",
+            code,
             path: "",
-            message: format!("cannot read {what}: {reason}"),
+            message,
             limit: None,
         }
+    }
+
+    /// `unreadable_input`: `cannot read WHAT: REASON`.
+    pub fn unreadable(what: &str, reason: impl std::fmt::Display) -> Self {
+        Self::tool("unreadable_input", format!("cannot read {what}: {reason}"))
+    }
+
+    /// `unwritable_output`: `cannot write WHAT: REASON` (a report page, a
+    /// state that cannot be saved).
+    pub fn unwritable(what: &str, reason: impl std::fmt::Display) -> Self {
+        Self::tool(
+            "unwritable_output",
+            format!("cannot write {what}: {reason}"),
+        )
     }
 
     /// `limit_exceeded` for an input larger than `max` bytes, worded as the library words it.
@@ -167,6 +181,18 @@ impl Outcome {
         }
     }
 
+    /// A streaming command's command-level error: the line
+    /// `{"event": "error", "errors": [...]}`, printed last, exit 2. Every
+    /// streaming mode (`validate --jsonl`, `cluster`, `evolve`) ends a run it
+    /// cannot finish with this line, before or after other lines.
+    pub fn stream_error(errors: &[Entry<'_>]) -> Self {
+        let object = StreamError {
+            event: "error",
+            errors,
+        };
+        Self::new(Status::Unusable, &object, Format::Compact)
+    }
+
     /// Prints the object on stdout and returns the exit code.
     ///
     /// Serializing cannot fail for these types (every map key is a string);
@@ -193,6 +219,16 @@ impl Outcome {
     }
 }
 
+/// The line a streaming command ends with when it cannot go on.
+#[derive(Serialize)]
+struct StreamError<'a, 'b> {
+    /// Always `"error"`, so that `evolve`'s consumers, who read `event`,
+    /// meet it where they look; the other streams carry it too.
+    event: &'static str,
+    /// Why, as entries `{"code", "path", "message"}`.
+    errors: &'a [Entry<'b>],
+}
+
 /// The object printed when the real one cannot be serialized.
 fn fallback(error: &serde_json::Error) -> String {
     let message = Value::String(format!("cannot serialize output: {error}"));
@@ -217,6 +253,16 @@ mod tests {
             serde_json::to_value(&large).unwrap(),
             serde_json::json!({"code": "limit_exceeded", "path": "",
                 "message": "input size in bytes exceeds the limit of 10", "limit": 10})
+        );
+    }
+
+    #[test]
+    fn a_stream_error_is_one_line_with_event_and_errors() {
+        let outcome = Outcome::stream_error(&[Entry::unwritable("s.db", "full")]);
+        assert_eq!(outcome.status, Status::Unusable);
+        assert_eq!(
+            outcome.body.unwrap(),
+            r#"{"event":"error","errors":[{"code":"unwritable_output","path":"","message":"cannot write s.db: full"}]}"#
         );
     }
 

@@ -8,8 +8,16 @@ use sdsi::evolution::{Embedder, Pool, PoolConfig, Redaction, redact, sanitize_fr
 use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 
-use crate::output::{Format, Outcome, Status};
+use crate::output::{Entry, Outcome, Status};
 use crate::{embedder, input, progress};
+
+/// What `--help` says of the exit status.
+pub const EXIT_STATUS: &str = "\
+Exit status:
+  0  every line was read and clustered
+  2  the file or the model cannot be read, or a threshold is outside
+     -1..=1 (the stream ends with {\"event\":\"error\",\"errors\":[...]});
+     a usage error";
 
 /// Arguments of `cluster`.
 #[derive(Debug, clap::Args)]
@@ -50,19 +58,22 @@ const CHUNK: usize = 64;
 /// then a summary, then `{"final": {"clusters": [...], "needs": [...]}}`:
 /// for every input line in order, the cluster and need it belongs to once
 /// the whole file is read. Cluster ids count up from 0 in order of
-/// creation, need ids in order of first appearance.
-pub fn run(args: &Args, format: Format) -> Outcome {
-    let unusable = |code: &str, message: String| {
-        let entry = json!({"code": code, "path": "", "message": message});
-        Outcome::new(Status::Unusable, &json!({"errors": [entry]}), format)
-    };
+/// creation, need ids in order of first appearance. A command-level error
+/// ends the stream with its error line (exit 2).
+pub fn run(args: &Args) -> Outcome {
     let reader = match input::lines(&args.fragments) {
         Ok(reader) => progress::track(&args.fragments, reader),
-        Err(entry) => return Outcome::new(Status::Unusable, &json!({"errors": [entry]}), format),
+        Err(entry) => return Outcome::stream_error(&[entry]),
     };
     let embedder = match embedder::load(args.model.as_deref()) {
         Ok(embedder) => embedder,
-        Err(message) => return unusable("unreadable", message),
+        Err(message) => {
+            let path = args.model.as_deref().unwrap_or(std::path::Path::new(""));
+            return Outcome::stream_error(&[Entry::unreadable(
+                &path.display().to_string(),
+                message,
+            )]);
+        }
     };
     let threshold = args
         .threshold
@@ -87,17 +98,31 @@ pub fn run(args: &Args, format: Format) -> Outcome {
             lines_of: HashMap::new(),
             joined: Vec::new(),
         },
-        Err(error) => return unusable("invalid_option", error.to_string()),
+        Err(error) => {
+            return Outcome::stream_error(&[Entry::tool("invalid_option", error.to_string())]);
+        }
     };
     let mut out = io::stdout().lock();
     let mut lines = 0usize;
     let mut chunk: Vec<(usize, String)> = Vec::with_capacity(CHUNK);
     let mut reader = reader.lines().enumerate();
+    let mut unreadable = None;
     loop {
         chunk.clear();
         for (number, line) in reader.by_ref() {
-            let Ok(line) = line else { break };
-            chunk.push((number + 1, line));
+            match line {
+                Ok(line) => chunk.push((number + 1, line)),
+                Err(error) => {
+                    // The lines read so far are printed, then the error.
+                    let what = format!(
+                        "line {} of {}",
+                        number + 1,
+                        input::describe(&args.fragments)
+                    );
+                    unreadable = Some(Entry::unreadable(&what, error));
+                    break;
+                }
+            }
             if chunk.len() == CHUNK {
                 break;
             }
@@ -111,10 +136,15 @@ pub fn run(args: &Args, format: Format) -> Outcome {
                 return Outcome::streamed(Status::Unusable);
             }
         }
-        if chunk.len() < CHUNK {
+        if chunk.len() < CHUNK || unreadable.is_some() {
             break;
         }
     }
+    drop(out);
+    if let Some(entry) = unreadable {
+        return Outcome::stream_error(&[entry]);
+    }
+    let mut out = io::stdout().lock();
     let summary = json!({"summary": {
         "lines": lines, "clusters": clustering.pool.len(), "needs": clustering.pool.need_count(),
         "threshold": shortest(threshold),

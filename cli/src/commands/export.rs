@@ -1,7 +1,8 @@
-//! `sdsi export --format FORMAT TEMPLATE`: a schema template exported for
-//! another tool (JSON Schema, MCP, constrained decoding, A2A, a prompt).
+//! `sdsi export --format FORMAT --schema TEMPLATE`: a schema template
+//! exported for another tool (JSON Schema, MCP, constrained decoding, A2A,
+//! a prompt).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use sdsi::Issue;
 use sdsi::a2a::{AgentExtension, fields_from_template};
@@ -40,9 +41,32 @@ pub struct Args {
     pub format: ExportFormat,
 
     /// The schema template (JSON); `-` reads standard input.
-    #[arg(value_name = "TEMPLATE")]
-    pub template: PathBuf,
+    #[arg(
+        long,
+        short = 's',
+        value_name = "TEMPLATE",
+        required_unless_present = "legacy_template"
+    )]
+    pub schema: Option<PathBuf>,
+
+    /// Deprecated: the template as a positional argument (`--schema` now).
+    #[arg(value_name = "TEMPLATE", hide = true, conflicts_with = "schema")]
+    pub legacy_template: Option<PathBuf>,
 }
+
+impl Args {
+    /// The template, however it was given (clap requires one of the two).
+    fn template(&self) -> Option<&Path> {
+        self.schema.as_deref().or(self.legacy_template.as_deref())
+    }
+}
+
+/// What `--help` says of the exit status.
+pub const EXIT_STATUS: &str = "\
+Exit status:
+  0  exported (warnings list what the format could not carry)
+  1  well-formed JSON that breaks the template's rules
+  2  unreadable, larger than 4 MiB, or not JSON; a usage error";
 
 /// The object `sdsi export` prints.
 #[derive(Debug, Serialize)]
@@ -58,7 +82,14 @@ struct ExportOutput<'a> {
 /// breaks the template rules, 2 unreadable, too large or not JSON.
 pub fn run(args: &Args, format: Format) -> Outcome {
     let options = ValidateOptions::default();
-    let bytes = match input::read_capped(&args.template, options.limits.max_bytes) {
+    let read = match args.template() {
+        Some(path) => input::read_capped(path, options.limits.max_bytes),
+        None => Err(Entry::unreadable(
+            "the template",
+            "none given: use --schema",
+        )),
+    };
+    let bytes = match read {
         Ok(bytes) => bytes,
         Err(entry) => {
             let output = ExportOutput {

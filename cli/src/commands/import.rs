@@ -1,4 +1,4 @@
-//! `sdsi import SCHEMA`: a schema template from a JSON Schema object or an
+//! `sdsi import INPUT`: a schema template from a JSON Schema object or an
 //! MCP tool, with every construct the template cannot express listed.
 
 use std::path::PathBuf;
@@ -23,12 +23,20 @@ pub enum ImportFormat {
     McpTool,
 }
 
+/// What `--help` says of the exit status.
+pub const EXIT_STATUS: &str = "\
+Exit status:
+  0  imported (warnings list what the template cannot express)
+  1  JSON from which no usable template can be made
+  2  unreadable or not JSON; a usage error";
+
 /// Arguments of `import`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The schema or tool (JSON); `-` reads standard input.
-    #[arg(value_name = "SCHEMA")]
-    pub schema: PathBuf,
+    /// The JSON Schema or the MCP tool (JSON) to import; `-` reads standard
+    /// input.
+    #[arg(value_name = "INPUT")]
+    pub input: PathBuf,
 
     /// What the input is.
     #[arg(long, value_enum, default_value = "auto")]
@@ -58,13 +66,9 @@ struct ImportOutput<'a> {
 /// JSON from which no usable template can be made, 2 unreadable or not JSON.
 pub fn run(args: &Args, format: Format) -> Outcome {
     let max = ValidateOptions::default().limits.max_bytes;
-    let parsed = input::read_capped(&args.schema, max).and_then(|bytes| {
-        serde_json::from_slice::<Value>(&bytes).map_err(|e| Entry::Tool {
-            code: "invalid_json",
-            path: "",
-            message: e.to_string(),
-            limit: None,
-        })
+    let parsed = input::read_capped(&args.input, max).and_then(|bytes| {
+        serde_json::from_slice::<Value>(&bytes)
+            .map_err(|e| Entry::tool("invalid_json", e.to_string()))
     });
     let value = match parsed {
         Ok(value) => value,

@@ -11,6 +11,13 @@ use time::format_description::well_known::Rfc3339;
 
 use crate::output::{Entry, Format, Outcome, Status};
 
+/// What `--help` says of the exit status.
+pub const EXIT_STATUS: &str = "\
+Exit status:
+  0  the page was written
+  2  the state cannot be used (missing, no saved state, several scenarios
+     without --scenario) or the page cannot be written; a usage error";
+
 /// Arguments of `report`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -98,7 +105,11 @@ pub fn run(args: &Args, format: Format) -> Outcome {
     let report = Report::gather(&saved.store, pools, &history, at);
     let output = args.output.display().to_string();
     if let Err(error) = std::fs::write(&args.output, render(&report)) {
-        return unusable(&output, error.to_string());
+        return Outcome::new(
+            Status::Unusable,
+            &json!({"errors": [Entry::unwritable(&output, error)]}),
+            format,
+        );
     }
     Outcome::new(
         Status::Valid,

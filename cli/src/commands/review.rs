@@ -11,8 +11,17 @@ use time::format_description::well_known::Rfc3339;
 
 use crate::output::{Entry, Format, Outcome, Status};
 
+/// What `--help` says of the exit status.
+pub const EXIT_STATUS: &str = "\
+Exit status:
+  0  the list was printed, or the decision recorded
+  1  the store refused the approved patch now (it stays pending)
+  2  the state cannot be used, no pending proposal has the id, or the
+     decision cannot be taken; a usage error";
+
 /// Arguments of `review`.
 #[derive(Debug, clap::Args)]
+#[command(group = clap::ArgGroup::new("decision").args(["approve", "deny"]))]
 pub struct Args {
     /// The state file of `sdsi evolve --state`.
     #[arg(long, value_name = "PATH")]
@@ -32,12 +41,18 @@ pub struct Args {
     #[arg(long, value_name = "ID", requires_all = ["at", "reason"])]
     pub deny: Option<String>,
 
-    /// When the decision is taken (RFC 3339).
-    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    /// When the decision is taken (RFC 3339); only with --approve or --deny.
+    #[arg(long, value_name = "TIME", value_parser = parse_time, requires = "decision")]
     pub at: Option<OffsetDateTime>,
 
-    /// Who decides (recorded with the decision).
-    #[arg(long, value_name = "NAME", default_value = "operator")]
+    /// Who decides (recorded with the decision); only with --approve or
+    /// --deny.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "operator",
+        requires = "decision"
+    )]
     pub by: String,
 
     /// Why the proposal is denied.
@@ -107,7 +122,7 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         };
         return Outcome::new(
             Status::Unusable,
-            &json!({"errors": [tool_error("unknown_proposal", error.to_string())]}),
+            &json!({"errors": [Entry::tool("unknown_proposal", error.to_string())]}),
             format,
         );
     };
@@ -134,7 +149,7 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         Err(error) => {
             return Outcome::new(
                 Status::Unusable,
-                &json!({"errors": [tool_error("invalid_decision", error.to_string())]}),
+                &json!({"errors": [Entry::tool("invalid_decision", error.to_string())]}),
                 format,
             );
         }
@@ -172,14 +187,4 @@ fn list(states: &[(String, Saved)], format: Format) -> Outcome {
         })
         .collect();
     Outcome::new(Status::Valid, &json!({"pending": pending}), format)
-}
-
-/// A problem found by the tool itself, shaped as an issue.
-fn tool_error(code: &'static str, message: String) -> Entry<'static> {
-    Entry::Tool {
-        code,
-        path: "",
-        message,
-        limit: None,
-    }
 }

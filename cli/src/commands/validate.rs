@@ -5,11 +5,21 @@ use std::path::PathBuf;
 use sdsi::validate::ValidateOptions;
 use sdsi::{Issue, Report};
 
-use crate::commands::validate_lines;
 use crate::input;
 use crate::output::{Entry, Format, Outcome, Status, ValidateOutput};
 use crate::patches::{self, PatchArgs};
-use crate::template::{self, Rejected};
+use crate::template;
+use crate::validate_lines;
+
+/// What `--help` says of the exit status.
+pub const EXIT_STATUS: &str = "\
+Exit status:
+  0  the message is valid (with --jsonl: every message is)
+  1  the message is JSON and invalid (with --jsonl: a message is invalid or
+     not JSON)
+  2  an input cannot be read, the template is unusable, a patch is refused,
+     --at is not an RFC 3339 time, the message is not JSON (without
+     --jsonl); a usage error";
 
 /// Arguments of `validate`.
 #[derive(Debug, clap::Args)]
@@ -25,7 +35,8 @@ pub struct Args {
 
     /// Read MESSAGE as JSON Lines: validate each line against the one
     /// compiled schema and print one result per line (with its `line`
-    /// number); a summary with messages per second goes to stderr.
+    /// number); a summary with messages per second goes to stderr. One
+    /// object per line: not with --pretty.
     #[arg(long)]
     pub jsonl: bool,
 
@@ -36,13 +47,18 @@ pub struct Args {
 
 /// Runs the command: exit 0 valid, 1 invalid, 2 when an input cannot be read
 /// or parsed or the template is unusable (the errors then refer to the
-/// template or to the inputs, not to the message).
+/// template or to the inputs, not to the message). With `--jsonl` such an
+/// error is the stream's error line.
 pub fn run(args: &Args, format: Format) -> Outcome {
+    let shown = Shown {
+        jsonl: args.jsonl,
+        format,
+    };
     let options = ValidateOptions::default();
     let max = options.limits.max_bytes;
     // A bad `--at` is refused whatever the other flags, before anything is read.
     if let Err(issue) = patches::at(&args.patches) {
-        return unusable(vec![Entry::Issue(&issue)], Vec::new(), format);
+        return shown.unusable(vec![Entry::Issue(&issue)], Vec::new());
     }
 
     // Read both inputs first, so that two unreadable files are reported together.
@@ -64,13 +80,13 @@ pub fn run(args: &Args, format: Format) -> Outcome {
                 .into_iter()
                 .flatten()
                 .collect();
-            return unusable(errors, Vec::new(), format);
+            return shown.unusable(errors, Vec::new());
         }
     };
 
     let usable = match template::load(&template_bytes, options) {
         Ok(usable) => usable,
-        Err(rejected) => return rejected_template(&rejected, format),
+        Err(rejected) => return shown.unusable(rejected.errors(), rejected.warnings()),
     };
     let (schema, skipped) = if args.patches.is_empty() {
         (usable.schema, Vec::new())
@@ -78,11 +94,7 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         match patches::compile(&args.patches, &usable.template, options) {
             Ok(compiled) => compiled,
             Err(problems) => {
-                return unusable(
-                    problems.iter().map(Entry::Issue).collect(),
-                    Vec::new(),
-                    format,
-                );
+                return shown.unusable(problems.iter().map(Entry::Issue).collect(), Vec::new());
             }
         }
     };
@@ -101,16 +113,25 @@ fn report_outcome(report: &Report, skipped: &[Issue], format: Format) -> Outcome
     Outcome::new(Status::of(report.errors()), &output, format)
 }
 
-fn rejected_template(rejected: &Rejected, format: Format) -> Outcome {
-    unusable(rejected.errors(), rejected.warnings(), format)
+/// How a command-level error is shown: the validate object, or with
+/// `--jsonl` the stream's error line.
+struct Shown {
+    jsonl: bool,
+    format: Format,
 }
 
-fn unusable<'a>(errors: Vec<Entry<'a>>, warnings: Vec<Entry<'a>>, format: Format) -> Outcome {
-    let output = ValidateOutput {
-        valid: false,
-        errors,
-        warnings,
-        normalized: None,
-    };
-    Outcome::new(Status::Unusable, &output, format)
+impl Shown {
+    /// Exit 2 with `errors` (and, outside a stream, the template's `warnings`).
+    fn unusable<'a>(&self, errors: Vec<Entry<'a>>, warnings: Vec<Entry<'a>>) -> Outcome {
+        if self.jsonl {
+            return Outcome::stream_error(&errors);
+        }
+        let output = ValidateOutput {
+            valid: false,
+            errors,
+            warnings,
+            normalized: None,
+        };
+        Outcome::new(Status::Unusable, &output, self.format)
+    }
 }

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
 use crate::log_cursor::{Cursor, Lines, Reopen, Resumed};
-use crate::output::{Entry, Format, Outcome, Status};
+use crate::output::{Entry, Outcome, Status, entries};
 use crate::{duration, embedder, input, progress, template};
 
 mod replica;
@@ -57,6 +57,15 @@ pub enum LendingArg {
     /// The lender books the heat it held then; what it gains later counts.
     Book,
 }
+
+/// What `--help` says of the exit status.
+pub const EXIT_STATUS: &str = "\
+Exit status:
+  0  every line was replayed
+  1  some lines could not be read (each an {\"event\":\"error\",\"line\":N} line)
+  2  the template, the log, the model, the state or the report cannot be
+     used or written (the stream ends with {\"event\":\"error\",\"errors\":[...]});
+     a usage error";
 
 /// Arguments of `evolve`.
 #[derive(Debug, clap::Args)]
@@ -140,13 +149,14 @@ pub struct Args {
     #[arg(long, value_name = "NAME", required_if_eq("inducer", "llm"))]
     pub llm_model: Option<String>,
 
-    /// With `--inducer llm`: how the reply's schema is sent.
-    #[arg(long, value_enum, default_value = "json-schema")]
-    pub llm_format: LlmFormat,
+    /// With `--inducer llm`: how the reply's schema is sent (default:
+    /// json-schema).
+    #[arg(long, value_enum)]
+    pub llm_format: Option<LlmFormat>,
 
-    /// With `--inducer llm`: seconds one request may take.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
-    pub llm_timeout: u64,
+    /// With `--inducer llm`: seconds one request may take (default: 60).
+    #[arg(long, value_name = "SECONDS")]
+    pub llm_timeout: Option<u64>,
 
     /// Keep the store and the engine in this SQLite file: a later run with
     /// the same file and log resumes after the last line saved, with the same
@@ -169,11 +179,11 @@ pub struct Args {
     #[arg(long, requires = "state")]
     pub whole_state: bool,
 
-    /// With `--state`: save after every N lines (and at the end), so a run
-    /// that is killed loses at most N lines of work, which the next run
-    /// replays.
-    #[arg(long, value_name = "N", default_value_t = 1000, requires = "state")]
-    pub save_every: u64,
+    /// With a SQLite `--state`: save after every N lines (and at the end),
+    /// so a run that is killed loses at most N lines of work, which the next
+    /// run replays (default: 1000). Replicas save after each fold instead.
+    #[arg(long, value_name = "N", requires = "state")]
+    pub save_every: Option<u64>,
 
     /// Accept one jump of the clock past the store's bound (30 days after
     /// its last evaluation): for a state resumed after a long pause, or a
@@ -191,6 +201,8 @@ pub struct Args {
 /// Where the state lives and how far it got.
 struct Saving {
     db: SqliteState,
+    /// The state file, as messages name it.
+    place: String,
     scenario: String,
     /// The version last read or written (`None`: nothing saved yet).
     version: Option<u64>,
@@ -217,6 +229,7 @@ impl Saving {
         let scenario = store.base().scenario.clone();
         let mut saving = Saving {
             db,
+            place: path.display().to_string(),
             scenario,
             version: None,
             resume_after: 0,
@@ -240,6 +253,11 @@ impl Saving {
                 .filter(|cursor| cursor.line == saving.resume_after);
         }
         Ok(saving)
+    }
+
+    /// The stream's error line for a save that failed with `message`.
+    fn unsaved(&self, message: String) -> Outcome {
+        Outcome::stream_error(&[Entry::unwritable(&self.place, message)])
     }
 
     fn save(
@@ -274,24 +292,53 @@ struct Event {
     message: Value,
 }
 
+/// The flags that mean nothing with these others, as a usage error's
+/// message: clap cannot say "only with `--inducer llm`" or "only with a
+/// SQLite `--state`" itself.
+pub fn misused(args: &Args) -> Option<String> {
+    let llm_flags = [
+        ("--llm-url", args.llm_url.is_some()),
+        ("--llm-model", args.llm_model.is_some()),
+        ("--llm-format", args.llm_format.is_some()),
+        ("--llm-timeout", args.llm_timeout.is_some()),
+    ];
+    if args.inducer != Inducer::Llm {
+        if let Some((flag, _)) = llm_flags.iter().find(|(_, given)| *given) {
+            return Some(format!("{flag} is used only with --inducer llm"));
+        }
+    }
+    let replicas = args.state.as_deref().and_then(postgres_url).is_some();
+    if replicas && args.save_every.is_some() {
+        return Some(
+            "--save-every is for a SQLite --state: replicas save after each fold".to_owned(),
+        );
+    }
+    if args.replica.is_some() && !replicas {
+        return Some("--replica needs a PostgreSQL --state (postgresql://...)".to_owned());
+    }
+    None
+}
+
 /// Runs the command: exit 0 when every line was replayed, 1 when some lines
 /// could not be read (each reported as an `error` event), 2 when the
-/// template or the log cannot be used at all.
-pub fn run(args: &Args, format: Format) -> Outcome {
+/// template, the log, the state or the report cannot be used: the stream
+/// then ends with its error line.
+pub fn run(args: &Args) -> Outcome {
     let options = ValidateOptions::default();
     let template = match input::read_capped(&args.schema, options.limits.max_bytes) {
-        Err(entry) => return unusable(vec![entry], format),
+        Err(entry) => return Outcome::stream_error(&[entry]),
         Ok(bytes) => match template::load(&bytes, options) {
             Ok(usable) => usable.template,
-            Err(rejected) => return unusable(rejected.errors(), format),
+            Err(rejected) => return Outcome::stream_error(&rejected.errors()),
         },
     };
     let reader = match input::lines(&args.events) {
         Ok(reader) => progress::track(&args.events, reader),
-        Err(entry) => return unusable(vec![entry], format),
+        Err(entry) => return Outcome::stream_error(&[entry]),
     };
-    let Ok(mut store) = SchemaStore::new(template, LifecyclePolicy::default()) else {
-        return unusable(Vec::new(), format);
+    let mut store = match SchemaStore::new(template, LifecyclePolicy::default()) {
+        Ok(store) => store,
+        Err(error) => return Outcome::stream_error(&entries(error.errors())),
     };
     let joined = match args.state.as_deref().and_then(postgres_url) {
         None => None,
@@ -309,7 +356,7 @@ pub fn run(args: &Args, format: Format) -> Outcome {
             match replica::join(&settings, &store.base().scenario) {
                 Ok(db) => Some((settings, db)),
                 Err(message) => {
-                    return unusable(vec![Entry::unreadable("--state", message)], format);
+                    return Outcome::stream_error(&[Entry::unreadable("--state", message)]);
                 }
             }
         }
@@ -344,16 +391,16 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         Ok(embedder) => embedder,
         Err(message) => {
             let path = args.model.as_deref().unwrap_or(std::path::Path::new(""));
-            return unusable(
-                vec![Entry::unreadable(&path.display().to_string(), message)],
-                format,
-            );
+            return Outcome::stream_error(&[Entry::unreadable(
+                &path.display().to_string(),
+                message,
+            )]);
         }
     };
     let inducer: Box<dyn IntentInducer> = match args.inducer {
         Inducer::Rules => Box::new(RuleInducer),
         Inducer::Llm => {
-            let reply_format = match args.llm_format {
+            let reply_format = match args.llm_format.unwrap_or(LlmFormat::JsonSchema) {
                 LlmFormat::JsonSchema => ResponseFormat::JsonSchema,
                 LlmFormat::JsonObject => ResponseFormat::JsonObject,
             };
@@ -363,11 +410,13 @@ pub fn run(args: &Args, format: Format) -> Outcome {
             )
             .api_key(std::env::var("SDSI_LLM_API_KEY").ok())
             .format(reply_format)
-            .timeout(std::time::Duration::from_secs(args.llm_timeout.max(1)));
+            .timeout(std::time::Duration::from_secs(
+                args.llm_timeout.unwrap_or(60).max(1),
+            ));
             match LlmInducer::new(config) {
                 Ok(inducer) => Box::new(inducer),
                 Err(error) => {
-                    return unusable(vec![Entry::unreadable("--llm-url", error)], format);
+                    return Outcome::stream_error(&[Entry::unreadable("--llm-url", error)]);
                 }
             }
         }
@@ -376,25 +425,21 @@ pub fn run(args: &Args, format: Format) -> Outcome {
     if let Some((settings, db)) = joined {
         return replica::run(&settings, db, reader, &mut store, &mut engine);
     }
-    if args.replica.is_some() {
-        let message = "--replica needs a PostgreSQL --state (postgresql://...)";
-        return unusable(vec![Entry::unreadable("--replica", message)], format);
-    }
     let saving = match &args.state {
         None => None,
         Some(path) => match Saving::open(
             path,
             &mut store,
             &mut engine,
-            args.save_every,
+            args.save_every.unwrap_or(1000),
             !args.whole_state,
         ) {
             Ok(saving) => Some(saving),
             Err(message) => {
-                return unusable(
-                    vec![Entry::unreadable(&path.display().to_string(), message)],
-                    format,
-                );
+                return Outcome::stream_error(&[Entry::unreadable(
+                    &path.display().to_string(),
+                    message,
+                )]);
             }
         },
     };
@@ -414,7 +459,7 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         Ok(lines) => lines,
         Err(message) => {
             let what = input::describe(&args.events);
-            return unusable(vec![Entry::unreadable(&what, message)], format);
+            return Outcome::stream_error(&[Entry::unreadable(&what, message)]);
         }
     };
     let report = args.report.as_deref();
@@ -523,16 +568,14 @@ fn replay(
             let cursor = reader.cursor();
             if cursor.line % saving.every == 0 {
                 if let Err(message) = saving.save(store, engine, &history, &cursor) {
-                    emit(json!({"event": "error", "line": number, "message": message}));
-                    return Outcome::streamed(Status::Unusable);
+                    return saving.unsaved(message);
                 }
             }
         }
     }
     if let Some(saving) = saving.as_mut() {
         if let Err(message) = saving.save(store, engine, &history, &reader.cursor()) {
-            emit(json!({"event": "error", "message": message}));
-            return Outcome::streamed(Status::Unusable);
+            return saving.unsaved(message);
         }
     }
     let written = match report {
@@ -541,10 +584,8 @@ fn replay(
             let at = history.last_at.unwrap_or(OffsetDateTime::UNIX_EPOCH);
             let page = render(&Report::gather(store, shared_pools(engine), &history, at));
             if let Err(error) = std::fs::write(path, page) {
-                emit(
-                    json!({"event": "error", "message": format!("cannot write the report {}: {error}", path.display())}),
-                );
-                return Outcome::streamed(Status::Unusable);
+                let what = path.display().to_string();
+                return Outcome::stream_error(&[Entry::unwritable(&what, error)]);
             }
             Some(path.display().to_string())
         }
@@ -614,12 +655,4 @@ fn with_line(mut value: Value, line: usize) -> Value {
         object.insert("line".to_owned(), json!(line));
     }
     value
-}
-
-fn unusable(errors: Vec<Entry<'_>>, format: Format) -> Outcome {
-    Outcome::new(
-        Status::Unusable,
-        &json!({"event": "error", "errors": errors}),
-        format,
-    )
 }

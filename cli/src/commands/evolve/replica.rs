@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
 use super::{Engine, Event, put_in_place, shared_pools};
-use crate::output::{Outcome, Status};
+use crate::output::{Entry, Outcome, Status};
 
 /// Lines appended in one transaction.
 const APPEND_BATCH: usize = 256;
@@ -116,18 +116,11 @@ pub fn run(
 ) -> Outcome {
     let mut replica = match Replica::open(settings, db, store, engine) {
         Ok(replica) => replica,
-        Err(message) => {
-            let mut out = io::stdout().lock();
-            let _ = writeln!(out, "{}", json!({"event": "error", "message": message}));
-            return Outcome::streamed(Status::Unusable);
-        }
+        Err(message) => return Outcome::stream_error(&[Entry::unreadable("--state", message)]),
     };
     match replica.replay(reader, store, engine) {
         Ok(()) => replica.finish(store, engine),
-        Err(message) => {
-            replica.emit(json!({"event": "error", "message": message}));
-            Outcome::streamed(Status::Unusable)
-        }
+        Err(message) => unwritable(message),
     }
 }
 
@@ -425,8 +418,7 @@ impl<'a> Replica<'a> {
         std::thread::sleep(SETTLE);
         let folded = finished.and_then(|()| self.fold(store, engine, true));
         if let Err(message) = folded {
-            self.emit(json!({"event": "error", "message": message}));
-            return Outcome::streamed(Status::Unusable);
+            return unwritable(message);
         }
         let written = match self.settings.report {
             None => None,
@@ -439,9 +431,8 @@ impl<'a> Replica<'a> {
                     at,
                 ));
                 if let Err(error) = std::fs::write(path, page) {
-                    self.emit(json!({"event": "error",
-                        "message": format!("cannot write the report {}: {error}", path.display())}));
-                    return Outcome::streamed(Status::Unusable);
+                    let what = path.display().to_string();
+                    return Outcome::stream_error(&[Entry::unwritable(&what, error)]);
                 }
                 Some(path.display().to_string())
             }
@@ -465,6 +456,12 @@ impl<'a> Replica<'a> {
             Status::Invalid
         })
     }
+}
+
+/// The stream's error line for a shared state that could not be written
+/// (or read back while folding): `message` says which.
+fn unwritable(message: String) -> Outcome {
+    Outcome::stream_error(&[Entry::unwritable("--state", message)])
 }
 
 fn connect(settings: &Settings<'_>) -> Result<PgState, String> {

@@ -1,26 +1,12 @@
 //! `sdsi evolve --state`: a replay that stops (or is killed) and resumes
 //! gives the same output as one that never stopped.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
-
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-mod common;
-
-use common::fixture;
+use crate::common::{fixture, fresh_dir};
 use serde_json::{Value, json};
-
-fn dir(name: &str) -> PathBuf {
-    common::fresh_dir(&format!("state-{name}"))
-}
 
 /// A log of `n` lines: eight clients asking, in turn, for three needs, one
 /// message every five minutes, so keys are proposed and judged on the way.
@@ -87,7 +73,7 @@ fn halves(d: &Path) -> (PathBuf, PathBuf) {
 
 #[test]
 fn a_replay_stopped_halfway_resumes_with_the_same_output() {
-    let d = dir("halves");
+    let d = fresh_dir("state-halves");
     let (whole, first_half) = halves(&d);
 
     let straight = evolve(&whole, &[]);
@@ -111,7 +97,7 @@ fn a_replay_stopped_halfway_resumes_with_the_same_output() {
 #[test]
 fn a_state_kept_as_rows_resumes_whole_with_the_same_output() {
     use sdsi::evolution::{SavedServer, StateStorage};
-    let d = dir("pool-rows");
+    let d = fresh_dir("state-pool-rows");
     let (whole, first_half) = halves(&d);
     let straight = evolve(&whole, &[]);
     let path = d.join("state.db");
@@ -152,7 +138,7 @@ fn unnumbered(lines: &[Value]) -> Vec<Value> {
 
 /// Runs `sdsi evolve ... -` with `input` on standard input.
 fn evolve_stdin(input: &str, extra: &[&str]) -> Vec<Value> {
-    let run = common::run_with_stdin(
+    let run = crate::common::run_with_stdin(
         &[
             &["evolve", "--schema", &fixture("flight_template.json")],
             extra,
@@ -173,7 +159,7 @@ fn evolve_stdin(input: &str, extra: &[&str]) -> Vec<Value> {
 /// and three days in turn propose what one run over the three does.
 #[test]
 fn a_state_fed_new_logs_in_turn_replays_them_whole() {
-    let d = dir("days");
+    let d = fresh_dir("state-days");
     let whole = d.join("all.jsonl");
     log(&whole, 600);
     let text = std::fs::read_to_string(&whole).unwrap();
@@ -212,7 +198,7 @@ fn a_state_fed_new_logs_in_turn_replays_them_whole() {
 /// replayed; another log is read from its first line.
 #[test]
 fn standard_input_resumes_only_the_same_log() {
-    let d = dir("stdin");
+    let d = fresh_dir("state-stdin");
     let whole = d.join("all.jsonl");
     log(&whole, 300);
     let text = std::fs::read_to_string(&whole).unwrap();
@@ -237,7 +223,7 @@ fn standard_input_resumes_only_the_same_log() {
 /// than taking the log for another one and replaying it all again.
 #[test]
 fn an_unreadable_line_is_met_again_not_replayed_around() {
-    let d = dir("unreadable");
+    let d = fresh_dir("state-unreadable");
     let path = d.join("log.jsonl");
     log(&path, 100);
     let mut bytes = std::fs::read(&path).unwrap();
@@ -287,7 +273,7 @@ fn an_unreadable_line_is_met_again_not_replayed_around() {
 /// the pause was real with `--after-pause`.
 #[test]
 fn a_long_pause_is_accepted_only_when_said() {
-    let d = dir("pause");
+    let d = fresh_dir("state-pause");
     let first = d.join("first.jsonl");
     log(&first, 200);
     let text = std::fs::read_to_string(&first).unwrap();
@@ -331,7 +317,7 @@ fn a_long_pause_is_accepted_only_when_said() {
 
 #[test]
 fn a_killed_replay_resumes_from_its_last_save() {
-    let d = dir("killed");
+    let d = fresh_dir("state-killed");
     let events = d.join("all.jsonl");
     log(&events, 20_000);
     let straight = evolve(&events, &[]);
@@ -384,7 +370,7 @@ fn a_killed_replay_resumes_from_its_last_save() {
 
 #[test]
 fn a_state_file_from_another_template_or_a_damaged_one_is_refused() {
-    let d = dir("refused");
+    let d = fresh_dir("state-refused");
     let events = d.join("all.jsonl");
     log(&events, 20);
     let db = d.join("state.db");
@@ -431,7 +417,7 @@ fn a_state_file_from_another_template_or_a_damaged_one_is_refused() {
 /// an error that names it.
 #[test]
 fn a_state_resumes_under_another_heat_threshold() {
-    let d = dir("retune");
+    let d = fresh_dir("state-retune");
     let (whole, first) = (d.join("all.jsonl"), d.join("first.jsonl"));
     log(&whole, 120);
     let text = std::fs::read_to_string(&whole).unwrap();

@@ -1,26 +1,9 @@
-//! `sdsi compat`: every data-driven case of `tests/cases/compat.json`
+//! `sdsi check-compat`: every data-driven case of `tests/cases/compat.json`
 //! through the binary, with exit status 0 compatible / 1 breaking / 2
 //! unusable.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
-
-mod common;
-
-use common::run_with_stdin;
+use crate::common::{fixture, json_object, sdsi};
 use serde_json::{Value, json};
-
-fn sdsi(args: &[String]) -> (i32, Value) {
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let run = run_with_stdin(&args, b"");
-    let value = serde_json::from_str(&run.stdout).unwrap_or(Value::Null);
-    (run.code, value)
-}
 
 #[test]
 fn every_compat_case_through_the_binary() {
@@ -42,13 +25,19 @@ fn every_compat_case_through_the_binary() {
             files.push(path.display().to_string());
         }
         for case in group["cases"].as_array().unwrap() {
+            // The new version, then the earlier ones, oldest first.
+            let (new, history) = files.split_last().unwrap();
             let mut args = vec![
-                "compat".to_owned(),
+                "check-compat".to_owned(),
                 "--mode".to_owned(),
                 case["mode"].as_str().unwrap().to_owned(),
+                "--schema".to_owned(),
+                new.clone(),
+                "--against".to_owned(),
             ];
-            args.extend(files.iter().cloned());
-            let (code, out) = sdsi(&args);
+            args.extend(history.iter().cloned());
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (code, out) = json_object(&args, b"");
             let compatible = case["compatible"].as_bool().unwrap();
             assert_eq!(
                 code,
@@ -76,18 +65,27 @@ fn every_compat_case_through_the_binary() {
 
 #[test]
 fn unusable_input_exits_2() {
-    let template = format!(
-        "{}/tests/fixtures/flight_template.json",
-        env!("CARGO_MANIFEST_DIR")
+    let template = fixture("flight_template.json");
+    let (code, out) = json_object(
+        &[
+            "check-compat",
+            "--schema",
+            "/nonexistent/new.json",
+            "--against",
+            &template,
+        ],
+        b"",
     );
-    let (code, out) = sdsi(&[
-        "compat".into(),
-        template.clone(),
-        "/nonexistent/new.json".into(),
-    ]);
     assert_eq!(code, 2);
     assert_eq!(out["errors"][0]["code"], "unreadable_input");
-    // One template is not a comparison.
-    let (code, _) = sdsi(&["compat".into(), template]);
-    assert_eq!(code, 2);
+    assert_eq!(out["compatible"], false);
+    // One template is not a comparison: a usage error.
+    for args in [
+        &["check-compat", "--schema", &template][..],
+        &["check-compat", "--against", &template][..],
+    ] {
+        let run = sdsi(args);
+        assert_eq!(run.code, 2, "{args:?}");
+        assert_eq!(run.stdout, "", "{args:?}");
+    }
 }

@@ -24,29 +24,30 @@ struct LineOutput<'a> {
 
 /// Validates every non-blank line of `path` (stdin for `-`). Exit 0 when
 /// every message is valid, 1 when one is not (a line that is not JSON
-/// included), 2 when the input cannot be read. A summary with messages per
-/// second goes to stderr.
+/// included), 2 when the input cannot be read: the stream then ends with
+/// its error line. A summary with messages per second goes to stderr.
 pub fn run(schema: &CompiledSchema, skipped: &[Issue], path: &Path) -> Outcome {
     let max_bytes = schema.options().limits.max_bytes;
     let mut reader = match input::lines(path) {
         Ok(reader) => reader,
-        Err(entry) => {
-            eprintln!("{}", json!({"error": entry}));
-            return Outcome::streamed(Status::Unusable);
-        }
+        Err(entry) => return Outcome::stream_error(&[entry]),
     };
     let started = Instant::now();
     let mut out = BufWriter::new(io::stdout().lock());
     let mut line = Vec::new();
     let (mut number, mut messages, mut valid) = (0u64, 0u64, 0u64);
     let mut failure = None;
+    // A read that fails mid-stream: reported on stdout, where results go.
+    let mut unreadable = None;
     loop {
         line.clear();
         let too_long = match read_line_capped(&mut reader, &mut line, max_bytes) {
             Ok(None) => break,
             Ok(Some(too_long)) => too_long,
             Err(error) => {
-                failure = Some(format!("cannot read line {}: {error}", number + 1));
+                let what = format!("line {} of {}", number + 1, input::describe(path));
+                failure = Some(format!("cannot read {what}: {error}"));
+                unreadable = Some(Entry::unreadable(&what, error));
                 break;
             }
         };
@@ -98,7 +99,12 @@ pub fn run(schema: &CompiledSchema, skipped: &[Issue], path: &Path) -> Outcome {
         "error": error,
     });
     eprintln!("{summary}");
+    drop(out);
+    if let Some(entry) = unreadable {
+        return Outcome::stream_error(&[entry]);
+    }
     if error.is_some() {
+        // The output itself failed: nothing more can be printed there.
         return Outcome::streamed(Status::Unusable);
     }
     Outcome::streamed(if valid == messages {

@@ -3,76 +3,17 @@
 //! `docs/cli.md`: one JSON object on stdout with exactly the documented
 //! members, in order, and exit status 0 / 1 / 2.
 
-#![allow(
-    clippy::expect_used,
-    clippy::unwrap_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    reason = "test helpers: a panic is a failed test"
-)]
-
-mod common;
-
-use common::{Run, fixture, run_with_stdin};
+use crate::common::{checked, codes, fixture, pairs, run_with_stdin};
 use serde_json::{Value, json};
 
 const ENVELOPE: [&str; 3] = ["valid", "errors", "warnings"];
 const ENVELOPE_SCHEMA: [&str; 4] = ["valid", "errors", "warnings", "normalized"];
 const EXPORT: [&str; 4] = ["valid", "errors", "warnings", "export"];
 
-/// Runs `sdsi args...` with `stdin`; returns the exit code and stdout parsed
-/// as one JSON object whose members are exactly `members`, in that order.
-fn run(args: &[&str], stdin: &[u8], members: &[&str]) -> (i32, Value) {
-    let Run { code, stdout, .. } = run_with_stdin(args, stdin);
-    assert_eq!(stdout.matches('\n').count(), 1, "one line: {stdout:?}");
-    let value: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
-    let names: Vec<&str> = value
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
-    let mut sorted = members.to_vec();
-    sorted.sort_unstable();
-    assert_eq!(names, sorted, "members of {stdout}");
-    let positions: Vec<usize> = members
-        .iter()
-        .map(|m| stdout.find(&format!("\"{m}\":")).expect("member printed"))
-        .collect();
-    assert!(positions.is_sorted(), "member order: {stdout}");
-    for list in ["errors", "warnings"] {
-        for issue in value[list].as_array().unwrap() {
-            for member in ["code", "path", "message"] {
-                assert!(issue[member].is_string(), "{issue} has {member}");
-            }
-        }
-    }
-    (code, value)
-}
-
-fn codes(list: &Value) -> Vec<(String, String)> {
-    list.as_array()
-        .unwrap()
-        .iter()
-        .map(|i| {
-            (
-                i["code"].as_str().unwrap().to_owned(),
-                i["path"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
-}
-
-fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-    list.iter()
-        .map(|(c, p)| ((*c).to_owned(), (*p).to_owned()))
-        .collect()
-}
-
 #[test]
 fn envelope_valid_exits_0() {
-    let (code, out) = run(
-        &["envelope", &fixture("envelope_query.json")],
+    let (code, out) = checked(
+        &["check-envelope", &fixture("envelope_query.json")],
         b"",
         &ENVELOPE,
     );
@@ -82,8 +23,8 @@ fn envelope_valid_exits_0() {
 
 #[test]
 fn envelope_invalid_exits_1_with_every_problem() {
-    let (code, out) = run(
-        &["envelope", &fixture("envelope_invalid.json")],
+    let (code, out) = checked(
+        &["check-envelope", &fixture("envelope_invalid.json")],
         b"",
         &ENVELOPE,
     );
@@ -109,9 +50,9 @@ fn envelope_invalid_exits_1_with_every_problem() {
 #[test]
 fn envelope_with_schema_reports_both_layers() {
     let schema = fixture("flight_template.json");
-    let (code, out) = run(
+    let (code, out) = checked(
         &[
-            "envelope",
+            "check-envelope",
             "--schema",
             &schema,
             &fixture("envelope_flight.json"),
@@ -126,9 +67,9 @@ fn envelope_with_schema_reports_both_layers() {
     );
     assert_eq!(out["normalized"]["passenger_count"], 1);
 
-    let (code, out) = run(
+    let (code, out) = checked(
         &[
-            "envelope",
+            "check-envelope",
             "-s",
             &schema,
             &fixture("envelope_flight_invalid.json"),
@@ -152,30 +93,38 @@ fn envelope_with_schema_reports_both_layers() {
 #[test]
 fn envelope_from_stdin() {
     let text = std::fs::read(fixture("envelope_query.json")).unwrap();
-    let (code, _) = run(&["envelope", "-"], &text, &ENVELOPE);
+    let (code, _) = checked(&["check-envelope", "-"], &text, &ENVELOPE);
     assert_eq!(code, 0);
-    let (code, out) = run(&["envelope", "--schema", "-", "-"], &text, &ENVELOPE_SCHEMA);
+    let (code, out) = checked(
+        &["check-envelope", "--schema", "-", "-"],
+        &text,
+        &ENVELOPE_SCHEMA,
+    );
     assert_eq!(code, 2);
     assert_eq!(codes(&out["errors"]), pairs(&[("unreadable_input", "")]));
 }
 
 #[test]
 fn envelope_unusable_inputs_exit_2() {
-    let (code, out) = run(
-        &["envelope", &fixture("malformed_message.json")],
+    let (code, out) = checked(
+        &["check-envelope", &fixture("malformed_message.json")],
         b"",
         &ENVELOPE,
     );
     assert_eq!(code, 2);
     assert_eq!(codes(&out["errors"]), pairs(&[("invalid_json", "")]));
 
-    let (code, out) = run(&["envelope", &fixture("missing.json")], b"", &ENVELOPE);
+    let (code, out) = checked(
+        &["check-envelope", &fixture("missing.json")],
+        b"",
+        &ENVELOPE,
+    );
     assert_eq!(code, 2);
     assert_eq!(codes(&out["errors"]), pairs(&[("unreadable_input", "")]));
 
-    let (code, out) = run(
+    let (code, out) = checked(
         &[
-            "envelope",
+            "check-envelope",
             "--schema",
             &fixture("invalid_template.json"),
             &fixture("envelope_flight.json"),
@@ -194,7 +143,7 @@ fn envelope_unusable_inputs_exit_2() {
 #[test]
 fn envelope_over_the_size_limit_exits_1() {
     let big = format!("{{\"pad\": \"{}\"}}", "x".repeat(4 << 20));
-    let (code, out) = run(&["envelope", "-"], big.as_bytes(), &ENVELOPE);
+    let (code, out) = checked(&["check-envelope", "-"], big.as_bytes(), &ENVELOPE);
     assert_eq!(code, 1);
     assert_eq!(codes(&out["errors"]), pairs(&[("limit_exceeded", "")]));
     assert_eq!(out["errors"][0]["limit"], 4 << 20);
@@ -212,7 +161,11 @@ fn export_every_format() {
         "a2a-extension",
         "prompt",
     ] {
-        let (code, out) = run(&["export", "--format", format, &template], b"", &EXPORT);
+        let (code, out) = checked(
+            &["export", "--format", format, "--schema", &template],
+            b"",
+            &EXPORT,
+        );
         assert_eq!(code, 0, "{format}");
         assert_eq!(out["valid"], true, "{format}");
         assert!(out["errors"].as_array().unwrap().is_empty(), "{format}");
@@ -246,7 +199,11 @@ fn export_reports_what_cannot_be_expressed() {
     let template = br#"{"schema_id": "photo_v1", "scenario": "photo_edit", "keys": [
         {"key_name": "filter", "key_type": "string", "required": true, "semantic_description": "Filter."},
         {"key_name": "crop", "key_type": "object", "required": true, "semantic_description": ""}]}"#;
-    let (code, out) = run(&["export", "-f", "mcp-elicitation", "-"], template, &EXPORT);
+    let (code, out) = checked(
+        &["export", "-f", "mcp-elicitation", "-s", "-"],
+        template,
+        &EXPORT,
+    );
     assert_eq!(code, 0);
     assert_eq!(
         codes(&out["warnings"]),
@@ -261,11 +218,12 @@ fn export_reports_what_cannot_be_expressed() {
 
 #[test]
 fn export_of_a_bad_template() {
-    let (code, out) = run(
+    let (code, out) = checked(
         &[
             "export",
             "--format",
             "strict",
+            "--schema",
             &fixture("invalid_template.json"),
         ],
         b"",
@@ -278,11 +236,12 @@ fn export_of_a_bad_template() {
         ("missing_member".to_owned(), "/scenario".to_owned())
     );
 
-    let (code, out) = run(
+    let (code, out) = checked(
         &[
             "export",
             "--format",
             "strict",
+            "--schema",
             &fixture("malformed_template.json"),
         ],
         b"",
@@ -291,8 +250,14 @@ fn export_of_a_bad_template() {
     assert_eq!(code, 2);
     assert_eq!(codes(&out["errors"]), pairs(&[("invalid_json", "")]));
 
-    let (code, out) = run(
-        &["export", "--format", "strict", &fixture("missing.json")],
+    let (code, out) = checked(
+        &[
+            "export",
+            "--format",
+            "strict",
+            "--schema",
+            &fixture("missing.json"),
+        ],
         b"",
         &EXPORT,
     );
@@ -307,6 +272,7 @@ fn export_usage_errors_exit_2() {
             "export",
             "--format",
             "yaml",
+            "--schema",
             &fixture("flight_template.json"),
         ],
         b"",

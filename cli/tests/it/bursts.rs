@@ -7,19 +7,9 @@
 //! The floors are the counts measured when the fixtures were made, less a
 //! margin of one need (docs/evolution.md, "The burst measure").
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
-
-mod common;
-
 use std::collections::HashMap;
 
-use common::{fixture, model_dir, run_with_stdin};
+use crate::common::{fixture, model_dir, run_with_stdin};
 use serde_json::Value;
 
 /// What one stream scored.

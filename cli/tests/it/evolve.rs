@@ -1,28 +1,7 @@
 //! `sdsi evolve` and `sdsi cluster`.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
-
-mod common;
-
-use common::{fixture, model_dir, run_with_stdin};
+use crate::common::{card_number, fixture, json_lines, model_dir, run_with_stdin};
 use serde_json::{Value, json};
-
-/// Runs `sdsi ARGS`; returns the exit code and the JSON lines it printed.
-fn sdsi(args: &[&str]) -> (i32, Vec<Value>) {
-    let run = run_with_stdin(args, b"");
-    let lines = run
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
-        .collect();
-    (run.code, lines)
-}
 
 fn events<'a>(lines: &'a [Value], kind: &str) -> Vec<&'a Value> {
     lines.iter().filter(|l| l["event"] == kind).collect()
@@ -30,7 +9,7 @@ fn events<'a>(lines: &'a [Value], kind: &str) -> Vec<&'a Value> {
 
 #[test]
 fn evolve_replays_a_log_and_proposes_the_seat_key() {
-    let (code, lines) = sdsi(&[
+    let (code, lines) = json_lines(&[
         "evolve",
         "--schema",
         &fixture("flight_template.json"),
@@ -104,7 +83,7 @@ fn which(name: &str) -> Result<std::path::PathBuf, ()> {
 #[test]
 fn evolve_gates_are_flags() {
     // A heat threshold no traffic reaches: nothing fires.
-    let (_, lines) = sdsi(&[
+    let (_, lines) = json_lines(&[
         "evolve",
         "--schema",
         &fixture("flight_template.json"),
@@ -113,7 +92,7 @@ fn evolve_gates_are_flags() {
         &fixture("events.jsonl"),
     ]);
     assert!(events(&lines, "triggered").is_empty());
-    let (code, lines) = sdsi(&[
+    let (code, lines) = json_lines(&[
         "evolve",
         "--schema",
         &fixture("flight_template.json"),
@@ -127,7 +106,7 @@ fn evolve_gates_are_flags() {
 
 #[test]
 fn evolve_with_an_unusable_template_exits_2() {
-    let (code, lines) = sdsi(&[
+    let (code, lines) = json_lines(&[
         "evolve",
         "--schema",
         &fixture("invalid_template.json"),
@@ -140,7 +119,7 @@ fn evolve_with_an_unusable_template_exits_2() {
 
 #[test]
 fn cluster_groups_paraphrases_with_stable_ids() {
-    let (code, lines) = sdsi(&["cluster", &fixture("fragments.txt")]);
+    let (code, lines) = json_lines(&["cluster", &fixture("fragments.txt")]);
     assert_eq!(code, 0);
     let cluster = |i: usize| lines[i]["cluster"].clone();
     assert_eq!(cluster(0), 0);
@@ -164,7 +143,7 @@ fn cluster_groups_paraphrases_with_stable_ids() {
     );
     // At a threshold of 1 only identical embeddings share a cluster: never
     // fewer clusters than at the recommended threshold.
-    let (_, strict) = sdsi(&["cluster", "--threshold", "1", &fixture("fragments.txt")]);
+    let (_, strict) = json_lines(&["cluster", "--threshold", "1", &fixture("fragments.txt")]);
     let clusters = strict[strict.len() - 2]["summary"]["clusters"]
         .as_u64()
         .unwrap();
@@ -174,39 +153,8 @@ fn cluster_groups_paraphrases_with_stable_ids() {
         founded, clusters,
         "each cluster is founded by exactly one line"
     );
-    let (code, _) = sdsi(&["cluster", "--threshold", "2", &fixture("fragments.txt")]);
+    let (code, _) = json_lines(&["cluster", "--threshold", "2", &fixture("fragments.txt")]);
     assert_eq!(code, 2, "a threshold outside -1..=1 is refused");
-}
-
-/// A valid card number (Luhn), different for every seed, grouped by four.
-fn card(seed: u64) -> String {
-    let mut digits: Vec<u32> = (0..15u64)
-        .map(|i| ((seed * 7919 + i * 104_729 + seed / 7) % 10) as u32)
-        .collect();
-    digits[0] = 5;
-    let sum: u32 = digits
-        .iter()
-        .rev()
-        .enumerate()
-        .map(|(i, &d)| {
-            if i % 2 == 0 {
-                let x = d * 2;
-                if x > 9 { x - 9 } else { x }
-            } else {
-                d
-            }
-        })
-        .sum();
-    digits.push((10 - sum % 10) % 10);
-    digits
-        .chunks(4)
-        .map(|g| {
-            g.iter()
-                .map(|d| char::from_digit(*d, 10).unwrap())
-                .collect::<String>()
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The stream of the evolution-safety issue, replayed through `sdsi evolve`:
@@ -231,8 +179,15 @@ fn evolve_keeps_a_hostile_stream_out_of_the_schema() {
     let mut cards = Vec::new();
     // 1. Payment: 150 requests, 10 clients, every card number different.
     for i in 0..150u64 {
-        let number = card(i);
-        cards.push(number.replace(' ', ""));
+        let digits = card_number(i as usize);
+        // Grouped by four, as people write them.
+        let number = digits
+            .as_bytes()
+            .chunks(4)
+            .map(|g| String::from_utf8_lossy(g))
+            .collect::<Vec<_>>()
+            .join(" ");
+        cards.push(digits);
         line(
             day0 + minutes(10 * i as i64),
             &format!("payer-{}", i % 10),
@@ -304,7 +259,7 @@ fn evolve_keeps_a_hostile_stream_out_of_the_schema() {
     }
     let path = std::env::temp_dir().join(format!("sdsi-hostile-{}.jsonl", std::process::id()));
     std::fs::write(&path, &log).unwrap();
-    let (code, lines) = sdsi(&[
+    let (code, lines) = json_lines(&[
         "evolve",
         "--schema",
         &fixture("flight_template.json"),
@@ -400,7 +355,7 @@ fn a_model_directory_that_is_not_one_exits_2() {
         vec!["evolve", "--model", model, "--schema", &schema, &events],
     ];
     for args in runs {
-        let (code, lines) = sdsi(&args);
+        let (code, lines) = json_lines(&args);
         assert_eq!(code, 2, "{args:?}: {lines:?}");
         let text = serde_json::to_string(&lines).unwrap();
         assert!(text.contains(model), "{args:?}: {text}");
@@ -413,7 +368,7 @@ fn a_model_directory_that_is_not_one_exits_2() {
 fn the_model_clusters_and_evolves() {
     let Some(model) = model_dir() else { return };
     let model = model.as_str();
-    let (code, lines) = sdsi(&["cluster", "--model", model, &fixture("fragments.txt")]);
+    let (code, lines) = json_lines(&["cluster", "--model", model, &fixture("fragments.txt")]);
     assert_eq!(code, 0, "{lines:?}");
     let cluster = |i: usize| lines[i]["cluster"].clone();
     assert_eq!(
@@ -426,7 +381,7 @@ fn the_model_clusters_and_evolves() {
     assert_ne!(cluster(2), cluster(0));
     assert_eq!(cluster(3), Value::Null, "an empty line joins nothing");
 
-    let (code, lines) = sdsi(&[
+    let (code, lines) = json_lines(&[
         "evolve",
         "--model",
         model,
@@ -453,10 +408,10 @@ fn evolve_with_the_llm_inducer() {
         &fixture("flight_template.json"),
         &fixture("events.jsonl"),
     ];
-    let (code, _) = sdsi(&[&base[..], &["--inducer", "llm"]].concat());
+    let (code, _) = json_lines(&[&base[..], &["--inducer", "llm"]].concat());
     assert_eq!(code, 2, "--inducer llm needs --llm-url and --llm-model");
 
-    let (_, rules) = sdsi(&base);
+    let (_, rules) = json_lines(&base);
     let gone = [
         "--inducer",
         "llm",
@@ -467,7 +422,7 @@ fn evolve_with_the_llm_inducer() {
         "--llm-timeout",
         "1",
     ];
-    let (code, fallback) = sdsi(&[&base[..], &gone].concat());
+    let (code, fallback) = json_lines(&[&base[..], &gone].concat());
     assert_eq!(code, 1, "{fallback:#?}");
     assert_eq!(
         fallback, rules,
@@ -493,7 +448,7 @@ fn evolve_with_the_llm_inducer() {
         "--llm-format",
         "json-object",
     ];
-    let (code, lines) = sdsi(&[&base[..], &local].concat());
+    let (code, lines) = json_lines(&[&base[..], &local].concat());
     assert_eq!(code, 1, "{lines:#?}");
     let proposed = events(&lines, "proposed");
     assert_eq!(proposed.len(), 1, "{lines:#?}");

@@ -2,103 +2,19 @@
 //! the contract of `docs/cli.md`: one JSON object on stdout with exactly the
 //! documented members, and exit status 0 (valid), 1 (invalid) or 2 (unusable).
 
-// clippy.toml allows these inside `#[test]` functions only; the helpers below
-// panic on purpose too: a panic there is a failed test.
-#![allow(
-    clippy::expect_used,
-    clippy::unwrap_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    reason = "test helpers: a panic is a failed test"
-)]
-
-mod common;
-
-use common::{Run, fixture, run_with_stdin};
+use crate::common::{Run, codes, fixture, pairs, run_with_stdin, sdsi};
 use serde_json::{Value, json};
 
 const VALIDATE_MEMBERS: [&str; 4] = ["valid", "errors", "warnings", "normalized"];
 const CHECK_MEMBERS: [&str; 3] = ["valid", "errors", "warnings"];
 
-trait Object {
-    fn object(&self, members: &[&str]) -> Value;
-}
-
-impl Object for Run {
-    /// Stdout parsed as one JSON object whose members are exactly `members`, in order.
-    fn object(&self, members: &[&str]) -> Value {
-        assert_eq!(
-            self.stdout.matches('\n').count(),
-            1,
-            "compact output is one line: {:?}",
-            self.stdout
-        );
-        let value: Value = serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {:?}", self.stdout));
-        let object = value.as_object().expect("stdout is a JSON object");
-        let names: Vec<&str> = object.keys().map(String::as_str).collect();
-        let mut sorted = members.to_vec();
-        sorted.sort_unstable();
-        assert_eq!(names, sorted, "top-level members");
-        // serde_json's map sorts keys: check the printed order separately.
-        let positions: Vec<usize> = members
-            .iter()
-            .map(|m| {
-                self.stdout
-                    .find(&format!("\"{m}\":"))
-                    .expect("member printed")
-            })
-            .collect();
-        assert!(
-            positions.is_sorted(),
-            "members in documented order: {}",
-            self.stdout
-        );
-        for list in ["errors", "warnings"] {
-            for issue in value[list].as_array().expect("an array") {
-                for member in ["code", "path", "message"] {
-                    assert!(
-                        issue[member].is_string(),
-                        "{list} entry {issue} has {member}"
-                    );
-                }
-            }
-        }
-        value
-    }
-}
-
-fn run(args: &[&str]) -> Run {
-    run_with_stdin(args, b"")
-}
-
 fn validate(template: &str, message: &str) -> Run {
-    run(&[
+    sdsi(&[
         "validate",
         "--schema",
         &fixture(template),
         &fixture(message),
     ])
-}
-
-fn codes(list: &Value) -> Vec<(String, String)> {
-    list.as_array()
-        .expect("an array")
-        .iter()
-        .map(|issue| {
-            (
-                issue["code"].as_str().expect("code").to_owned(),
-                issue["path"].as_str().expect("path").to_owned(),
-            )
-        })
-        .collect()
-}
-
-fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
-    expected
-        .iter()
-        .map(|(c, p)| ((*c).to_owned(), (*p).to_owned()))
-        .collect()
 }
 
 #[test]
@@ -192,7 +108,7 @@ fn malformed_template_on_validate_exits_2() {
 #[test]
 fn missing_message_file_exits_2_with_unreadable_input() {
     let missing = fixture("no_such_message.json");
-    let run = run(&[
+    let run = sdsi(&[
         "validate",
         "--schema",
         &fixture("flight_template.json"),
@@ -275,7 +191,11 @@ fn oversized_message_exits_1_with_limit_exceeded() {
 
 #[test]
 fn check_template_valid_exits_0() {
-    let run = run(&["check-template", &fixture("flight_template.json")]);
+    let run = sdsi(&[
+        "check-template",
+        "--schema",
+        &fixture("flight_template.json"),
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let out = run.object(&CHECK_MEMBERS);
     assert_eq!(out, json!({"valid": true, "errors": [], "warnings": []}));
@@ -283,7 +203,11 @@ fn check_template_valid_exits_0() {
 
 #[test]
 fn check_template_invalid_exits_1() {
-    let run = run(&["check-template", &fixture("invalid_template.json")]);
+    let run = sdsi(&[
+        "check-template",
+        "--schema",
+        &fixture("invalid_template.json"),
+    ]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let out = run.object(&CHECK_MEMBERS);
     assert_eq!(out["valid"], false);
@@ -305,7 +229,7 @@ fn check_template_invalid_exits_1() {
 
 #[test]
 fn check_template_not_an_object_exits_1() {
-    let run = run_with_stdin(&["check-template", "-"], b"[]");
+    let run = run_with_stdin(&["check-template", "--schema", "-"], b"[]");
     assert_eq!(run.code, 1, "{}", run.stderr);
     let out = run.object(&CHECK_MEMBERS);
     assert_eq!(codes(&out["errors"]), pairs(&[("not_an_object", "")]));
@@ -313,7 +237,11 @@ fn check_template_not_an_object_exits_1() {
 
 #[test]
 fn check_template_malformed_exits_2() {
-    let run = run(&["check-template", &fixture("malformed_template.json")]);
+    let run = sdsi(&[
+        "check-template",
+        "--schema",
+        &fixture("malformed_template.json"),
+    ]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     let out = run.object(&CHECK_MEMBERS);
     assert_eq!(out["valid"], false);
@@ -322,7 +250,11 @@ fn check_template_malformed_exits_2() {
 
 #[test]
 fn check_template_with_warning_is_still_valid() {
-    let run = run(&["check-template", &fixture("warning_template.json")]);
+    let run = sdsi(&[
+        "check-template",
+        "--schema",
+        &fixture("warning_template.json"),
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let out = run.object(&CHECK_MEMBERS);
     assert_eq!(out["valid"], true);
@@ -335,7 +267,11 @@ fn check_template_with_warning_is_still_valid() {
 
 #[test]
 fn check_template_missing_file_exits_2() {
-    let run = run(&["check-template", &fixture("no_such_template.json")]);
+    let run = sdsi(&[
+        "check-template",
+        "--schema",
+        &fixture("no_such_template.json"),
+    ]);
     assert_eq!(run.code, 2);
     let out = run.object(&CHECK_MEMBERS);
     assert_eq!(codes(&out["errors"]), pairs(&[("unreadable_input", "")]));
@@ -344,7 +280,7 @@ fn check_template_missing_file_exits_2() {
 #[test]
 fn check_template_reads_stdin() {
     let template = std::fs::read(fixture("flight_template.json")).expect("fixture");
-    let run = run_with_stdin(&["check-template", "-"], &template);
+    let run = run_with_stdin(&["check-template", "--schema", "-"], &template);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.object(&CHECK_MEMBERS)["valid"], true);
 }
@@ -354,7 +290,7 @@ fn pretty_output_is_indented_and_equal() {
     let compact = validate("flight_template.json", "invalid_message.json");
     let template = fixture("flight_template.json");
     let message = fixture("invalid_message.json");
-    let pretty = run(&["validate", "--pretty", "--schema", &template, &message]);
+    let pretty = sdsi(&["validate", "--pretty", "--schema", &template, &message]);
     assert_eq!(pretty.code, 1);
     assert!(pretty.stdout.lines().count() > 1);
     assert!(pretty.stdout.starts_with("{\n  \"valid\": false,"));
@@ -362,7 +298,7 @@ fn pretty_output_is_indented_and_equal() {
     let b: Value = serde_json::from_str(&pretty.stdout).expect("pretty JSON");
     assert_eq!(a, b);
     // The flag is global: it may come before the subcommand too.
-    let before = run(&["--pretty", "check-template", &template]);
+    let before = sdsi(&["--pretty", "check-template", "--schema", &template]);
     assert_eq!(before.code, 0);
     assert!(before.stdout.lines().count() > 1);
 }
@@ -375,7 +311,7 @@ fn usage_errors_exit_2() {
         &["no-such-command"][..],
         &[][..],
     ] {
-        let run = run(args);
+        let run = sdsi(args);
         assert_eq!(run.code, 2, "{args:?}");
         assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
         assert!(!run.stderr.is_empty(), "{args:?}");

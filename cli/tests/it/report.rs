@@ -4,39 +4,12 @@
 //! card number; headless Chromium renders it and runs no script of the
 //! stream's (scripts/test.sh installs Debian's `chromium` when missing).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::{card_number, fixture};
-use serde_json::{Value, json};
-use time::format_description::well_known::Rfc3339;
-
-fn dir(name: &str) -> PathBuf {
-    common::fresh_dir(&format!("report-{name}"))
-}
-
-fn line(minutes: i64, client: &str, other: &str) -> String {
-    let at = time::macros::datetime!(2026-05-01 8:00 UTC) + time::Duration::minutes(minutes);
-    json!({
-        "at": at.format(&Rfc3339).unwrap(),
-        "client": client,
-        "message": {"schema_id": "flight_booking_v1", "payload": {
-            "origin": "PEK", "destination": "SHA", "departure_date": "2026-05-04",
-            "other": other}}
-    })
-    .to_string()
-}
+use crate::common::{card_number, fixture, fresh_dir, json_lines, log_line};
+use serde_json::Value;
 
 /// Markup that would run if it reached the page unescaped: each marks the
 /// body, which the rendered DOM would then show.
@@ -99,23 +72,10 @@ fn log(path: &Path) -> Vec<String> {
             }
             _ => pick(&one_offs, i),
         };
-        lines.push(line(3 * i as i64, &client, &text));
+        lines.push(log_line(3 * i as i64, &client, &text));
     }
     std::fs::write(path, lines.join("\n") + "\n").unwrap();
     cards
-}
-
-fn sdsi(args: &[&str]) -> (i32, Vec<Value>) {
-    let output = Command::new(env!("CARGO_BIN_EXE_sdsi"))
-        .args(args)
-        .output()
-        .unwrap();
-    let printed = String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    (output.status.code().unwrap(), printed)
 }
 
 /// The key names of every proposed or held patch.
@@ -167,11 +127,11 @@ fn check_page(page: &str, keys: &[String], cards: &[String], what: &str) {
 
 #[test]
 fn a_replay_gives_a_self_contained_page_that_names_every_key() {
-    let d = dir("page");
+    let d = fresh_dir("report-page");
     let events = d.join("events.jsonl");
     let cards = log(&events);
     let (page_path, state) = (d.join("report.html"), d.join("state.db"));
-    let (code, lines) = sdsi(&[
+    let (code, lines) = json_lines(&[
         "evolve",
         "--schema",
         &fixture("flight_template.json"),
@@ -200,7 +160,7 @@ fn a_replay_gives_a_self_contained_page_that_names_every_key() {
 
     // The same page again from the saved state.
     let again = d.join("again.html");
-    let (code, printed) = sdsi(&[
+    let (code, printed) = json_lines(&[
         "report",
         "--state",
         state.to_str().unwrap(),
@@ -238,9 +198,9 @@ fn a_replay_gives_a_self_contained_page_that_names_every_key() {
 
 #[test]
 fn report_refuses_what_it_cannot_use() {
-    let d = dir("refusals");
+    let d = fresh_dir("report-refusals");
     let out = d.join("r.html");
-    let (code, printed) = sdsi(&[
+    let (code, printed) = json_lines(&[
         "report",
         "--state",
         d.join("missing.db").to_str().unwrap(),
@@ -257,7 +217,7 @@ fn report_refuses_what_it_cannot_use() {
     // A state file with nothing saved in it.
     let empty = d.join("empty.db");
     drop(sdsi_sqlite_open(&empty));
-    let (code, printed) = sdsi(&[
+    let (code, printed) = json_lines(&[
         "report",
         "--state",
         empty.to_str().unwrap(),

@@ -1,16 +1,6 @@
 //! `sdsi validate --patch/--client/--at`.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
-
-mod common;
-
-use common::{fixture, run_with_stdin};
+use crate::common::{codes, fixture, run_with_stdin};
 use serde_json::Value;
 
 /// Runs `sdsi validate` on the flight template with `extra` arguments.
@@ -21,20 +11,6 @@ fn validate(message: &str, extra: &[&str]) -> (i32, Value) {
     let run = run_with_stdin(&args, b"");
     let json: Value = serde_json::from_str(&run.stdout).unwrap();
     (run.code, json)
-}
-
-fn codes(json: &Value) -> Vec<(String, String)> {
-    json["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["code"].as_str().unwrap().to_owned(),
-                e["path"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
 }
 
 #[test]
@@ -53,7 +29,7 @@ fn a_patch_key_is_accepted_inside_the_patch_window_only() {
     );
     assert_eq!(code, 1);
     assert_eq!(
-        codes(&json),
+        codes(&json["errors"]),
         [(
             "unknown_key".to_owned(),
             "/payload/seat_preference".to_owned()
@@ -77,7 +53,7 @@ fn a_refused_patch_exits_2_with_its_code() {
     );
     assert_eq!(code, 2);
     assert_eq!(
-        codes(&json),
+        codes(&json["errors"]),
         [(
             "key_retype".to_owned(),
             "/modified_keys/0/key_type".to_owned()
@@ -115,13 +91,13 @@ fn bad_time_and_missing_patch_exit_2() {
         &["--patch", &fixture("patch_seat.json"), "--at", "yesterday"],
     );
     assert_eq!(code, 2);
-    assert_eq!(codes(&json)[0].0, "invalid_timestamp");
+    assert_eq!(codes(&json["errors"])[0].0, "invalid_timestamp");
     let (code, json) = validate(
         "valid_message.json",
         &["--patch", &fixture("no_such_patch.json")],
     );
     assert_eq!(code, 2);
-    assert_eq!(codes(&json)[0].0, "invalid_patch");
+    assert_eq!(codes(&json["errors"])[0].0, "invalid_patch");
 }
 
 /// A refinement that outlives the key it refined (the key's patch expired)

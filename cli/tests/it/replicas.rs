@@ -5,21 +5,11 @@
 //! no error and every line counted once. Needs a PostgreSQL server
 //! (`scripts/with-postgres.sh`, as the README's test command runs it).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
-
-mod common;
-
 use std::io::Write;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::fixture;
+use crate::common::fixture;
 use serde_json::Value;
 
 /// The server as a URL (`SDSI_TEST_POSTGRES` holds libpq key-value pairs),

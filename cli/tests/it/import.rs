@@ -2,24 +2,8 @@
 //! template, from an MCP tool with what it cannot carry listed, and the exit
 //! statuses.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
-
-mod common;
-
-use common::run_with_stdin;
+use crate::common::json_object;
 use serde_json::{Value, json};
-
-fn sdsi(args: &[&str], stdin: &[u8]) -> (i32, Value) {
-    let run = run_with_stdin(args, stdin);
-    let value = serde_json::from_str(&run.stdout).unwrap_or(Value::Null);
-    (run.code, value)
-}
 
 #[test]
 fn export_then_import_gives_the_template_back() {
@@ -27,10 +11,13 @@ fn export_then_import_gives_the_template_back() {
         "{}/../tests/figures/fig02_flight_template.json",
         env!("CARGO_MANIFEST_DIR")
     );
-    let (code, exported) = sdsi(&["export", "--format", "json-schema", &figure], b"");
+    let (code, exported) = json_object(
+        &["export", "--format", "json-schema", "--schema", &figure],
+        b"",
+    );
     assert_eq!(code, 0);
     let schema = exported["export"].to_string();
-    let (code, imported) = sdsi(
+    let (code, imported) = json_object(
         &["import", "--scenario", "flight_booking", "-"],
         schema.as_bytes(),
     );
@@ -58,7 +45,7 @@ fn an_mcp_tool_imports_with_its_losses_listed() {
     let tool = json!({"name": "search_flights", "inputSchema": {"type": "object",
         "properties": {"from": {"type": "string", "pattern": "^[A-Z]{3}$"}, "seats": {"type": "integer", "maximum": 9}},
         "required": ["from"]}});
-    let (code, out) = sdsi(&["import", "-"], tool.to_string().as_bytes());
+    let (code, out) = json_object(&["import", "-"], tool.to_string().as_bytes());
     assert_eq!(code, 0);
     assert_eq!(out["template"]["schema_id"], "search_flights");
     let paths: Vec<&str> = out["warnings"]
@@ -78,9 +65,12 @@ fn an_mcp_tool_imports_with_its_losses_listed() {
 
 #[test]
 fn exit_statuses() {
-    assert_eq!(sdsi(&["import", "-"], b"not json").0, 2);
-    assert_eq!(sdsi(&["import", "/nonexistent/schema.json"], b"").0, 2);
-    let (code, out) = sdsi(&["import", "-"], br#"{"type": "array"}"#);
+    assert_eq!(json_object(&["import", "-"], b"not json").0, 2);
+    assert_eq!(
+        json_object(&["import", "/nonexistent/schema.json"], b"").0,
+        2
+    );
+    let (code, out) = json_object(&["import", "-"], br#"{"type": "array"}"#);
     assert_eq!(code, 1);
     assert_eq!(out["valid"], false);
 }

@@ -1,5 +1,5 @@
-//! `sdsi envelope [--schema TEMPLATE] MESSAGE`: check a Universal Schema
-//! envelope, and with `--schema` the structured payload inside it.
+//! `sdsi check-envelope [--schema TEMPLATE] ENVELOPE`: check a Universal
+//! Schema envelope, and with `--schema` the structured payload inside it.
 
 use std::path::PathBuf;
 
@@ -13,7 +13,15 @@ use crate::input;
 use crate::output::{Entry, Format, Outcome, Status, entries};
 use crate::template;
 
-/// Arguments of `envelope`.
+/// What `--help` says of the exit status.
+pub const EXIT_STATUS: &str = "\
+Exit status:
+  0  the envelope (and its payload, with --schema) is valid; warnings allowed
+  1  invalid
+  2  an input cannot be read, the envelope is not JSON, or the --schema
+     template is unusable; a usage error";
+
+/// Arguments of `check-envelope`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Also validate the envelope's payload as a structured payload
@@ -23,11 +31,11 @@ pub struct Args {
     pub schema: Option<PathBuf>,
 
     /// The envelope (JSON); `-` reads standard input.
-    #[arg(value_name = "MESSAGE")]
+    #[arg(value_name = "ENVELOPE")]
     pub message: PathBuf,
 }
 
-/// The object `sdsi envelope` prints: `{"valid", "errors", "warnings"}`,
+/// The object `sdsi check-envelope` prints: `{"valid", "errors", "warnings"}`,
 /// plus `"normalized"` with `--schema`.
 #[derive(Debug, Serialize)]
 struct EnvelopeOutput<'a> {

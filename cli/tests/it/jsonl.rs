@@ -1,17 +1,7 @@
 //! `sdsi validate --jsonl` (one message per line), a byte order mark before
 //! JSON, and `--at` refused whatever the other flags.
 
-#![allow(
-    clippy::expect_used,
-    clippy::unwrap_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    reason = "test helpers: a panic is a failed test"
-)]
-
-mod common;
-
-use common::{Run, fixture, run_with_stdin};
+use crate::common::{Run, fixture, run_with_stdin};
 use serde_json::{Value, json};
 
 /// Runs `sdsi` with `stdin`; (exit code, stdout, stderr).

@@ -1,0 +1,32 @@
+//! The CLI's integration tests, one crate (one binary to build and link):
+//! each module runs the real `sdsi` binary over the fixtures in
+//! `tests/fixtures/` and checks the contract of `docs/cli.md`. What the
+//! modules share (the runner, the fixtures, the log and card generators)
+//! is in `common`. Run one module with `cargo test -p sdsi-cli --test it
+//! MODULE::`.
+
+// clippy.toml allows these inside `#[test]` functions only; the helpers
+// panic on purpose too: a panic there is a failed test.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test helpers: a panic is a failed test"
+)]
+
+mod common;
+
+mod bursts;
+mod cli;
+mod compat;
+mod contract;
+mod evolve;
+mod import;
+mod interop;
+mod jsonl;
+mod patches;
+mod replicas;
+mod report;
+mod review;
+mod state;
