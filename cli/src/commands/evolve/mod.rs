@@ -6,27 +6,24 @@ use std::path::PathBuf;
 
 use sdsi::SchemaStore;
 use sdsi::evolution::{
-    Branching, Embedder, Evolution, EvolutionConfig, EvolutionEngine, IntentInducer, Lending,
-    PoolConfig, RuleInducer,
+    Branching, Evolution, EvolutionConfig, EvolutionEngine, IntentInducer, Lending, PoolConfig,
+    RuleInducer,
 };
 use sdsi::patch::{DenySensitive, LifecyclePolicy};
 use sdsi::validate::ValidateOptions;
 use sdsi_llm::{LlmConfig, LlmInducer, ResponseFormat};
 use sdsi_report::{History, Report, render};
 use sdsi_sqlite::SqliteState;
-use serde::Deserialize;
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
+use self::engine::{Engine, Event, put_in_place, shared_pools};
 use crate::log_cursor::{Cursor, Lines, Reopen, Resumed};
 use crate::output::{Entry, Outcome, Status, entries};
 use crate::{duration, embedder, input, progress, template};
 
+mod engine;
 mod replica;
-
-/// The engine, with the embedder (`--model`) and the inducer (`--inducer`)
-/// chosen at run time.
-type Engine = Evolution<Box<dyn Embedder>, Box<dyn IntentInducer>>;
 
 /// Which inducer names, types and describes the keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -281,15 +278,6 @@ impl Saving {
         crate::history::save(&mut self.db, &self.scenario, history)?;
         crate::history::save_cursor(&mut self.db, &self.scenario, cursor)
     }
-}
-
-/// One line of the log.
-#[derive(Deserialize)]
-struct Event {
-    #[serde(with = "time::serde::rfc3339")]
-    at: OffsetDateTime,
-    client: String,
-    message: Value,
 }
 
 /// The flags that mean nothing with these others, as a usage error's
@@ -614,40 +602,10 @@ fn replay(
     })
 }
 
-/// Puts a saved store and engine state in place of `store` and `engine`,
-/// unless it was saved for another template (`place` says where it was).
-fn put_in_place(
-    saved_store: SchemaStore,
-    saved_engine: sdsi::evolution::EvolutionState,
-    store: &mut SchemaStore,
-    engine: &mut Engine,
-    place: &str,
-) -> Result<(), String> {
-    let (saved_digest, digest) = (saved_store.base().digest(), store.base().digest());
-    if saved_digest.is_err() || saved_digest != digest {
-        return Err(format!(
-            "{place} holds the state of another template for scenario {:?}",
-            store.base().scenario
-        ));
-    }
-    engine.restore(saved_engine).map_err(|e| e.to_string())?;
-    *store = saved_store;
-    Ok(())
-}
-
 /// `state` when it is a PostgreSQL URL.
 fn postgres_url(state: &std::path::Path) -> Option<&str> {
     let text = state.to_str()?;
     (text.starts_with("postgres://") || text.starts_with("postgresql://")).then_some(text)
-}
-
-/// The scenario pools: personal pools are left out of reports, their
-/// clients being people.
-fn shared_pools(engine: &Engine) -> impl Iterator<Item = &sdsi::evolution::Pool> {
-    engine
-        .pools()
-        .filter(|(key, _)| key.client.is_none())
-        .map(|(_, pool)| pool)
 }
 
 fn with_line(mut value: Value, line: usize) -> Value {

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
-use super::{Engine, Event, put_in_place, shared_pools};
+use super::engine::{Engine, Event, put_in_place, shared_pools};
 use crate::output::{Entry, Outcome, Status};
 
 /// Lines appended in one transaction.
