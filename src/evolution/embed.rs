@@ -326,7 +326,7 @@ impl Embedder for HashingEmbedder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evolution::pool::dot;
+    use crate::evolution::vectors::dot;
 
     #[test]
     fn stopwords_are_sorted_and_unique() {

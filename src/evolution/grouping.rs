@@ -8,7 +8,8 @@ use time::OffsetDateTime;
 use super::heat::seconds;
 use super::needs::NeedState;
 use super::pool::Pool;
-use super::pool_config::PoolError;
+use super::pool_error::PoolError;
+use super::vectors::dot;
 
 impl Pool {
     /// Cluster `index`'s need position.
@@ -225,8 +226,7 @@ impl Pool {
         }
         // Mean similarity to the rest: (S_c · S_N − S_c · S_c) / (n_c (n_N − n_c)).
         let rest = state.vectors.saturating_sub(count);
-        let cross =
-            f64::from(super::pool::dot(sum, need_sum)) - f64::from(super::pool::dot(sum, sum));
+        let cross = f64::from(dot(sum, need_sum)) - f64::from(dot(sum, sum));
         let fits = rest == 0
             || (cross / (count.max(1) as f64 * rest as f64)) as f32 >= self.need_threshold();
         if fits {

@@ -41,6 +41,7 @@ mod observation;
 mod pipeline;
 mod pool;
 mod pool_config;
+mod pool_error;
 mod proposal;
 mod quota;
 mod redact;
@@ -50,6 +51,7 @@ mod rows;
 mod sanitize;
 mod state;
 mod storage;
+mod vectors;
 
 pub use background::{MIN_BACKGROUND_FRAGMENTS, NEED_FLOOR_RATIO};
 pub use cluster::{EXEMPLAR_CLIENTS, Exemplar, client_tag};
@@ -62,8 +64,9 @@ pub use observation::{Observation, ObservedFragment};
 pub use pipeline::{Branching, Evolution, EvolutionConfig, PoolKey};
 pub use pool::{ClusterView, Ingested, Pool};
 pub use pool_config::{
-    CLAIM_RATIO, Lending, MIN_QUOTE_CLIENTS, NEED_RATIO, PoolConfig, PoolError, SUPPORT_RATIO,
+    CLAIM_RATIO, Lending, MIN_QUOTE_CLIENTS, NEED_RATIO, PoolConfig, SUPPORT_RATIO,
 };
+pub use pool_error::PoolError;
 pub use redact::{Redacted, Redaction, redact};
 pub use rows::{EngineRows, PoolRow, RowDigests, RowWrites};
 pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize_fragment};

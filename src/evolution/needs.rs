@@ -24,7 +24,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::cluster::Exemplar;
-use super::pool::dot;
+use super::vectors::link;
 
 /// What a need remembers of its own (everything else is its clusters' sum).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -294,13 +294,6 @@ impl Needs {
     }
 }
 
-/// Mean similarity between two groups of unit vectors given their sums and
-/// counts: `S_A · S_B / (n_A n_B)` (each count at least 1).
-pub(crate) fn link(a: &[f32], na: u64, b: &[f32], nb: u64) -> f32 {
-    let denominator = (na.max(1) as f64) * (nb.max(1) as f64);
-    (f64::from(dot(a, b)) / denominator) as f32
-}
-
 /// The exemplars of several clusters as one list: equal texts add their
 /// counts, one client holds at most a quarter of the `max` slots (as in a
 /// cluster), most frequent first, ties by text.
@@ -388,14 +381,6 @@ mod tests {
             client: client.to_owned(),
             clients: vec![crate::evolution::client_tag(client)],
         }
-    }
-
-    #[test]
-    fn link_is_the_mean_pairwise_cosine() {
-        // Two groups of two unit vectors each: pairs (1,0)·(1,0)=1,
-        // (1,0)·(0,1)=0, (0,1)·(1,0)=0, (0,1)·(0,1)=1 → mean 0.5.
-        assert_eq!(link(&[1.0, 1.0], 2, &[1.0, 1.0], 2), 0.5);
-        assert_eq!(link(&[2.0, 0.0], 2, &[0.0, 3.0], 3), 0.0);
     }
 
     #[test]

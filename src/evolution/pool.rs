@@ -14,8 +14,10 @@ use super::cluster::{ClusterState, Exemplar};
 use super::gate::Gate;
 use super::heat::seconds;
 use super::needs::{NeedState, Needs};
-use super::pool_config::{PoolConfig, PoolError};
+use super::pool_config::PoolConfig;
+use super::pool_error::PoolError;
 use super::quota::CreationQuota;
+use super::vectors::{dot, normalized, sum_has_direction};
 
 /// What one ingest did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -224,68 +226,6 @@ impl fmt::Debug for Pool {
             .field("needs", &self.needs.len())
             .finish()
     }
-}
-
-/// `a · b` with eight independent accumulators, so the compiler can vectorise it.
-#[inline]
-pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0.0f32; 8];
-    let (a8, a_rest) = a.split_at(a.len() - a.len() % 8);
-    let (b8, b_rest) = b.split_at(b.len().min(a8.len()));
-    for (x, y) in a8.chunks_exact(8).zip(b8.chunks_exact(8)) {
-        for i in 0..8 {
-            // chunks_exact(8) guarantees both have 8 elements.
-            if let (Some(p), Some(q), Some(s)) = (x.get(i), y.get(i), acc.get_mut(i)) {
-                *s += p * q;
-            }
-        }
-    }
-    let tail: f32 = a_rest.iter().zip(b_rest).map(|(x, y)| x * y).sum();
-    acc.iter().sum::<f32>() + tail
-}
-
-/// Writes `v / |v|` into `out`, or fails for zero, NaN or infinite input.
-/// Scales by the largest component only when the squared norm would over-
-/// or underflow (`[1e20]`, `[1e-30]`), so the usual case is one pass.
-fn unit_into(v: &[f32], out: &mut [f32]) -> Result<(), PoolError> {
-    if v.iter().any(|x| !x.is_finite()) {
-        return Err(PoolError::NonFinite);
-    }
-    let squared = dot(v, v);
-    if squared.is_normal() {
-        let norm = squared.sqrt();
-        out.iter_mut().zip(v).for_each(|(o, x)| *o = x / norm);
-        return Ok(());
-    }
-    let largest = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
-    if largest <= 0.0 {
-        return Err(PoolError::ZeroVector);
-    }
-    let norm = v
-        .iter()
-        .map(|x| (x / largest) * (x / largest))
-        .sum::<f32>()
-        .sqrt();
-    if !(norm.is_finite() && norm > 0.0) {
-        return Err(PoolError::ZeroVector);
-    }
-    out.iter_mut()
-        .zip(v)
-        .for_each(|(o, x)| *o = x / largest / norm);
-    Ok(())
-}
-
-/// `v / |v|` as a new vector.
-fn normalized(v: &[f32]) -> Result<Vec<f32>, PoolError> {
-    let mut out = vec![0.0; v.len()];
-    unit_into(v, &mut out)?;
-    Ok(out)
-}
-
-/// Whether `a + b` still points somewhere, from dot products alone.
-fn sum_has_direction(a: &[f32], b: &[f32]) -> bool {
-    let squared = dot(a, a) + 2.0 * dot(a, b) + dot(b, b);
-    squared.is_finite() && squared > f32::EPSILON * (dot(a, a) + dot(b, b))
 }
 
 /// A stable id for a cluster founded by `text` at `at`.

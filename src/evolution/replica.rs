@@ -4,8 +4,9 @@
 use rustc_hash::FxHashMap;
 
 use super::needs::Needs;
-use super::pool::{Pool, dot};
-use super::pool_config::PoolError;
+use super::pool::Pool;
+use super::pool_error::PoolError;
+use super::vectors::dot;
 
 impl Pool {
     /// Combines another replica's pool into this one. Clusters that are each
