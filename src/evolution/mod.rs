@@ -32,6 +32,7 @@ mod event;
 mod gate;
 mod grouping;
 mod heat;
+mod ids;
 mod induce;
 mod injection;
 mod linkage;

@@ -24,6 +24,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::cluster::Exemplar;
+use super::ids::unused_id;
 use super::vectors::link;
 
 /// What a need remembers of its own (everything else is its clusters' sum).
@@ -172,11 +173,8 @@ impl Needs {
     }
 
     /// `id`, or the next id after it no need has.
-    pub(crate) fn unused_id(&self, mut id: u64) -> u64 {
-        while self.index.contains_key(&id) {
-            id = id.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        }
-        id
+    pub(crate) fn unused_id(&self, id: u64) -> u64 {
+        unused_id(id, |id| self.index.contains_key(&id))
     }
 
     /// Adds a need with running sum `sum`; returns its position.

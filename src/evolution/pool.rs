@@ -6,13 +6,13 @@ use std::fmt;
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
 use super::background::Background;
 use super::cluster::{ClusterState, Exemplar};
 use super::gate::Gate;
 use super::heat::seconds;
+use super::ids::{ID_STEP, cluster_id, unused_id};
 use super::needs::{NeedState, Needs};
 use super::pool_config::PoolConfig;
 use super::pool_error::PoolError;
@@ -228,19 +228,6 @@ impl fmt::Debug for Pool {
     }
 }
 
-/// A stable id for a cluster founded by `text` at `at`.
-fn cluster_id(text: &str, at: f64) -> u64 {
-    let digest = Sha256::new()
-        .chain_update(text.as_bytes())
-        .chain_update(at.to_le_bytes())
-        .finalize();
-    let mut bytes = [0u8; 8];
-    for (b, d) in bytes.iter_mut().zip(digest.iter()) {
-        *b = *d;
-    }
-    u64::from_le_bytes(bytes)
-}
-
 /// How many of the scan's best clusters an ingest keeps: the one joined and
 /// four runners-up checked for drift merges.
 const MERGE_CANDIDATES: usize = 5;
@@ -374,7 +361,7 @@ impl Pool {
                 continue;
             };
             while !taken.insert(cluster.id) {
-                cluster.id = cluster.id.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                cluster.id = cluster.id.wrapping_add(ID_STEP);
             }
         }
         self.reindex();
@@ -388,15 +375,6 @@ impl Pool {
             .enumerate()
             .map(|(i, c)| (c.id, i))
             .collect();
-    }
-
-    /// `id`, or the next id after it that no cluster of the pool has: two
-    /// clusters founded by the same text at the same instant stay apart.
-    fn unused_id(&self, mut id: u64) -> u64 {
-        while self.positions.contains_key(&id) {
-            id = id.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        }
-        id
     }
 
     /// Adds a cluster with running sum `sum` (used by restore and merge);
@@ -574,7 +552,7 @@ impl Pool {
                 if self.clusters.len() >= self.config.max_clusters {
                     outcome.evicted = self.evict_coldest(at);
                 }
-                let id = self.unused_id(cluster_id(text, at));
+                let id = unused_id(cluster_id(text, at), |id| self.positions.contains_key(&id));
                 let mut state = ClusterState::new(id, 0, at);
                 state.members = 1;
                 self.push(state, &v)?;
