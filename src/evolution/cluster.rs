@@ -7,19 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cap::ClientCap;
 use super::heat::Heat;
-
-/// The pool's numbers a cluster needs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub(crate) struct ClusterLimits {
-    pub(crate) increment: f64,
-    pub(crate) half_life: f64,
-    pub(crate) client_cap: f64,
-    pub(crate) window: f64,
-    pub(crate) min_clients: usize,
-    pub(crate) min_occurrences: usize,
-    pub(crate) max_exemplars: usize,
-    pub(crate) max_tracked_clients: usize,
-}
+use super::limits::ClusterLimits;
 
 /// A fragment kept as an example of what a cluster means.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -35,6 +35,7 @@ mod heat;
 mod ids;
 mod induce;
 mod injection;
+mod limits;
 mod linkage;
 mod need_view;
 mod needs;

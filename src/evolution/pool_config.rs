@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::cluster::ClusterLimits;
+use super::limits::ClusterLimits;
 use super::linkage::Linkage;
 use super::pool_error::PoolError;
 
