@@ -3,9 +3,9 @@
 
 use time::OffsetDateTime;
 
-use super::cluster::Exemplar;
+use super::exemplar::Exemplar;
+use super::exemplar::combined_exemplars;
 use super::heat::seconds;
-use super::needs::combined_exemplars;
 use super::pool::{ClusterView, Pool};
 
 /// One need: a group of fine clusters that, on average, mean the same.

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use super::background::Background;
-use super::cluster::{ClusterState, Exemplar};
+use super::cluster::ClusterState;
+use super::exemplar::Exemplar;
 use super::gate::Gate;
 use super::heat::seconds;
 use super::ids::{ID_STEP, cluster_id, unused_id};

@@ -316,7 +316,7 @@ impl PoolConfig {
             || self.max_new_clusters_per_client == 0
         {
             Some("counts (max clusters, exemplars, gate minimums) must be at least 1")
-        } else if !(1..=super::cluster::EXEMPLAR_CLIENTS).contains(&self.min_quote_clients) {
+        } else if !(1..=super::exemplar::EXEMPLAR_CLIENTS).contains(&self.min_quote_clients) {
             Some("the clients a quote needs must be 1 to 4")
         } else {
             None
