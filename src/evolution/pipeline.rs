@@ -7,13 +7,17 @@ use serde::Serialize;
 use serde_json::Value;
 use time::{Duration, OffsetDateTime};
 
+use super::embedder::Embedder;
+use super::engine::EvolutionEngine;
 use super::event::EvolutionEvent;
+use super::hashing_embedder::HashingEmbedder;
+use super::induce::RuleInducer;
+use super::inducer::IntentInducer;
 use super::observation::Observation;
 use super::pool::Pool;
 use super::pool_config::PoolConfig;
 use super::pool_error::PoolError;
 use super::state::{EvolutionState, EvolutionStateError};
-use super::{Embedder, EvolutionEngine, HashingEmbedder, IntentInducer, RuleInducer};
 use crate::patch::{PatchScope, SchemaStore};
 
 /// The last instant `time` represents (without its `large-dates` feature).

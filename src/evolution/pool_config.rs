@@ -207,28 +207,6 @@ impl PoolConfig {
         self
     }
 
-    /// The same settings with `embedder`'s need threshold, contrast and
-    /// lending, or the overrides given: a need threshold given alone is
-    /// fixed (no contrast), as `--need-threshold` is.
-    pub fn with_embedder_needs(
-        self,
-        embedder: &(impl super::Embedder + ?Sized),
-        need_threshold: Option<f32>,
-        need_contrast: Option<f32>,
-        lending: Option<Lending>,
-    ) -> Self {
-        let contrast = match (need_contrast, need_threshold) {
-            (Some(contrast), _) => Some(contrast),
-            (None, Some(_)) => None,
-            (None, None) => embedder.recommended_need_contrast(),
-        };
-        self.with_need_threshold(
-            need_threshold.unwrap_or_else(|| embedder.recommended_need_threshold()),
-        )
-        .with_need_contrast(contrast)
-        .with_lending(lending.unwrap_or_else(|| embedder.recommended_lending()))
-    }
-
     /// Fills in the thresholds a snapshot written before needs lacks.
     pub(super) fn complete(mut self) -> Self {
         if self.need_threshold.is_nan() {

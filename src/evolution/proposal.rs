@@ -5,11 +5,13 @@
 use serde_json::Value;
 use time::OffsetDateTime;
 
+use super::embedder::Embedder;
 use super::event::EvolutionEvent;
+use super::exemplar::Exemplar;
+use super::inducer::IntentInducer;
 use super::pipeline::{Evolution, LAST_INSTANT, PoolKey};
 use super::pool::Pool;
 use super::redact::Redaction;
-use super::{Embedder, Exemplar, IntentInducer};
 use crate::issue::IssueCode;
 use crate::key::{EXPERIMENTAL_MEMBER, KeyDefinition, OTHER_KEY, Sensitivity};
 use crate::patch::{DenySensitive, Evidence, HoldReason, PendingProposal};
