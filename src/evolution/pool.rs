@@ -267,6 +267,45 @@ impl Pool {
         self.clusters.is_empty()
     }
 
+    /// The need threshold in force: [`PoolConfig::need_threshold`] for a
+    /// fixed pool, or before an adaptive pool's background is known; else
+    /// the contrast times the background, kept between
+    /// [`NEED_FLOOR_RATIO`](super::NEED_FLOOR_RATIO) × the fine threshold
+    /// and the fine threshold.
+    pub fn need_threshold(&self) -> f32 {
+        self.background.need_threshold(&self.config)
+    }
+
+    /// The background the need threshold adapts to, once measured.
+    pub fn background(&self) -> Option<f32> {
+        self.background.value
+    }
+
+    /// The support threshold in force: [`PoolConfig::support_threshold`],
+    /// scaled as the need threshold is.
+    pub(super) fn support_threshold(&self) -> f32 {
+        self.background
+            .scaled(&self.config, self.config.support_threshold)
+    }
+
+    /// The claim threshold in force: [`PoolConfig::claim_threshold`],
+    /// scaled as the need threshold is.
+    pub(super) fn claim_threshold(&self) -> f32 {
+        self.background
+            .scaled(&self.config, self.config.claim_threshold)
+    }
+
+    /// Counts one fragment taken in; measures the background when due
+    /// (adaptive pools only).
+    pub(super) fn tick_background(&mut self) {
+        self.background.tick(&self.config, &self.needs);
+    }
+
+    /// Measures the background again now (after a replica merge).
+    pub(super) fn measure_background(&mut self) {
+        self.background = Background::measure(&self.config, &self.needs);
+    }
+
     pub(super) fn view(&self, index: usize) -> Option<ClusterView<'_>> {
         let dim = self.config.dimension;
         Some(ClusterView {
