@@ -20,7 +20,8 @@ use time::OffsetDateTime;
 use super::cluster::ClusterState;
 use super::needs::NeedState;
 use super::pipeline::PoolKey;
-use super::pool::{Pool, PoolSnapshot};
+use super::pool::Pool;
+use super::snapshot::PoolSnapshot;
 use super::state::{EvolutionState, FORMAT};
 use crate::patch::check_header;
 
