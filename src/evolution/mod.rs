@@ -5,22 +5,39 @@
 //! [`Embedder`] ([`HashingEmbedder`]), [`IntentInducer`] ([`RuleInducer`]),
 //! and the whole pipeline, [`EvolutionEngine`] ([`Evolution`]).
 //!
-//! | concept | file |
-//! |---|---|
-//! | the traits | `evolution/mod.rs` |
-//! | [`Evolution`]: fragments → pool → trigger | `evolution/pipeline.rs` |
-//! | a triggered need → withheld, proposed, held for an operator or deferred | `evolution/proposal.rs` |
-//! | [`EvolutionEvent`]: what the engine reports | `evolution/event.rs` |
-//! | [`Pool`]: clustering, the dual-gate trigger, snapshots | `evolution/pool.rs` |
-//! | the adaptive need threshold ([`PoolConfig::need_contrast`]) | `evolution/background.rs` |
-//! | [`Pool::retune`]: other gate settings, the same learned state | `evolution/retune.rs` |
-//! | one cluster's state, [`Exemplar`] | `evolution/cluster.rs` |
-//! | heat and its decay | `evolution/heat.rs` |
-//! | [`HashingEmbedder`] | `evolution/embed.rs` |
-//! | [`RuleInducer`] | `evolution/induce.rs` |
-//! | [`sanitize_fragment`]: clean and flag free text before it is stored | `evolution/sanitize.rs` |
-//! | [`redact`]: personal data and secrets become placeholders | `evolution/redact.rs` |
-//! | prompt-injection detection behind [`Sanitized::flagged`] | `evolution/injection.rs` |
+//! # Concepts
+//!
+//! - **Fragments**: the free text of a payload's `other` member, cleaned
+//!   and flagged when it reads as an instruction to an LLM
+//!   ([`sanitize_fragment`], [`Sanitized::flagged`]) and redacted
+//!   ([`redact`]: personal data and secrets become placeholders) before
+//!   anything embeds or stores it. An [`Observation`] is one message's
+//!   fragments with their vectors, so replicas can share the costly part.
+//! - **The pool** ([`Pool`]): fragment vectors clustered into fine clusters
+//!   ([`ClusterView`], scored as [`Linkage`] says, with [`Exemplar`]s of
+//!   what each means), fine clusters grouped into needs ([`NeedView`]), as
+//!   one need is phrased many ways. Heat decays with a half-life; the need
+//!   threshold may adapt to the pool's background similarity
+//!   ([`PoolConfig::need_contrast`]). [`Pool::retune`] puts other gate
+//!   settings in force on the same learned state; [`Pool::merge`] combines
+//!   replicas.
+//! - **The trigger**: a need's dual gate opens on its heat and on enough
+//!   distinct clients or requests within a window, each client's share
+//!   capped; a need may open with the heat its close neighbours lend it
+//!   ([`Lending`]).
+//! - **The proposal**: [`Evolution`] turns a triggered need into a key
+//!   ([`IntentInducer`]), checks it against the schema the pool's clients
+//!   see, and applies, queues, holds, withholds or defers the patch;
+//!   [`EvolutionEvent`] reports each step.
+//! - **State**: [`EvolutionState`] is the engine's pools, saved;
+//!   [`EngineRows`] keeps them as rows, so that a back end
+//!   ([`StateStorage`]) rewrites only what a fold changed.
+//!
+//! The files of this module form layers that depend only downward (vector
+//! math, ids and settings; clusters and needs; the pool and its
+//! operations; the pipeline, its state and storage), and this file only
+//! declares and re-exports them: `scripts/check-module-cycles.py` holds
+//! every file to it. The crate's module map is in the crate root.
 //!
 //! Feature `evolution` (on by default; needs `patch`).
 
