@@ -31,7 +31,7 @@ pub struct Ingested {
     /// proposed from it yet.
     pub triggered: bool,
     /// Whether it opened only with the heat of neighbouring needs (see
-    /// [`PoolConfig::support_threshold`]).
+    /// [`PoolConfig::support_threshold`](super::PoolConfig::support_threshold)).
     pub supported: bool,
 }
 
