@@ -31,7 +31,7 @@ impl Pool {
     }
 
     /// The coldest cluster of the coldest need (ties: the smaller id).
-    pub(super) fn coldest_cluster(&self, at: f64) -> Option<usize> {
+    fn coldest_cluster(&self, at: f64) -> Option<usize> {
         let coldest_need = (0..self.needs.len())
             .map(|n| (n, self.need_heat(n, at)))
             .min_by(|a, b| {
