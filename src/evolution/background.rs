@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::pool::Pool;
+use super::needs::Needs;
 use super::pool_config::PoolConfig;
 
 /// Fragments a pool must hold before its background is measured: fewer
@@ -45,35 +45,34 @@ pub(super) struct Background {
     pub due: u64,
 }
 
-impl Pool {
-    /// Counts one fragment taken in; measures the background when due
-    /// (adaptive pools only).
-    pub(super) fn tick_background(&mut self) {
-        if self.config.need_contrast.is_none() {
+impl Background {
+    /// Counts one fragment taken in; measures the background of `needs`
+    /// when due (adaptive pools only).
+    pub(super) fn tick(&mut self, config: &PoolConfig, needs: &Needs) {
+        if config.need_contrast.is_none() {
             return;
         }
-        match self.background.due.checked_sub(1) {
-            Some(left) => self.background.due = left,
-            None => self.measure_background(),
+        match self.due.checked_sub(1) {
+            Some(left) => self.due = left,
+            None => *self = Background::measure(config, needs),
         }
     }
 
     /// Measures the background from the needs' sums, in id order (so
     /// replicas that hold the same needs measure the same value):
     /// `(|Σ S_k|² − Σ |S_k|²) / (N² − Σ n_k²)` over needs `k` with sum `S_k`
-    /// of `n_k` unit vectors, `N` in all.
-    pub(super) fn measure_background(&mut self) {
-        if self.config.need_contrast.is_none() {
-            self.background = Background::default();
-            return;
+    /// of `n_k` unit vectors, `N` in all. Nothing for a fixed pool.
+    pub(super) fn measure(config: &PoolConfig, needs: &Needs) -> Background {
+        if config.need_contrast.is_none() {
+            return Background::default();
         }
-        let dim = self.config.dimension;
-        let mut order: Vec<usize> = (0..self.needs.len()).collect();
-        order.sort_by_key(|&k| self.needs.states.get(k).map_or(u64::MAX, |s| s.id));
+        let dim = config.dimension;
+        let mut order: Vec<usize> = (0..needs.len()).collect();
+        order.sort_by_key(|&k| needs.states.get(k).map_or(u64::MAX, |s| s.id));
         let mut total = vec![0.0f64; dim];
         let (mut own, mut fragments, mut own_pairs) = (0.0f64, 0u64, 0.0f64);
         for k in order {
-            let (Some(sum), Some(state)) = (self.needs.sum(k), self.needs.states.get(k)) else {
+            let (Some(sum), Some(state)) = (needs.sum(k), needs.states.get(k)) else {
                 continue;
             };
             total
@@ -94,42 +93,26 @@ impl Pool {
         let value = (fragments >= MIN_BACKGROUND_FRAGMENTS && pairs > 0.0)
             .then(|| (across / pairs) as f32)
             .filter(|v| v.is_finite());
-        self.background = Background {
+        Background {
             value,
             due: (fragments / REFRESH_DIVISOR).max(MIN_BACKGROUND_FRAGMENTS),
-        };
+        }
     }
 
     /// The need threshold in force: [`PoolConfig::need_threshold`] for a
     /// fixed pool, or before an adaptive pool's background is known; else
     /// the contrast times the background, kept between
     /// [`NEED_FLOOR_RATIO`] × the fine threshold and the fine threshold.
-    pub fn need_threshold(&self) -> f32 {
-        adaptive(&self.config, self.background.value).unwrap_or(self.config.need_threshold)
+    pub(super) fn need_threshold(&self, config: &PoolConfig) -> f32 {
+        adaptive(config, self.value).unwrap_or(config.need_threshold)
     }
 
-    /// The background the need threshold adapts to, once measured.
-    pub fn background(&self) -> Option<f32> {
-        self.background.value
-    }
-
-    /// The support threshold in force: [`PoolConfig::support_threshold`],
-    /// scaled as the need threshold is.
-    pub(super) fn support_threshold(&self) -> f32 {
-        self.scaled(self.config.support_threshold)
-    }
-
-    /// The claim threshold in force: [`PoolConfig::claim_threshold`],
-    /// scaled as the need threshold is.
-    pub(super) fn claim_threshold(&self) -> f32 {
-        self.scaled(self.config.claim_threshold)
-    }
-
-    /// `threshold` times the ratio of the need threshold in force to the
-    /// configured one (unchanged when that is not positive).
-    fn scaled(&self, threshold: f32) -> f32 {
-        let configured = self.config.need_threshold;
-        match adaptive(&self.config, self.background.value) {
+    /// `threshold` (a support or claim threshold) times the ratio of the
+    /// need threshold in force to the configured one (unchanged when that
+    /// is not positive), so they scale as the need threshold does.
+    pub(super) fn scaled(&self, config: &PoolConfig, threshold: f32) -> f32 {
+        let configured = config.need_threshold;
+        match adaptive(config, self.value) {
             Some(now) if configured > 0.0 => threshold * (now / configured),
             _ => threshold,
         }

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::cluster::ClusterLimits;
+use super::limits::ClusterLimits;
 
 /// The heat one client added to a need, grant by grant, as far back as the
 /// sliding window reaches: the cap counts what it added in the `window`

@@ -6,82 +6,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::cap::ClientCap;
+use super::exemplar::{Exemplar, client_tag};
 use super::heat::Heat;
-
-/// The pool's numbers a cluster needs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub(crate) struct ClusterLimits {
-    pub(crate) increment: f64,
-    pub(crate) half_life: f64,
-    pub(crate) client_cap: f64,
-    pub(crate) window: f64,
-    pub(crate) min_clients: usize,
-    pub(crate) min_occurrences: usize,
-    pub(crate) max_exemplars: usize,
-    pub(crate) max_tracked_clients: usize,
-}
-
-/// A fragment kept as an example of what a cluster means.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct Exemplar {
-    /// The sanitized fragment.
-    pub text: String,
-    /// How often it was seen (an upper bound once the exemplar list was full).
-    pub count: u64,
-    /// Whether it looked like prompt injection; flagged text never reaches a
-    /// generated description.
-    pub flagged: bool,
-    /// The client that first sent it: one client may hold at most a quarter
-    /// of a cluster's exemplar slots, so it cannot write the description alone.
-    #[serde(default)]
-    pub client: String,
-    /// The distinct clients seen sending this text, as stable hashes of
-    /// their ids ([`client_tag`]), the smallest [`EXEMPLAR_CLIENTS`] kept:
-    /// a text is quoted, and its words name a key, only when enough clients
-    /// sent it ([`super::MIN_QUOTE_CLIENTS`]), so one client's words (a
-    /// name, an address) never reach a proposal. Snapshots written before
-    /// it restore with the first client alone.
-    #[serde(default)]
-    pub clients: Vec<u64>,
-}
-
-/// Most distinct clients an exemplar keeps track of.
-pub const EXEMPLAR_CLIENTS: usize = 4;
-
-/// A client id's stable tag: the first 8 bytes of its SHA-256, so exemplars
-/// count clients the same way on every platform and release.
-pub fn client_tag(client: &str) -> u64 {
-    crate::digest::short_tag(client.as_bytes())
-}
-
-impl Exemplar {
-    /// How many distinct clients sent this text (counted up to
-    /// [`EXEMPLAR_CLIENTS`]; a snapshot written before the count existed
-    /// counts its first client).
-    pub fn distinct_clients(&self) -> usize {
-        self.client_tags().len()
-    }
-
-    /// The tags of the clients that sent it (the first client's alone in a
-    /// snapshot written before they were kept).
-    pub fn client_tags(&self) -> Vec<u64> {
-        match (self.clients.is_empty(), self.client.is_empty()) {
-            (false, _) => self.clients.clone(),
-            (true, false) => vec![client_tag(&self.client)],
-            (true, true) => Vec::new(),
-        }
-    }
-
-    /// Adds the clients of `other` (the same text): the smallest tags are
-    /// kept, so merging in any order keeps the same ones.
-    pub(crate) fn join_clients(&mut self, other: &[u64]) {
-        self.clients.extend_from_slice(other);
-        self.clients.sort_unstable();
-        self.clients.dedup();
-        self.clients.truncate(EXEMPLAR_CLIENTS);
-    }
-}
+use super::limits::ClusterLimits;
+use super::proposal_mark::merged_proposal;
 
 /// A cluster's state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -309,6 +237,6 @@ impl ClusterState {
         self.exemplars
             .sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.text.cmp(&b.text)));
         self.exemplars.truncate(limits.max_exemplars);
-        self.proposed = super::needs::merged_proposal(self.proposed.take(), other.proposed);
+        self.proposed = merged_proposal(self.proposed.take(), other.proposed);
     }
 }

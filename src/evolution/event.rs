@@ -3,7 +3,7 @@
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use super::pipeline::PoolKey;
+use super::pool_key::PoolKey;
 use crate::patch::{HoldReason, SchemaPatch, Submission};
 
 /// Something the engine did with a message.

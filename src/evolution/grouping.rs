@@ -3,16 +3,13 @@
 
 use std::collections::BTreeMap;
 
-use time::OffsetDateTime;
-
-use super::heat::seconds;
 use super::needs::NeedState;
 use super::pool::Pool;
-use super::pool_config::PoolError;
+use super::vectors::dot;
 
 impl Pool {
     /// Cluster `index`'s need position.
-    fn need_of(&self, index: usize) -> Option<usize> {
+    pub(super) fn need_of(&self, index: usize) -> Option<usize> {
         self.needs.position(self.clusters.get(index)?.need)
     }
 
@@ -119,7 +116,7 @@ impl Pool {
 
     /// Makes cluster `index` (in no need) a need of its own, starting from
     /// `from` (a need it split off) if given.
-    fn found_need(&mut self, index: usize, from: Option<&NeedState>) -> Option<usize> {
+    pub(super) fn found_need(&mut self, index: usize, from: Option<&NeedState>) -> Option<usize> {
         let cluster = self.clusters.get(index)?;
         let id = self.needs.unused_id(cluster.id);
         let mut state = match from {
@@ -225,8 +222,7 @@ impl Pool {
         }
         // Mean similarity to the rest: (S_c · S_N − S_c · S_c) / (n_c (n_N − n_c)).
         let rest = state.vectors.saturating_sub(count);
-        let cross =
-            f64::from(super::pool::dot(sum, need_sum)) - f64::from(super::pool::dot(sum, sum));
+        let cross = f64::from(dot(sum, need_sum)) - f64::from(dot(sum, sum));
         let fits = rest == 0
             || (cross / (count.max(1) as f64 * rest as f64)) as f32 >= self.need_threshold();
         if fits {
@@ -287,7 +283,7 @@ impl Pool {
     }
 
     /// Sets the proposal mark of every cluster of need `id`.
-    fn mark_clusters(&mut self, id: u64, proposed: Option<&str>) {
+    pub(super) fn mark_clusters(&mut self, id: u64, proposed: Option<&str>) {
         let Some(members) = self
             .needs
             .position(id)
@@ -385,212 +381,5 @@ impl Pool {
                 cluster.proposed.clone_from(&proposed);
             }
         }
-    }
-
-    /// Puts back the needs of a snapshot (clusters already restored). A
-    /// snapshot written before needs has none: each cluster becomes a need
-    /// of its own, taking the backoff and proposal it kept itself. A
-    /// cluster naming a need the snapshot lacks gets a need of its own too;
-    /// a need with no cluster is dropped.
-    pub(super) fn restore_needs(&mut self, snapshot: Vec<NeedState>) -> Result<(), PoolError> {
-        let dim = self.config.dimension;
-        let mut members: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
-        for cluster in &self.clusters {
-            members.entry(cluster.need).or_default().push(cluster.id);
-        }
-        for mut state in snapshot {
-            let Some(mut ids) = members.remove(&state.id) else {
-                continue;
-            };
-            if state.sum.len() != dim {
-                return Err(PoolError::Dimension {
-                    expected: dim,
-                    found: state.sum.len(),
-                });
-            }
-            ids.sort_unstable();
-            state.clusters = ids;
-            let sum = std::mem::take(&mut state.sum);
-            self.needs.push(state, &sum);
-        }
-        // Clusters whose need the snapshot did not hold (all of them, in a
-        // snapshot written before needs).
-        let orphans: Vec<usize> = members
-            .into_values()
-            .flatten()
-            .filter_map(|id| self.position(id))
-            .collect();
-        for index in orphans {
-            let Some(cluster) = self.clusters.get_mut(index) else {
-                continue;
-            };
-            let mut legacy = NeedState::new(0);
-            legacy.last_request = cluster.legacy_last_request.take();
-            legacy.retry_at = cluster.legacy_retry_at.take();
-            legacy.failures = std::mem::take(&mut cluster.legacy_failures);
-            legacy.proposed.clone_from(&cluster.proposed);
-            self.found_need(index, Some(&legacy));
-            // `split_off` copies all but these two.
-            if let Some(state) = self
-                .need_of(index)
-                .and_then(|n| self.needs.states.get_mut(n))
-            {
-                state.last_request = legacy.last_request;
-            }
-        }
-        for cluster in &mut self.clusters {
-            cluster.legacy_last_request = None;
-            cluster.legacy_retry_at = None;
-            cluster.legacy_failures = 0;
-        }
-        Ok(())
-    }
-
-    /// The coldest cluster of the coldest need (ties: the smaller id).
-    pub(super) fn coldest_cluster(&self, at: f64) -> Option<usize> {
-        let coldest_need = (0..self.needs.len())
-            .map(|n| (n, self.need_heat(n, at)))
-            .min_by(|a, b| {
-                a.1.total_cmp(&b.1).then_with(|| {
-                    let id = |n: usize| self.needs.states.get(n).map_or(u64::MAX, |s| s.id);
-                    id(a.0).cmp(&id(b.0))
-                })
-            })
-            .map(|(n, _)| n);
-        let half_life = self.config.half_life_secs;
-        let candidates: Vec<usize> = match coldest_need.and_then(|n| self.needs.states.get(n)) {
-            Some(state) => state
-                .clusters
-                .iter()
-                .filter_map(|id| self.position(*id))
-                .collect(),
-            None => (0..self.clusters.len()).collect(),
-        };
-        candidates
-            .into_iter()
-            .filter_map(|i| Some((i, self.clusters.get(i)?)))
-            .min_by(|(_, a), (_, b)| {
-                a.heat
-                    .value(at, half_life)
-                    .total_cmp(&b.heat.value(at, half_life))
-                    .then(a.id.cmp(&b.id))
-            })
-            .map(|(i, _)| i)
-            .or_else(|| (!self.clusters.is_empty()).then_some(0))
-    }
-
-    /// Puts off proposing from need `id` after a failure (the inducer
-    /// proposed nothing, the store could not answer): it may trigger again
-    /// after a backoff of one hour, doubling with each failure up to a week,
-    /// counted from `now`: the latest deferral sets the instant, also when
-    /// the clock went back since an earlier one. Returns when, or `None` for
-    /// an unknown need.
-    pub fn defer(&mut self, id: u64, now: OffsetDateTime) -> Option<OffsetDateTime> {
-        const HOUR: f64 = 3600.0;
-        const WEEK: f64 = 7.0 * 24.0 * HOUR;
-        let need = self.needs.position(id)?;
-        let state = self.needs.states.get_mut(need)?;
-        state.failures = state.failures.saturating_add(1);
-        let backoff = (HOUR * 2f64.powi(state.failures.saturating_sub(1).min(16) as i32)).min(WEEK);
-        state.retry_at = Some(seconds(now) + backoff);
-        Some(
-            now.checked_add(time::Duration::seconds_f64(backoff))
-                .unwrap_or(now),
-        )
-    }
-
-    /// Records that a key was proposed from need `id` (applied, queued or
-    /// held for an operator), so it triggers no more; its clusters are
-    /// marked, and the mark stays with them and with any need they later
-    /// form or join, until [`Pool::reopen`]. (`""`, the withheld mark of
-    /// states saved by earlier releases, never wins a merge.)
-    pub fn mark_proposed(&mut self, id: u64, key_name: &str) -> bool {
-        let Some(state) = self
-            .needs
-            .position(id)
-            .and_then(|n| self.needs.states.get_mut(n))
-        else {
-            return false;
-        };
-        state.proposed = Some(key_name.to_owned());
-        let supported = std::mem::take(&mut state.supported);
-        let supported_at = std::mem::take(&mut state.supported_at);
-        self.mark_clusters(id, Some(key_name));
-        if supported {
-            self.charge_lenders(id, supported_at);
-        }
-        true
-    }
-
-    /// Charges the needs that lent to need `id`, now proposed with their
-    /// help: every need that may lend and lies within the claim threshold,
-    /// whether the region took it or not, so the pieces of one need do not
-    /// open a second proposal together on the same requests. Under
-    /// [`super::Lending::Book`] each of their clusters books the heat it
-    /// held unlent at the opening (`opened`, seconds; or at its latest
-    /// fragment, if later); under [`super::Lending::Silence`], or for a
-    /// state saved before the opening time was kept, each need is marked as
-    /// lent and lends no more.
-    fn charge_lenders(&mut self, id: u64, opened: Option<f64>) {
-        let Some(need) = self.needs.position(id) else {
-            return;
-        };
-        let claim = self.claim_threshold();
-        let half_life = self.config.half_life_secs;
-        let claimed: Vec<usize> = self
-            .lenders(need)
-            .filter(|&l| self.needs.link(need, l) >= claim)
-            .collect();
-        let Some(opened) = opened.filter(|_| self.config.lending == super::Lending::Book) else {
-            for lender in claimed {
-                if let Some(state) = self.needs.states.get_mut(lender) {
-                    state.lent = true;
-                }
-            }
-            return;
-        };
-        let clusters: Vec<u64> = claimed
-            .iter()
-            .filter_map(|&l| self.needs.states.get(l))
-            .flat_map(|state| state.clusters.iter().copied())
-            .collect();
-        for cluster in clusters {
-            let Some(state) = self
-                .position(cluster)
-                .and_then(|i| self.clusters.get_mut(i))
-            else {
-                continue;
-            };
-            // Booked at the instant its heat is read, so that the booking
-            // decays as that heat does.
-            let at = opened.max(state.heat.latest());
-            let unlent = state.heat.value(at, half_life) - state.lent_heat.value(at, half_life);
-            state.lent_heat.add(unlent, at, half_life);
-        }
-    }
-
-    /// Clears the mark of key `key_name` from every need and cluster that
-    /// carries it (an operator denied the proposal): those needs may
-    /// trigger again. Returns how many needs were reopened.
-    pub fn reopen(&mut self, key_name: &str) -> usize {
-        let marked = |proposed: &Option<String>| proposed.as_deref() == Some(key_name);
-        for cluster in &mut self.clusters {
-            if marked(&cluster.proposed) {
-                cluster.proposed = None;
-            }
-        }
-        let mut reopened = 0;
-        for state in &mut self.needs.states {
-            if marked(&state.proposed) {
-                state.proposed = None;
-                reopened += 1;
-            }
-        }
-        reopened
-    }
-
-    /// How many needs the pool holds.
-    pub fn need_count(&self) -> usize {
-        self.needs.len()
     }
 }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::pool::dot;
+use super::vectors::dot;
 
 /// What "similar to a cluster" means.
 ///

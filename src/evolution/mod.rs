@@ -5,225 +5,110 @@
 //! [`Embedder`] ([`HashingEmbedder`]), [`IntentInducer`] ([`RuleInducer`]),
 //! and the whole pipeline, [`EvolutionEngine`] ([`Evolution`]).
 //!
-//! | concept | file |
-//! |---|---|
-//! | the traits | `evolution/mod.rs` |
-//! | [`Evolution`]: fragments → pool → trigger | `evolution/pipeline.rs` |
-//! | a triggered need → withheld, proposed, held for an operator or deferred | `evolution/proposal.rs` |
-//! | [`EvolutionEvent`]: what the engine reports | `evolution/event.rs` |
-//! | [`Pool`]: clustering, the dual-gate trigger, snapshots | `evolution/pool.rs` |
-//! | the adaptive need threshold ([`PoolConfig::need_contrast`]) | `evolution/background.rs` |
-//! | [`Pool::retune`]: other gate settings, the same learned state | `evolution/retune.rs` |
-//! | one cluster's state, [`Exemplar`] | `evolution/cluster.rs` |
-//! | heat and its decay | `evolution/heat.rs` |
-//! | [`HashingEmbedder`] | `evolution/embed.rs` |
-//! | [`RuleInducer`] | `evolution/induce.rs` |
-//! | [`sanitize_fragment`]: clean and flag free text before it is stored | `evolution/sanitize.rs` |
-//! | [`redact`]: personal data and secrets become placeholders | `evolution/redact.rs` |
-//! | prompt-injection detection behind [`Sanitized::flagged`] | `evolution/injection.rs` |
+//! # Concepts
+//!
+//! - **Fragments**: the free text of a payload's `other` member, cleaned
+//!   and flagged when it reads as an instruction to an LLM
+//!   ([`sanitize_fragment`], [`Sanitized::flagged`]) and redacted
+//!   ([`redact`]: personal data and secrets become placeholders) before
+//!   anything embeds or stores it. An [`Observation`] is one message's
+//!   fragments with their vectors, so replicas can share the costly part.
+//! - **The pool** ([`Pool`]): fragment vectors clustered into fine clusters
+//!   ([`ClusterView`], scored as [`Linkage`] says, with [`Exemplar`]s of
+//!   what each means), fine clusters grouped into needs ([`NeedView`]), as
+//!   one need is phrased many ways. Heat decays with a half-life; the need
+//!   threshold may adapt to the pool's background similarity
+//!   ([`PoolConfig::need_contrast`]). [`Pool::retune`] puts other gate
+//!   settings in force on the same learned state; [`Pool::merge`] combines
+//!   replicas.
+//! - **The trigger**: a need's dual gate opens on its heat and on enough
+//!   distinct clients or requests within a window, each client's share
+//!   capped; a need may open with the heat its close neighbours lend it
+//!   ([`Lending`]).
+//! - **The proposal**: [`Evolution`] turns a triggered need into a key
+//!   ([`IntentInducer`]), checks it against the schema the pool's clients
+//!   see, and applies, queues, holds, withholds or defers the patch;
+//!   [`EvolutionEvent`] reports each step.
+//! - **State**: [`EvolutionState`] is the engine's pools, saved;
+//!   [`EngineRows`] keeps them as rows, so that a back end
+//!   ([`StateStorage`]) rewrites only what a fold changed.
+//!
+//! The files of this module form layers that depend only downward (vector
+//! math, ids and settings; clusters and needs; the pool and its
+//! operations; the pipeline, its state and storage), and this file only
+//! declares and re-exports them: `scripts/check-module-cycles.py` holds
+//! every file to it. The crate's module map is in the crate root.
 //!
 //! Feature `evolution` (on by default; needs `patch`).
 
 mod background;
 mod cap;
 mod cluster;
-mod embed;
+mod cluster_view;
+mod embedder;
+mod engine;
+mod engine_config;
 mod event;
+mod eviction;
+mod exemplar;
 mod gate;
 mod grouping;
+mod hashing_embedder;
 mod heat;
+mod ids;
 mod induce;
+mod inducer;
+mod ingest;
 mod injection;
+mod intake;
+mod limits;
 mod linkage;
+mod marking;
+mod merge;
 mod need_view;
 mod needs;
 mod observation;
 mod pipeline;
 mod pool;
 mod pool_config;
+mod pool_error;
+mod pool_key;
 mod proposal;
+mod proposal_mark;
 mod quota;
 mod redact;
 mod replica;
 mod retune;
 mod rows;
 mod sanitize;
+mod snapshot;
 mod state;
 mod storage;
+mod vectors;
 
 pub use background::{MIN_BACKGROUND_FRAGMENTS, NEED_FLOOR_RATIO};
-pub use cluster::{EXEMPLAR_CLIENTS, Exemplar, client_tag};
-pub use embed::HashingEmbedder;
+pub use cluster_view::ClusterView;
+pub use embedder::Embedder;
+pub use engine::EvolutionEngine;
+pub use engine_config::{Branching, EvolutionConfig};
 pub use event::EvolutionEvent;
+pub use exemplar::{EXEMPLAR_CLIENTS, Exemplar, client_tag};
+pub use hashing_embedder::HashingEmbedder;
 pub use induce::RuleInducer;
+pub use inducer::IntentInducer;
+pub use ingest::Ingested;
 pub use linkage::Linkage;
 pub use need_view::NeedView;
 pub use observation::{Observation, ObservedFragment};
-pub use pipeline::{Branching, Evolution, EvolutionConfig, PoolKey};
-pub use pool::{ClusterView, Ingested, Pool};
+pub use pipeline::Evolution;
+pub use pool::Pool;
 pub use pool_config::{
-    CLAIM_RATIO, Lending, MIN_QUOTE_CLIENTS, NEED_RATIO, PoolConfig, PoolError, SUPPORT_RATIO,
+    CLAIM_RATIO, Lending, MIN_QUOTE_CLIENTS, NEED_RATIO, PoolConfig, SUPPORT_RATIO,
 };
+pub use pool_error::PoolError;
+pub use pool_key::PoolKey;
 pub use redact::{Redacted, Redaction, redact};
 pub use rows::{EngineRows, PoolRow, RowDigests, RowWrites};
 pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize_fragment};
 pub use state::{EVOLUTION_FORMAT_VERSION, EvolutionState, EvolutionStateError};
 pub use storage::{SavedServer, SplitState, StateStorage, Versioned};
-
-use serde_json::Value;
-use time::OffsetDateTime;
-
-use crate::key::KeyDefinition;
-use crate::patch::SchemaStore;
-use crate::template::SchemaTemplate;
-
-/// Text → a unit vector of a fixed dimension.
-///
-/// The similarity threshold that suits an embedder is the embedder's to say:
-/// the draft's 0.85 is tuned for sentence-transformer models, and a hashing
-/// embedder needs a lower one. A pool takes it from
-/// [`Embedder::recommended_threshold`] unless told otherwise.
-///
-/// ```
-/// use sdsi::evolution::Embedder;
-/// /// A toy embedder: is the text about seats or not?
-/// struct Seats;
-/// impl Embedder for Seats {
-///     fn dimension(&self) -> usize { 2 }
-///     fn recommended_threshold(&self) -> f32 { 0.9 }
-///     fn embed_into(&self, text: &str, out: &mut [f32]) {
-///         let seat = text.contains("seat");
-///         out.copy_from_slice(if seat { &[1.0, 0.0] } else { &[0.0, 1.0] });
-///     }
-/// }
-/// assert_eq!(Seats.embed("window seat"), vec![1.0, 0.0]);
-/// ```
-pub trait Embedder: Send + Sync {
-    /// The vectors' dimension.
-    fn dimension(&self) -> usize;
-    /// The similarity at or above which a text joins a fine cluster (its
-    /// mean cosine to the cluster's members).
-    fn recommended_threshold(&self) -> f32;
-    /// The looser similarity at or above which groups of fine clusters are
-    /// one need (the mean cosine between their members): one need is phrased
-    /// many ways. Default: [`NEED_RATIO`] × the fine threshold.
-    fn recommended_need_threshold(&self) -> f32 {
-        NEED_RATIO * self.recommended_threshold()
-    }
-    /// How many times the pool's background similarity the need threshold
-    /// is, when it adapts to the pool's domain
-    /// ([`PoolConfig::need_contrast`]); `None` (the default) keeps
-    /// [`Embedder::recommended_need_threshold`] fixed. Calibrate it as that
-    /// threshold is: on labelled requests of more than one domain.
-    fn recommended_need_contrast(&self) -> Option<f32> {
-        None
-    }
-    /// What becomes of the heat a need lent to a neighbour proposed with its
-    /// help ([`PoolConfig::lending`]). Default [`Lending::Silence`]; choose
-    /// it on the calibration intents, as the need contrast is.
-    fn recommended_lending(&self) -> Lending {
-        Lending::Silence
-    }
-    /// Writes the unit vector of `text` into `out` (of length `dimension()`);
-    /// all zeros when the text has nothing to embed.
-    fn embed_into(&self, text: &str, out: &mut [f32]);
-    /// The unit vector of `text`.
-    fn embed(&self, text: &str) -> Vec<f32> {
-        let mut out = vec![0.0; self.dimension()];
-        self.embed_into(text, &mut out);
-        out
-    }
-    /// The unit vectors of `texts`, in order. The default embeds one text at
-    /// a time; a model that runs faster on a batch (one forward pass for
-    /// many texts) overrides it. Every vector equals what [`Embedder::embed`]
-    /// gives for the same text, up to the model's floating-point rounding.
-    fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
-        texts.iter().map(|text| self.embed(text)).collect()
-    }
-}
-
-/// A boxed embedder is an embedder, so the model can be chosen at run time
-/// (`Evolution<Box<dyn Embedder>>`).
-impl<E: Embedder + ?Sized> Embedder for Box<E> {
-    fn dimension(&self) -> usize {
-        (**self).dimension()
-    }
-    fn recommended_threshold(&self) -> f32 {
-        (**self).recommended_threshold()
-    }
-    fn recommended_need_threshold(&self) -> f32 {
-        (**self).recommended_need_threshold()
-    }
-    fn recommended_need_contrast(&self) -> Option<f32> {
-        (**self).recommended_need_contrast()
-    }
-    fn recommended_lending(&self) -> Lending {
-        (**self).recommended_lending()
-    }
-    fn embed_into(&self, text: &str, out: &mut [f32]) {
-        (**self).embed_into(text, out);
-    }
-    fn embed(&self, text: &str) -> Vec<f32> {
-        (**self).embed(text)
-    }
-    fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
-        (**self).embed_batch(texts)
-    }
-}
-
-/// A mature need plus the schema it would extend → a candidate key.
-///
-/// The candidate's `semantic_description` must quote real fragments from the
-/// need (§6.2.2); use only exemplars that are not `flagged`.
-///
-/// ```
-/// use sdsi::{KeyDefinition, KeyName, KeyType, SchemaTemplate};
-/// use sdsi::evolution::{IntentInducer, NeedView};
-/// /// Always proposes the same key.
-/// struct Fixed;
-/// impl IntentInducer for Fixed {
-///     fn induce(&self, need: &NeedView<'_>, _: &SchemaTemplate) -> Option<KeyDefinition> {
-///         let example = need.exemplars().iter().find(|e| !e.flagged)?;
-///         let name = KeyName::new("seat_preference").ok()?;
-///         Some(KeyDefinition::new(name, KeyType::String, false, format!("Example: '{}'", example.text)))
-///     }
-/// }
-/// ```
-pub trait IntentInducer: Send + Sync {
-    /// The key the need asks for, or `None` to propose nothing.
-    fn induce(&self, need: &NeedView<'_>, schema: &SchemaTemplate) -> Option<KeyDefinition>;
-}
-
-/// A boxed inducer is an inducer, so the inducer can be chosen at run time
-/// (`Evolution<E, Box<dyn IntentInducer>>`).
-impl<I: IntentInducer + ?Sized> IntentInducer for Box<I> {
-    fn induce(&self, need: &NeedView<'_>, schema: &SchemaTemplate) -> Option<KeyDefinition> {
-        (**self).induce(need, schema)
-    }
-}
-
-/// The whole evolution pipeline, so a server can swap the engine.
-///
-/// ```
-/// use sdsi::SchemaStore;
-/// use sdsi::evolution::{EvolutionEngine, EvolutionEvent};
-/// use serde_json::Value;
-/// /// An engine that never evolves anything.
-/// struct Frozen;
-/// impl EvolutionEngine for Frozen {
-///     fn observe(&mut self, _: &mut SchemaStore, _: &Value, _: &str, _: time::OffsetDateTime) -> Vec<EvolutionEvent> {
-///         Vec::new()
-///     }
-/// }
-/// ```
-pub trait EvolutionEngine: Send + Sync {
-    /// Takes one received message `{"schema_id", "payload"}` from `client` at
-    /// `now`, and proposes patches to `store` when a need matures.
-    fn observe(
-        &mut self,
-        store: &mut SchemaStore,
-        message: &Value,
-        client: &str,
-        now: OffsetDateTime,
-    ) -> Vec<EvolutionEvent>;
-}

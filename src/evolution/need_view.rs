@@ -3,10 +3,11 @@
 
 use time::OffsetDateTime;
 
-use super::cluster::Exemplar;
+use super::cluster_view::ClusterView;
+use super::exemplar::Exemplar;
+use super::exemplar::combined_exemplars;
 use super::heat::seconds;
-use super::needs::combined_exemplars;
-use super::pool::{ClusterView, Pool};
+use super::pool::Pool;
 
 /// One need: a group of fine clusters that, on average, mean the same.
 #[derive(Debug, Clone)]
@@ -161,5 +162,10 @@ impl Pool {
     /// Every need, in storage order.
     pub fn needs(&self) -> impl Iterator<Item = NeedView<'_>> {
         (0..self.needs.len()).filter_map(|i| NeedView::new(self, i))
+    }
+
+    /// How many needs the pool holds.
+    pub fn need_count(&self) -> usize {
+        self.needs.len()
     }
 }

@@ -23,8 +23,9 @@ use std::collections::BTreeSet;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use super::cluster::Exemplar;
-use super::pool::dot;
+use super::ids::unused_id;
+use super::proposal_mark::merged_proposal;
+use super::vectors::link;
 
 /// What a need remembers of its own (everything else is its clusters' sum).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -172,11 +173,8 @@ impl Needs {
     }
 
     /// `id`, or the next id after it no need has.
-    pub(crate) fn unused_id(&self, mut id: u64) -> u64 {
-        while self.index.contains_key(&id) {
-            id = id.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        }
-        id
+    pub(crate) fn unused_id(&self, id: u64) -> u64 {
+        unused_id(id, |id| self.index.contains_key(&id))
     }
 
     /// Adds a need with running sum `sum`; returns its position.
@@ -294,76 +292,6 @@ impl Needs {
     }
 }
 
-/// Mean similarity between two groups of unit vectors given their sums and
-/// counts: `S_A · S_B / (n_A n_B)` (each count at least 1).
-pub(crate) fn link(a: &[f32], na: u64, b: &[f32], nb: u64) -> f32 {
-    let denominator = (na.max(1) as f64) * (nb.max(1) as f64);
-    (f64::from(dot(a, b)) / denominator) as f32
-}
-
-/// The exemplars of several clusters as one list: equal texts add their
-/// counts, one client holds at most a quarter of the `max` slots (as in a
-/// cluster), most frequent first, ties by text.
-pub(crate) fn combined_exemplars<'a>(
-    lists: impl Iterator<Item = &'a [Exemplar]>,
-    max: usize,
-) -> Vec<Exemplar> {
-    let mut all: Vec<Exemplar> = Vec::new();
-    for list in lists {
-        for e in list {
-            match all.iter_mut().find(|mine| mine.text == e.text) {
-                Some(mine) => {
-                    mine.count = mine.count.saturating_add(e.count);
-                    mine.flagged |= e.flagged;
-                    mine.join_clients(&e.clients);
-                    if e.client < mine.client {
-                        mine.client.clone_from(&e.client);
-                    }
-                }
-                None => all.push(e.clone()),
-            }
-        }
-    }
-    all.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.text.cmp(&b.text)));
-    let per_client = max.div_ceil(4).max(1);
-    let mut taken: Vec<(&str, usize)> = Vec::new();
-    let mut kept = Vec::new();
-    for e in &all {
-        if kept.len() >= max {
-            break;
-        }
-        let slot = match taken.iter_mut().find(|(c, _)| *c == e.client) {
-            Some(slot) => slot,
-            None => {
-                taken.push((e.client.as_str(), 0));
-                match taken.last_mut() {
-                    Some(slot) => slot,
-                    None => continue,
-                }
-            }
-        };
-        if slot.1 < per_client {
-            slot.1 += 1;
-            kept.push(e.clone());
-        }
-    }
-    kept
-}
-
-/// The proposal mark of two merged needs or clusters: a key name over a
-/// withheld mark (`""`), so that a need withheld for its flagged fragments
-/// never blocks a need that was proposed; between two names, the lesser.
-/// Symmetric, so merges commute.
-pub(crate) fn merged_proposal(a: Option<String>, b: Option<String>) -> Option<String> {
-    match (a, b) {
-        (Some(a), Some(b)) if a.is_empty() != b.is_empty() => {
-            Some(if a.is_empty() { b } else { a })
-        }
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
-}
-
 /// Distinct clients in `clients`, counted up to `enough`.
 pub(crate) fn count_distinct<'a>(clients: impl Iterator<Item = &'a str>, enough: usize) -> usize {
     let mut seen = BTreeSet::new();
@@ -379,43 +307,6 @@ pub(crate) fn count_distinct<'a>(clients: impl Iterator<Item = &'a str>, enough:
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn exemplar(text: &str, count: u64, client: &str) -> Exemplar {
-        Exemplar {
-            text: text.to_owned(),
-            count,
-            flagged: false,
-            client: client.to_owned(),
-            clients: vec![crate::evolution::client_tag(client)],
-        }
-    }
-
-    #[test]
-    fn link_is_the_mean_pairwise_cosine() {
-        // Two groups of two unit vectors each: pairs (1,0)·(1,0)=1,
-        // (1,0)·(0,1)=0, (0,1)·(1,0)=0, (0,1)·(0,1)=1 → mean 0.5.
-        assert_eq!(link(&[1.0, 1.0], 2, &[1.0, 1.0], 2), 0.5);
-        assert_eq!(link(&[2.0, 0.0], 2, &[0.0, 3.0], 3), 0.0);
-    }
-
-    #[test]
-    fn combined_exemplars_add_counts_and_hold_each_client_to_a_quarter() {
-        let a = [exemplar("window seat", 3, "a"), exemplar("aisle", 1, "a")];
-        let b = [
-            exemplar("window seat", 2, "b"),
-            exemplar("seat by the window", 4, "a"),
-            exemplar("a window please", 1, "c"),
-        ];
-        let all = combined_exemplars([&a[..], &b[..]].into_iter(), 8);
-        // "window seat" 5 (first sent by "a"), then "seat by the window" 4 (also
-        // "a", the quarter of 8 slots is 2), "aisle" is a's third: dropped.
-        let texts: Vec<&str> = all.iter().map(|e| e.text.as_str()).collect();
-        assert_eq!(
-            texts,
-            ["window seat", "seat by the window", "a window please"]
-        );
-        assert_eq!(all.first().map(|e| e.count), Some(5));
-    }
 
     #[test]
     fn removing_a_need_keeps_the_index_right() {

@@ -9,10 +9,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
+use super::embedder::Embedder;
+use super::event::EvolutionEvent;
+use super::inducer::IntentInducer;
 use super::pipeline::Evolution;
 use super::redact::{Redaction, redact};
 use super::sanitize::sanitize_fragment;
-use super::{Embedder, EvolutionEvent, IntentInducer};
 use crate::key::{JsonKind, KeyName, KeyType, OTHER_KEY};
 use crate::patch::SchemaStore;
 

@@ -1,157 +1,24 @@
-//! The default evolution engine: `other` fragments → pool → trigger → inducer
-//! → conflict detection → packaged patch → the store's guard and lifecycle.
+//! The default evolution engine ([`Evolution`]): `other` fragments → pool →
+//! trigger → inducer → conflict detection → packaged patch → the store's
+//! guard and lifecycle. Here the engine itself: its models, settings and
+//! pools, saving and restoring them, the bound on personal pools, and the
+//! operator's denials read back from the store.
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-use serde_json::Value;
-use time::{Duration, OffsetDateTime};
+use time::OffsetDateTime;
 
-use super::event::EvolutionEvent;
-use super::observation::Observation;
+use super::embedder::Embedder;
+use super::engine_config::EvolutionConfig;
+use super::hashing_embedder::HashingEmbedder;
+use super::induce::RuleInducer;
+use super::inducer::IntentInducer;
 use super::pool::Pool;
-use super::pool_config::{PoolConfig, PoolError};
+use super::pool_config::PoolConfig;
+use super::pool_error::PoolError;
+use super::pool_key::PoolKey;
 use super::state::{EvolutionState, EvolutionStateError};
-use super::{Embedder, EvolutionEngine, HashingEmbedder, IntentInducer, RuleInducer};
 use crate::patch::{PatchScope, SchemaStore};
-
-/// The last instant `time` represents (without its `large-dates` feature).
-pub(super) const LAST_INSTANT: OffsetDateTime =
-    time::macros::datetime!(9999-12-31 23:59:59.999_999_999 UTC);
-
-/// Which pools a fragment feeds (§6.2.1: per scenario, optionally per client).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Branching {
-    /// One pool per scenario: global keys only.
-    #[default]
-    Global,
-    /// The scenario's pool and the sending client's own pool, whose mature
-    /// clusters become patches scoped to that client (§6.2.2, Personalized
-    /// Adaptation). A client's own pool has no per-client heat cap.
-    GlobalAndPerClient,
-}
-
-/// Names one pool: a scenario, and a client for a personal pool.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct PoolKey {
-    /// The scenario.
-    pub scenario: String,
-    /// The client, for a personal pool.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub client: Option<String>,
-}
-
-/// The engine's settings.
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[non_exhaustive]
-#[must_use]
-pub struct EvolutionConfig {
-    /// The pools' settings; `dimension`, `threshold`, `need_threshold` and
-    /// `support_threshold` are replaced by the embedder's (or the overrides
-    /// below).
-    pub pool: PoolConfig,
-    /// A similarity threshold overriding the embedder's recommendation.
-    pub threshold: Option<f32>,
-    /// A need threshold overriding the embedder's recommendation
-    /// ([`super::Embedder::recommended_need_threshold`]); the support
-    /// threshold follows it ([`super::SUPPORT_RATIO`]). Setting it alone
-    /// also fixes the need threshold (no adaptive contrast).
-    pub need_threshold: Option<f32>,
-    /// A need contrast overriding the embedder's recommendation
-    /// ([`super::Embedder::recommended_need_contrast`]): the need threshold
-    /// adapts to each pool's background ([`PoolConfig::need_contrast`]).
-    pub need_contrast: Option<f32>,
-    /// A [`super::Lending`] overriding the embedder's recommendation
-    /// ([`super::Embedder::recommended_lending`]).
-    pub lending: Option<super::Lending>,
-    /// Most `other` fragments taken from one message (the rest are counted
-    /// in a `skipped` event). Default 16.
-    pub max_fragments_per_message: usize,
-    /// Which pools fragments feed.
-    pub branching: Branching,
-    /// How long a proposed patch applies. Default 30 days.
-    pub patch_lifetime: Duration,
-    /// Most personal pools kept at once (with `GlobalAndPerClient`); past it
-    /// the least recently active client's pool is dropped. Default 10,000.
-    pub max_client_pools: usize,
-}
-
-impl Default for EvolutionConfig {
-    fn default() -> Self {
-        Self {
-            pool: PoolConfig::new(1, 0.5),
-            threshold: None,
-            need_threshold: None,
-            need_contrast: None,
-            lending: None,
-            max_fragments_per_message: 16,
-            branching: Branching::Global,
-            patch_lifetime: Duration::days(30),
-            max_client_pools: 10_000,
-        }
-    }
-}
-
-impl EvolutionConfig {
-    /// Sets which pools fragments feed.
-    pub fn branching(mut self, branching: Branching) -> Self {
-        self.branching = branching;
-        self
-    }
-
-    /// Overrides the embedder's similarity threshold.
-    pub fn threshold(mut self, threshold: f32) -> Self {
-        self.threshold = Some(threshold);
-        self
-    }
-
-    /// Overrides the embedder's need threshold, and keeps it fixed unless a
-    /// need contrast is set too.
-    pub fn need_threshold(mut self, threshold: f32) -> Self {
-        self.need_threshold = Some(threshold);
-        self
-    }
-
-    /// Overrides the embedder's need contrast: the need threshold adapts to
-    /// each pool's background at `contrast` times it.
-    pub fn need_contrast(mut self, contrast: f32) -> Self {
-        self.need_contrast = Some(contrast);
-        self
-    }
-
-    /// Overrides the embedder's [`super::Lending`].
-    pub fn lending(mut self, lending: super::Lending) -> Self {
-        self.lending = Some(lending);
-        self
-    }
-
-    /// Sets how many `other` fragments one message may bring.
-    pub fn max_fragments_per_message(mut self, max: usize) -> Self {
-        self.max_fragments_per_message = max;
-        self
-    }
-
-    /// Sets the pools' settings (`dimension` and `threshold` come from the embedder).
-    pub fn pool(mut self, pool: PoolConfig) -> Self {
-        self.pool = pool;
-        self
-    }
-
-    /// Sets how many personal pools are kept at once.
-    pub fn max_client_pools(mut self, max: usize) -> Self {
-        self.max_client_pools = max;
-        self
-    }
-
-    /// Sets how long a proposed patch applies.
-    pub fn patch_lifetime(mut self, lifetime: Duration) -> Self {
-        self.patch_lifetime = lifetime;
-        self
-    }
-}
 
 /// The default engine: a [`HashingEmbedder`] and a [`RuleInducer`] unless told otherwise.
 ///
@@ -167,7 +34,7 @@ pub struct Evolution<E = HashingEmbedder, I = RuleInducer> {
     pub(super) config: EvolutionConfig,
     pub(super) pools: BTreeMap<PoolKey, Pool>,
     /// When each personal pool last took a fragment, for eviction.
-    last_active: BTreeMap<PoolKey, OffsetDateTime>,
+    pub(super) last_active: BTreeMap<PoolKey, OffsetDateTime>,
     /// The sequence number of the last operator denial in the store that
     /// the engine acted on (see `reopen_denied`).
     reviewed: u64,
@@ -303,7 +170,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
     /// Drops the least recently active personal pools until one more fits
     /// under `max_client_pools` (memory stays bounded however many clients
     /// come and go; a dropped client starts afresh if it comes back).
-    fn make_room_for_a_client_pool(&mut self) {
+    pub(super) fn make_room_for_a_client_pool(&mut self) {
         while self.last_active.len() >= self.config.max_client_pools.max(1)
             && self.drop_least_recent_client_pool()
         {}
@@ -330,7 +197,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
     /// deferred while their evidence stays the same as the denied
     /// proposal's (see [`crate::patch::Denial::covers`]). A store whose
     /// denials restarted (a new store) is read from its first.
-    fn reopen_denied(&mut self, store: &SchemaStore) {
+    pub(super) fn reopen_denied(&mut self, store: &SchemaStore) {
         let latest = store.denials().last().map_or(0, |d| d.sequence);
         if latest < self.reviewed {
             self.reviewed = 0;
@@ -359,139 +226,5 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             }
         }
         self.reviewed = latest;
-    }
-}
-
-impl<E: Embedder, I: IntentInducer> EvolutionEngine for Evolution<E, I> {
-    fn observe(
-        &mut self,
-        store: &mut SchemaStore,
-        message: &Value,
-        client: &str,
-        now: OffsetDateTime,
-    ) -> Vec<EvolutionEvent> {
-        store.record(message, client, now);
-        let observation = self.fragments_observed(message, client, now);
-        self.ingest_observation(store, &observation)
-    }
-}
-
-impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
-    /// The pools an observation from `client` feeds.
-    fn pool_keys(&self, store: &SchemaStore, client: &str) -> Vec<PoolKey> {
-        let scenario = store.base().scenario.clone();
-        let mut keys = vec![PoolKey {
-            scenario: scenario.clone(),
-            client: None,
-        }];
-        if self.config.branching == Branching::GlobalAndPerClient {
-            keys.push(PoolKey {
-                scenario,
-                client: Some(client.to_owned()),
-            });
-        }
-        keys
-    }
-
-    /// Clusters an observation's fragments (metrics already recorded) and
-    /// proposes a key for each need whose gate opens.
-    pub(super) fn ingest_observation(
-        &mut self,
-        store: &mut SchemaStore,
-        observation: &Observation,
-    ) -> Vec<EvolutionEvent> {
-        self.reopen_denied(store);
-        let (client, now) = (observation.client.as_str(), observation.at);
-        let keys = self.pool_keys(store, client);
-        let mut events = Vec::new();
-        if observation.over_cap > 0 {
-            let cap = self.config.max_fragments_per_message;
-            for key in &keys {
-                events.push(EvolutionEvent::Skipped {
-                    pool: key.clone(),
-                    fragments: observation.over_cap,
-                    reason: format!("the message carries more than {cap} fragments"),
-                });
-            }
-        }
-        if observation.fragments.is_empty() {
-            return events;
-        }
-        if let Some(returned) = observation.vectors_returned {
-            for key in &keys {
-                events.push(EvolutionEvent::Skipped {
-                    pool: key.clone(),
-                    fragments: observation.fragments.len(),
-                    reason: format!(
-                        "the embedder returned {returned} vectors for {} fragments",
-                        observation.fragments.len()
-                    ),
-                });
-            }
-            return events;
-        }
-        for fragment in &observation.fragments {
-            for key in &keys {
-                let personal = key.client.is_some();
-                if personal {
-                    if !self.pools.contains_key(key) {
-                        self.make_room_for_a_client_pool();
-                    }
-                    self.last_active.insert(key.clone(), now);
-                }
-                if !self.pools.contains_key(key) {
-                    let pool = match Pool::new(self.pool_config(personal)) {
-                        Ok(pool) => pool,
-                        Err(error) => {
-                            events.push(EvolutionEvent::Skipped {
-                                pool: key.clone(),
-                                fragments: 1,
-                                reason: error.to_string(),
-                            });
-                            continue;
-                        }
-                    };
-                    self.pools.insert(key.clone(), pool);
-                }
-                let Some(pool) = self.pools.get_mut(key) else {
-                    continue;
-                };
-                let ingested = match pool.ingest(
-                    &fragment.vector,
-                    &fragment.text,
-                    fragment.flagged,
-                    client,
-                    now,
-                ) {
-                    Ok(ingested) => ingested,
-                    Err(error) => {
-                        // A zero vector (nothing to embed) or a broken embedder output.
-                        events.push(EvolutionEvent::Skipped {
-                            pool: key.clone(),
-                            fragments: 1,
-                            reason: error.to_string(),
-                        });
-                        continue;
-                    }
-                };
-                if !ingested.triggered {
-                    continue;
-                }
-                if let Some(view) = pool.need(ingested.need) {
-                    events.push(EvolutionEvent::Triggered {
-                        pool: key.clone(),
-                        need: ingested.need,
-                        cluster: ingested.cluster,
-                        heat: view.heat(now),
-                        occurrences: view.occurrences(),
-                        supported: ingested.supported,
-                        recent_clients: view.recent_clients(now),
-                        at: now,
-                    });
-                }
-                self.propose(store, key, ingested.need, now, &mut events);
-            }
-        }
-        events
     }
 }

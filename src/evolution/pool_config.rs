@@ -1,11 +1,11 @@
 //! A pool's settings ([`PoolConfig`]: thresholds, heat, gate, caps, with
-//! the defaults and the checks on them) and why a pool refuses an input
-//! ([`PoolError`]).
+//! the defaults and the checks on them).
 
 use serde::{Deserialize, Serialize};
 
-use super::cluster::ClusterLimits;
+use super::limits::ClusterLimits;
 use super::linkage::Linkage;
+use super::pool_error::PoolError;
 
 /// The shortest half-life a pool accepts, in seconds.
 pub const MIN_HALF_LIFE_SECS: f64 = 1e-3;
@@ -207,28 +207,6 @@ impl PoolConfig {
         self
     }
 
-    /// The same settings with `embedder`'s need threshold, contrast and
-    /// lending, or the overrides given: a need threshold given alone is
-    /// fixed (no contrast), as `--need-threshold` is.
-    pub fn with_embedder_needs(
-        self,
-        embedder: &(impl super::Embedder + ?Sized),
-        need_threshold: Option<f32>,
-        need_contrast: Option<f32>,
-        lending: Option<Lending>,
-    ) -> Self {
-        let contrast = match (need_contrast, need_threshold) {
-            (Some(contrast), _) => Some(contrast),
-            (None, Some(_)) => None,
-            (None, None) => embedder.recommended_need_contrast(),
-        };
-        self.with_need_threshold(
-            need_threshold.unwrap_or_else(|| embedder.recommended_need_threshold()),
-        )
-        .with_need_contrast(contrast)
-        .with_lending(lending.unwrap_or_else(|| embedder.recommended_lending()))
-    }
-
     /// Fills in the thresholds a snapshot written before needs lacks.
     pub(super) fn complete(mut self) -> Self {
         if self.need_threshold.is_nan() {
@@ -316,7 +294,7 @@ impl PoolConfig {
             || self.max_new_clusters_per_client == 0
         {
             Some("counts (max clusters, exemplars, gate minimums) must be at least 1")
-        } else if !(1..=super::cluster::EXEMPLAR_CLIENTS).contains(&self.min_quote_clients) {
+        } else if !(1..=super::exemplar::EXEMPLAR_CLIENTS).contains(&self.min_quote_clients) {
             Some("the clients a quote needs must be 1 to 4")
         } else {
             None
@@ -336,47 +314,4 @@ impl PoolConfig {
             max_tracked_clients: self.max_tracked_clients,
         }
     }
-}
-
-/// Why a pool refused an input.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum PoolError {
-    /// The configuration is unusable.
-    #[error("invalid pool configuration: {0}")]
-    Config(&'static str),
-    /// A vector of the wrong length.
-    #[error("vector has dimension {found}, the pool expects {expected}")]
-    Dimension {
-        /// The pool's dimension.
-        expected: usize,
-        /// The vector's.
-        found: usize,
-    },
-    /// A vector with a NaN or infinite component.
-    #[error("vector has a NaN or infinite component")]
-    NonFinite,
-    /// A vector of length zero cannot point anywhere.
-    #[error("vector is zero")]
-    ZeroVector,
-    /// Two pools with different configurations cannot merge.
-    #[error("pools with different configurations cannot merge")]
-    ConfigMismatch,
-    /// A pool cannot be retuned to settings its learned state depends on
-    /// ([`PoolConfig::learned_difference`]).
-    #[error(
-        "the pool was built with another {setting}; it cannot change without rebuilding the pool"
-    )]
-    Learned {
-        /// The setting that differs.
-        setting: &'static str,
-    },
-    /// The client founded as many clusters as it may within the window
-    /// ([`PoolConfig::max_new_clusters_per_client`]); the fragment was not
-    /// taken.
-    #[error("this client founded {limit} clusters within the window, the most it may")]
-    ClientQuota {
-        /// The quota.
-        limit: usize,
-    },
 }

@@ -5,15 +5,22 @@
 use serde_json::Value;
 use time::OffsetDateTime;
 
+use super::embedder::Embedder;
 use super::event::EvolutionEvent;
-use super::pipeline::{Evolution, LAST_INSTANT, PoolKey};
+use super::exemplar::Exemplar;
+use super::inducer::IntentInducer;
+use super::pipeline::Evolution;
 use super::pool::Pool;
+use super::pool_key::PoolKey;
 use super::redact::Redaction;
-use super::{Embedder, Exemplar, IntentInducer};
 use crate::issue::IssueCode;
 use crate::key::{EXPERIMENTAL_MEMBER, KeyDefinition, OTHER_KEY, Sensitivity};
 use crate::patch::{DenySensitive, Evidence, HoldReason, PendingProposal};
 use crate::patch::{PatchScope, SchemaPatch, SchemaStore};
+use crate::template::SchemaTemplate;
+
+/// The last instant `time` represents (without its `large-dates` feature).
+const LAST_INSTANT: OffsetDateTime = time::macros::datetime!(9999-12-31 23:59:59.999_999_999 UTC);
 
 /// Who the engine submits and holds patches as.
 pub(crate) const SUBMITTER: &str = "sdsi:evolution";
@@ -176,7 +183,7 @@ fn package(
     need: u64,
     now: OffsetDateTime,
     lifetime: time::Duration,
-    template: &crate::SchemaTemplate,
+    template: &SchemaTemplate,
     mut candidate: KeyDefinition,
     carried: Option<Sensitivity>,
 ) -> SchemaPatch {

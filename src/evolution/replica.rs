@@ -3,9 +3,11 @@
 
 use rustc_hash::FxHashMap;
 
+use super::ids::ID_STEP;
 use super::needs::Needs;
-use super::pool::{Pool, dot};
-use super::pool_config::PoolError;
+use super::pool::Pool;
+use super::pool_error::PoolError;
+use super::vectors::dot;
 
 impl Pool {
     /// Combines another replica's pool into this one. Clusters that are each
@@ -145,5 +147,66 @@ impl Pool {
         }
         out.reindex();
         out
+    }
+
+    /// Makes ids unique again after a merge. Clusters are visited in an order
+    /// fixed by their content alone (running sum, then state without the
+    /// id), and each keeps its id unless an earlier one has it, in which case
+    /// it moves to the next free one. Both merge directions hold the same
+    /// clusters, so they end with the same ids; a pool without clashes keeps
+    /// every id.
+    pub(super) fn settle_ids(&mut self) {
+        let dim = self.config.dimension;
+        let mut seen = std::collections::HashSet::new();
+        if self.clusters.iter().all(|c| seen.insert(c.id)) {
+            // The usual case: nothing to settle, but paired clusters may
+            // have taken their partner's (smaller) id.
+            self.reindex();
+            return;
+        }
+        let sum_bits = |i: usize| {
+            self.sums
+                .get(i * dim..(i + 1) * dim)
+                .unwrap_or(&[])
+                .iter()
+                .map(|x| x.to_bits())
+        };
+        // The state without its id, serialized: needed only to order
+        // clusters whose sums are equal bit for bit (rare), so built lazily.
+        let state_text = |i: usize| {
+            let mut state = self.clusters.get(i).cloned();
+            if let Some(state) = state.as_mut() {
+                state.id = 0;
+            }
+            serde_json::to_string(&state).unwrap_or_default()
+        };
+        let mut order: Vec<usize> = (0..self.clusters.len()).collect();
+        order.sort_by(|&a, &b| sum_bits(a).cmp(sum_bits(b)).then(a.cmp(&b)));
+        // Runs of equal sums are ordered by their states, each serialized once.
+        let mut start = 0;
+        while start < order.len() {
+            let first = order.get(start).copied().unwrap_or(0);
+            let end = order
+                .iter()
+                .skip(start)
+                .position(|&i| sum_bits(i).ne(sum_bits(first)))
+                .map_or(order.len(), |n| start + n);
+            if let Some(run) = order.get_mut(start..end) {
+                if run.len() > 1 {
+                    run.sort_by_cached_key(|&i| (state_text(i), i));
+                }
+            }
+            start = end.max(start + 1);
+        }
+        let mut taken = std::collections::HashSet::new();
+        for i in order {
+            let Some(cluster) = self.clusters.get_mut(i) else {
+                continue;
+            };
+            while !taken.insert(cluster.id) {
+                cluster.id = cluster.id.wrapping_add(ID_STEP);
+            }
+        }
+        self.reindex();
     }
 }

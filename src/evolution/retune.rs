@@ -3,7 +3,8 @@
 //! throw away what the pool has learned.
 
 use super::pool::Pool;
-use super::pool_config::{PoolConfig, PoolError};
+use super::pool_config::PoolConfig;
+use super::pool_error::PoolError;
 
 impl Pool {
     /// Puts `config` in force, keeping the clusters, needs, heat and gate

@@ -19,9 +19,10 @@ use time::OffsetDateTime;
 
 use super::cluster::ClusterState;
 use super::needs::NeedState;
-use super::pipeline::PoolKey;
-use super::pool::{Pool, PoolSnapshot};
-use super::state::{EvolutionState, FORMAT};
+use super::pool::Pool;
+use super::pool_key::PoolKey;
+use super::snapshot::PoolSnapshot;
+use super::state::{EVOLUTION_FORMAT_VERSION, EvolutionState, FORMAT};
 use crate::patch::check_header;
 
 /// The rows of an engine's pools: every fine cluster and every need.
@@ -243,7 +244,7 @@ impl EvolutionState {
         }
         let header = Header {
             format: FORMAT.to_owned(),
-            version: super::EVOLUTION_FORMAT_VERSION,
+            version: EVOLUTION_FORMAT_VERSION,
             pools,
             reviewed: self.reviewed(),
             pools_in_rows: true,
@@ -256,7 +257,7 @@ impl EvolutionState {
         check_header::<serde_json::Error>(
             "evolution state",
             (&header.format, header.version),
-            (FORMAT, super::EVOLUTION_FORMAT_VERSION),
+            (FORMAT, EVOLUTION_FORMAT_VERSION),
         )
         .map_err(|e| e.to_string())?;
         if !header.pools_in_rows {

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use time::OffsetDateTime;
 
-use super::pipeline::PoolKey;
 use super::pool::Pool;
+use super::pool_key::PoolKey;
 use crate::patch::check_header;
 
 /// The state format's name, in its `format` member.

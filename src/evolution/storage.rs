@@ -6,8 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::rows::{EngineRows, Header};
 use super::state::EvolutionState;
-use crate::SchemaStore;
-use crate::patch::{SealError, Signer, StoreRows};
+use crate::patch::{SchemaStore, SealError, Signer, StoreRows};
 
 /// Everything a server running evolution needs to carry on after a restart:
 /// the schema store, the engine's state and the application's cursor (how

@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 
 use sha2::{Digest, Sha256};
 
-use super::IntentInducer;
-use super::cluster::Exemplar;
-use super::embed::words;
+use super::exemplar::Exemplar;
+use super::hashing_embedder::words;
+use super::inducer::IntentInducer;
 use super::need_view::NeedView;
 use crate::key::{KeyDefinition, KeyName, KeyType};
 use crate::template::SchemaTemplate;

@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-use crate::evolution::Exemplar;
-use crate::evolution::embed::{is_stopword, words};
+use crate::evolution::exemplar::Exemplar;
+use crate::evolution::hashing_embedder::{is_stopword, words};
 use crate::evolution::redact::Redaction;
 use crate::template::SchemaTemplate;
 

@@ -6,7 +6,7 @@
 //! --calibrate`); docs/evolution.md records the sweep and the result on the
 //! test set's other half, whose needs the choice never saw.
 
-use super::Embedder;
+use super::embedder::Embedder;
 
 /// Words too common to say anything about an intent: function words, question
 /// words, filler, and the stems contractions split into ("don" of "don't";
@@ -104,7 +104,7 @@ impl HashingEmbedder {
             ngram_weight: 1.0,
             ngrams: 3..=3,
             threshold: 0.32,
-            need_threshold: 0.32 * super::NEED_RATIO,
+            need_threshold: 0.32 * super::pool_config::NEED_RATIO,
             need_contrast: None,
             normalize: false,
         }
@@ -326,7 +326,7 @@ impl Embedder for HashingEmbedder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evolution::pool::dot;
+    use crate::evolution::vectors::dot;
 
     #[test]
     fn stopwords_are_sorted_and_unique() {
