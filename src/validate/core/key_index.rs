@@ -26,9 +26,16 @@ pub(crate) struct KeyIndex {
     rank: Vec<usize>,
 }
 
+// The keys come as `&Vec`, a thin pointer, not as a slice: in the
+// validation loops, where these methods are inlined, a slice's two words
+// stay live across every member and push other values out of registers.
+#[allow(
+    clippy::ptr_arg,
+    reason = "a thin `&Vec` keeps the inlined lookup loops out of register spills"
+)]
 impl KeyIndex {
     /// The tables for `keys`, whose names are unique.
-    pub(crate) fn new(keys: &[CompiledKey]) -> Self {
+    pub(crate) fn new(keys: &Vec<CompiledKey>) -> Self {
         let mut by_hash = HashTable::with_capacity(keys.len());
         for (i, key) in keys.iter().enumerate() {
             // Names are unique (the template check refuses duplicates, and
@@ -63,7 +70,7 @@ impl KeyIndex {
 
     /// The index of the key named `name` among `keys`, by hash.
     #[inline]
-    pub(crate) fn find(&self, keys: &[CompiledKey], name: &[u8]) -> Option<usize> {
+    pub(crate) fn find(&self, keys: &Vec<CompiledKey>, name: &[u8]) -> Option<usize> {
         self.by_hash
             .find(name_hash(name), |&i| {
                 keys.get(i)
@@ -83,7 +90,7 @@ impl KeyIndex {
     #[inline(always)]
     pub(crate) fn lookup_from(
         &self,
-        keys: &[CompiledKey],
+        keys: &Vec<CompiledKey>,
         cursor: &mut Cursor,
         name: &[u8],
     ) -> Option<usize> {
@@ -157,7 +164,7 @@ impl KeyIndex {
 
     /// Whether `name` is the key after the previous one in template order.
     #[inline(always)]
-    fn next_declared(keys: &[CompiledKey], cursor: &Cursor, name: &[u8]) -> Option<usize> {
+    fn next_declared(keys: &Vec<CompiledKey>, cursor: &Cursor, name: &[u8]) -> Option<usize> {
         let key = keys.get(cursor.declared)?;
         same_bytes(key.name.as_bytes(), name).then_some(cursor.declared)
     }
