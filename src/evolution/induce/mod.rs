@@ -351,8 +351,9 @@ fn quotes(clean: &[&Exemplar]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evolution::client_tag;
-    use crate::evolution::{Pool, PoolConfig};
+    use crate::evolution::exemplar::client_tag;
+    use crate::evolution::pool::Pool;
+    use crate::evolution::pool_config::PoolConfig;
 
     fn template() -> SchemaTemplate {
         SchemaTemplate::from_slice(
