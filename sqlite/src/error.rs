@@ -37,9 +37,11 @@ pub enum Error {
         message: String,
     },
     /// Another writer held the file's write lock for longer than the busy
-    /// timeout ([`SqliteState::set_busy_timeout`](crate::state::SqliteState::set_busy_timeout), 5 s by default). Nothing
+    /// timeout ([`SqliteState::set_busy_timeout`], 5 s by default). Nothing
     /// was written: load again and retry, as after a
     /// [`Error::Conflict`].
+    ///
+    /// [`SqliteState::set_busy_timeout`]: crate::state::SqliteState::set_busy_timeout
     #[error(
         "scenario {scenario:?}: another writer held the database for longer than the busy timeout"
     )]

@@ -75,7 +75,9 @@ impl SqliteState {
     /// Opens (or creates) the state file at `path`: WAL journal, full
     /// synchronisation, and a quick integrity check, so a damaged file is an
     /// error here rather than later; then the migrations the file lacks
-    /// (`sqlite/migrations/`, [`SCHEMA_VERSION`](migrate::SCHEMA_VERSION)) are applied.
+    /// (`sqlite/migrations/`, [`SCHEMA_VERSION`]) are applied.
+    ///
+    /// [`SCHEMA_VERSION`]: migrate::SCHEMA_VERSION
     pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
         let mut connection = Connection::open(path)?;
         connection.busy_timeout(std::time::Duration::from_secs(5))?;
@@ -120,9 +122,11 @@ impl SqliteState {
         self.state_as_rows = on;
     }
 
-    /// The file's schema version: [`SCHEMA_VERSION`](migrate::SCHEMA_VERSION), or higher when a newer
+    /// The file's schema version: [`SCHEMA_VERSION`], or higher when a newer
     /// release migrated it (migrations are additive, so this release still
     /// works on it).
+    ///
+    /// [`SCHEMA_VERSION`]: migrate::SCHEMA_VERSION
     pub fn schema_version(&self) -> Result<i64, Error> {
         migrate::schema_version(&self.connection)
     }
