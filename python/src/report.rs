@@ -211,7 +211,7 @@ fn edited_payload<'py>(
     // the payload cannot change while it is read.
     for (name, value) in payload.iter() {
         let key = name.cast::<PyString>().map_err(|_| changed())?;
-        let text = crate::convert::utf8(key)?;
+        let text = crate::scalar::utf8(key)?;
         if removed.contains(&text) {
             continue;
         }
@@ -243,7 +243,7 @@ fn edited_payload<'py>(
 /// same type; otherwise `value` read as JSON and rebuilt.
 fn as_json_reads_it<'py>(py: Python<'py>, value: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let reusable = if let Ok(text) = value.cast_exact::<PyString>() {
-        crate::convert::utf8(text)?;
+        crate::scalar::utf8(text)?;
         true
     } else if value.is_exact_instance_of::<PyInt>() {
         value.extract::<i64>().is_ok() || value.extract::<u64>().is_ok()

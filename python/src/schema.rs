@@ -6,11 +6,13 @@ use sdsi::CompiledSchema;
 use sdsi::validate::{BigIntegers, Limits, UnknownKeys, ValidateOptions};
 use serde_json::Value;
 
-use crate::convert::{Depth, Message, serialize_to_py, to_py, to_value};
+use crate::convert::{Message, serialize_to_py, to_py, to_value};
+use crate::depth::Depth;
 use crate::depythonize::PyDe;
-use crate::errors::{input_error, template_error};
+use crate::errors::input_error;
 use crate::issue::issue_list;
 use crate::keyed;
+use crate::refusal::template_error;
 use crate::report::PyReport;
 use crate::template::{PyTemplate, template_arg};
 
