@@ -6,7 +6,7 @@ use sdsi::evolution::NeedView;
 use sdsi::{CompiledSchema, SchemaTemplate};
 use serde_json::{Value, json};
 
-use crate::ResponseFormat;
+use crate::config::ResponseFormat;
 
 /// Most exemplars sent for one need.
 pub const MAX_EXEMPLARS: usize = 8;

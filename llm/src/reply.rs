@@ -9,7 +9,7 @@ use sdsi::key::OTHER_KEY;
 use sdsi::{CompiledSchema, KeyDefinition, KeyName, KeyType, SchemaTemplate};
 use serde_json::{Map, Value};
 
-use crate::LlmError;
+use crate::error::LlmError;
 
 /// Longest description taken from a model, in characters.
 pub const MAX_DESCRIPTION: usize = 600;

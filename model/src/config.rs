@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use candle_transformers::models::bert;
 use serde::Deserialize;
 
-use crate::ModelError;
+use crate::error::ModelError;
 
 /// The longest input the model sees, in tokens, when the directory does not
 /// say (`sentence_bert_config.json`): all-MiniLM-L6-v2's own limit.

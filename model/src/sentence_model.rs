@@ -8,8 +8,8 @@ use candle_transformers::models::bert::BertModel;
 use sdsi::evolution::{Embedder, Lending};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
-use crate::ModelError;
 use crate::config::{self, ModelConfig};
+use crate::error::ModelError;
 
 /// Texts run through the network together. Bounds the attention tensors'
 /// memory (batch × heads × tokens², about 100 MB at 256 tokens) while

@@ -5,7 +5,8 @@ use std::time::Duration;
 use postgres::fallible_iterator::FallibleIterator;
 use time::OffsetDateTime;
 
-use crate::{Error, PgState};
+use crate::error::Error;
+use crate::state::PgState;
 
 /// The advisory lock's key for `scenario`'s evaluator (a 64-bit hash, so
 /// scenarios do not share a lock but for a collision, which only

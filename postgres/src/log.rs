@@ -7,7 +7,8 @@ use sdsi::SchemaStore;
 use sdsi::evolution::{EvolutionState, Observation, SavedServer};
 use time::OffsetDateTime;
 
-use crate::{Error, PgState};
+use crate::error::Error;
+use crate::state::{Known, PgState, save_in};
 
 /// One message's observation, as a replica appends it.
 #[derive(Debug, Clone)]
@@ -335,7 +336,7 @@ impl PgState {
         }
         transaction.execute("SELECT pg_notify('sdsi_state', $1)", &[&scenario])?;
         transaction.commit()?;
-        let known = crate::Known {
+        let known = Known {
             token,
             store,
             pools: digests,
@@ -343,35 +344,6 @@ impl PgState {
         self.known_rows = Some((scenario.to_owned(), version, known));
         Ok(version)
     }
-}
-
-/// Writes `state` as the version after `expected` inside `transaction`;
-/// `None` when the saved version is not `expected` (nothing written).
-pub(crate) fn save_in(
-    transaction: &mut Transaction<'_>,
-    scenario: &str,
-    expected: Option<u64>,
-    state: &[u8],
-) -> Result<Option<u64>, Error> {
-    let next = expected.map_or(1, |v| v.saturating_add(1));
-    let stored = i64::try_from(next).unwrap_or(i64::MAX);
-    // One statement each way, so the check and the write are atomic.
-    let written = match expected {
-        None => transaction.execute(
-            "INSERT INTO sdsi_state (scenario, version, state) VALUES ($1, $2, $3)
-             ON CONFLICT (scenario) DO NOTHING",
-            &[&scenario, &stored, &state],
-        )?,
-        Some(v) => {
-            let v = i64::try_from(v).unwrap_or(i64::MAX);
-            transaction.execute(
-                "UPDATE sdsi_state SET version = $2, state = $3
-                 WHERE scenario = $1 AND version = $4",
-                &[&scenario, &stored, &state, &v],
-            )?
-        }
-    };
-    Ok((written == 1).then_some(next))
 }
 
 /// Records `replica`'s progress inside `transaction`.

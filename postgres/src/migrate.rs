@@ -10,7 +10,7 @@
 
 use postgres::Client;
 
-use crate::Error;
+use crate::error::Error;
 
 /// The migrations, in order: (version, name, SQL).
 const MIGRATIONS: [(i32, &str, &str); 4] = [

@@ -10,7 +10,8 @@ use sdsi::patch::{
 };
 use time::OffsetDateTime;
 
-use crate::{Error, PgState};
+use crate::error::Error;
+use crate::state::PgState;
 
 /// Makes `scenario`'s rows say what `rows` says, as of state `version`
 /// (whose pools are kept as rows when `pools_in_rows`): a row that changed

@@ -16,7 +16,7 @@ use rustls::RootCertStore;
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 
-use crate::Error;
+use crate::error::Error;
 
 /// Connects as `params` says.
 pub(crate) fn connect(params: &str) -> Result<Client, Error> {

@@ -5,8 +5,8 @@ use pyo3::types::{PyList, PyTuple};
 use sdsi::a2a::{self, AgentExtension, CompiledFields, FieldDefinition};
 
 use crate::convert::{from_py, serialize_to_py, to_py, value_of};
-use crate::errors::template_error;
 use crate::issue::issue_list;
+use crate::refusal::template_error;
 use crate::report::PyReport;
 use crate::schema::PySchema;
 use crate::template::{PyTemplate, template_arg};

@@ -14,8 +14,9 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use crate::borrowed::{DictItems, SeqItems, small_int};
-use crate::convert::{Depth, int_number, json_float, lone_surrogate, type_name};
+use crate::depth::Depth;
 use crate::errors::input_error;
+use crate::scalar::{int_number, json_float, lone_surrogate, type_name};
 
 /// An error carried through serde: a Python exception already made, or a
 /// message that becomes `sdsi.InputError` only if it reaches Python. The

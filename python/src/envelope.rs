@@ -6,9 +6,11 @@ use sdsi::Envelope;
 use sdsi::envelope::{EnvelopeReport, MessageId, Timestamp};
 use serde_json::Value;
 
-use crate::convert::{Depth, Message, map_to_py, to_py, to_value, value_of};
-use crate::errors::{Kind, input_error, raise};
+use crate::convert::{Message, map_to_py, to_py, to_value, value_of};
+use crate::depth::Depth;
+use crate::errors::{Kind, input_error};
 use crate::issue::IssueLists;
+use crate::refusal::raise;
 use crate::schema::PySchema;
 use crate::time::instant;
 

@@ -2,15 +2,15 @@
 //!
 //! The classes live in `sdsi/_errors.py` (a Python class can have two bases,
 //! so `TemplateError` is both an `SdsiError` and a `ValueError`); Rust looks
-//! each up once and raises instances carrying the issues as `sdsi.Issue`s.
+//! each up once and raises instances carrying lists of issues. The
+//! `sdsi.Issue`s behind a refusal are listed by `refusal.rs`, not here:
+//! the conversions and the `Issue` class raise `InputError` themselves, so
+//! this file sits below them.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::PyType;
-use sdsi::Issue;
-
-use crate::issue::issue_list;
+use pyo3::types::{PyList, PyType};
 
 /// One of the classes in `sdsi._errors`.
 #[derive(Clone, Copy)]
@@ -48,15 +48,20 @@ impl Kind {
     }
 }
 
-/// An exception of `kind` with `message` and the issues behind it.
-pub fn raise(kind: Kind, message: String, errors: &[Issue], warnings: &[Issue]) -> PyErr {
+/// The errors' and the warnings' lists of an exception, made once the
+/// class is found.
+type Lists<'py> = PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)>;
+
+/// An exception of `kind` with `message` and the issue lists `lists` makes.
+pub fn raise_with(
+    kind: Kind,
+    message: String,
+    lists: impl FnOnce(Python<'_>) -> Lists<'_>,
+) -> PyErr {
     Python::attach(|py| {
         let made = kind.class(py).and_then(|class| {
-            class.call1((
-                message.as_str(),
-                issue_list(py, errors)?,
-                issue_list(py, warnings)?,
-            ))
+            let (errors, warnings) = lists(py)?;
+            class.call1((message.as_str(), errors, warnings))
         });
         match made {
             Ok(instance) => PyErr::from_value(instance),
@@ -68,23 +73,7 @@ pub fn raise(kind: Kind, message: String, errors: &[Issue], warnings: &[Issue]) 
 
 /// `sdsi.InputError`: what was handed over is not JSON, or not the shape asked for.
 pub fn input_error(message: impl Into<String>) -> PyErr {
-    raise(Kind::Input, message.into(), &[], &[])
-}
-
-/// `sdsi.TemplateError` for a refused template.
-pub fn template_error(error: &sdsi::TemplateError) -> PyErr {
-    raise(
-        Kind::Template,
-        error.to_string(),
-        error.errors(),
-        error.warnings(),
-    )
-}
-
-/// The error for a refused patch or a schema that cannot be built.
-pub fn compile_error(error: &sdsi::patch::CompileError) -> PyErr {
-    match error {
-        sdsi::patch::CompileError::Template(e) => template_error(e),
-        other => raise(Kind::Patch, other.to_string(), other.errors(), &[]),
-    }
+    raise_with(Kind::Input, message.into(), |py| {
+        Ok((PyList::empty(py), PyList::empty(py)))
+    })
 }

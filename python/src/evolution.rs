@@ -10,8 +10,9 @@ use sdsi::evolution::{
 };
 
 use crate::convert::{serialize_to_py, value_of};
-use crate::errors::{Kind, input_error, raise};
+use crate::errors::{Kind, input_error};
 use crate::overlay::overlay;
+use crate::refusal::raise;
 use crate::store::PyStore;
 use crate::time::instant;
 

@@ -6,8 +6,9 @@ use sdsi::compat::{self, Mode};
 use sdsi::import::{self, Imported};
 
 use crate::convert::{serialize_to_py, value_of};
-use crate::errors::{input_error, template_error};
+use crate::errors::input_error;
 use crate::issue::issue_list;
+use crate::refusal::template_error;
 use crate::template::{PyTemplate, template_arg};
 
 fn imported<'py>(

@@ -14,7 +14,7 @@ use sdsi::CompiledSchema;
 use sdsi::validate::Checked;
 
 use crate::borrowed;
-use crate::convert::Depth;
+use crate::depth::Depth;
 use crate::depythonize::PyDe;
 
 /// `Some(verdict)` when the keyed check settles `message`, else `None`.

@@ -6,6 +6,7 @@
 mod a2a;
 mod borrowed;
 mod convert;
+mod depth;
 mod depythonize;
 mod envelope;
 mod errors;
@@ -14,7 +15,9 @@ mod interop;
 mod issue;
 mod keyed;
 mod overlay;
+mod refusal;
 mod report;
+mod scalar;
 mod schema;
 mod store;
 mod template;

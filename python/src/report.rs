@@ -10,7 +10,6 @@ use serde_json::{Map, Value};
 use crate::convert::{Message, map_to_py, serialize_to_py, to_py, value_of};
 use crate::errors::input_error;
 use crate::issue::{IssueLists, Kept};
-use crate::schema::PySchema;
 
 /// What validating one message found.
 ///
@@ -30,6 +29,9 @@ pub struct PyReport {
 /// Where the normalized payload comes from. It is built when first asked
 /// for, so a caller who wants only the verdict and the issues pays for none
 /// (like the Rust `Normalized` view, which reads through to the message).
+/// It keeps the schema the message was checked against as a clone, which
+/// shares the compiled schema, rather than the Python `CompiledSchema`
+/// object: the report then needs nothing of the class that makes it.
 enum Payload {
     /// An invalid message has none.
     Invalid,
@@ -37,12 +39,12 @@ enum Payload {
     Ready(Map<String, Value>),
     /// JSON text (held by an immutable `str` or `bytes`): parsed again.
     Text {
-        schema: Py<PySchema>,
+        schema: CompiledSchema,
         text: Py<PyAny>,
     },
     /// A dict message: its payload with the pass's `edits` applied.
     Edited {
-        schema: Py<PySchema>,
+        schema: CompiledSchema,
         message: Py<PyAny>,
         edits: Edits,
     },
@@ -70,14 +72,10 @@ impl PyReport {
 
     /// The problems of JSON text held by `text`, which is read again for
     /// the normalized payload when first asked for.
-    pub fn from_text(
-        problems: Problems,
-        schema: &Bound<'_, PySchema>,
-        text: Bound<'_, PyAny>,
-    ) -> Self {
+    pub fn from_text(problems: Problems, schema: &CompiledSchema, text: Bound<'_, PyAny>) -> Self {
         let payload = if problems.is_valid() {
             Payload::Text {
-                schema: schema.clone().unbind(),
+                schema: schema.clone(),
                 text: text.unbind(),
             }
         } else {
@@ -88,14 +86,10 @@ impl PyReport {
 
     /// What reading a dict found: its problems, and for a valid message the
     /// edits that normalize its payload.
-    pub fn edited(
-        checked: Checked,
-        schema: &Bound<'_, PySchema>,
-        message: &Bound<'_, PyAny>,
-    ) -> Self {
+    pub fn edited(checked: Checked, schema: &CompiledSchema, message: &Bound<'_, PyAny>) -> Self {
         let payload = match checked.edits {
             Some(edits) => Payload::Edited {
-                schema: schema.clone().unbind(),
+                schema: schema.clone(),
                 message: message.clone().unbind(),
                 edits,
             },
@@ -112,18 +106,13 @@ impl PyReport {
                 schema,
                 message,
                 edits,
-            } => edited_payload(py, &schema.get().inner, message.bind(py), edits),
+            } => edited_payload(py, schema, message.bind(py), edits),
             Payload::Text { schema, text } => {
                 let text = text.bind(py);
                 let Message::Text(text) = Message::of(text)? else {
                     return Err(input_error("not JSON text"));
                 };
-                match schema
-                    .get()
-                    .inner
-                    .validate_slice(text.bytes())
-                    .into_normalized()
-                {
+                match schema.validate_slice(text.bytes()).into_normalized() {
                     Some(map) => Ok(map_to_py(py, &map)?.into_any()),
                     // Unreachable: the text cannot change, and it was valid.
                     None => Ok(py.None().into_bound(py)),
@@ -211,7 +200,7 @@ fn edited_payload<'py>(
     // the payload cannot change while it is read.
     for (name, value) in payload.iter() {
         let key = name.cast::<PyString>().map_err(|_| changed())?;
-        let text = crate::convert::utf8(key)?;
+        let text = crate::scalar::utf8(key)?;
         if removed.contains(&text) {
             continue;
         }
@@ -243,7 +232,7 @@ fn edited_payload<'py>(
 /// same type; otherwise `value` read as JSON and rebuilt.
 fn as_json_reads_it<'py>(py: Python<'py>, value: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let reusable = if let Ok(text) = value.cast_exact::<PyString>() {
-        crate::convert::utf8(text)?;
+        crate::scalar::utf8(text)?;
         true
     } else if value.is_exact_instance_of::<PyInt>() {
         value.extract::<i64>().is_ok() || value.extract::<u64>().is_ok()

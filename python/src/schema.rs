@@ -6,11 +6,13 @@ use sdsi::CompiledSchema;
 use sdsi::validate::{BigIntegers, Limits, UnknownKeys, ValidateOptions};
 use serde_json::Value;
 
-use crate::convert::{Depth, Message, serialize_to_py, to_py, to_value};
+use crate::convert::{Message, serialize_to_py, to_py, to_value};
+use crate::depth::Depth;
 use crate::depythonize::PyDe;
-use crate::errors::{input_error, template_error};
+use crate::errors::input_error;
 use crate::issue::issue_list;
 use crate::keyed;
+use crate::refusal::template_error;
 use crate::report::PyReport;
 use crate::template::{PyTemplate, template_arg};
 
@@ -141,14 +143,14 @@ impl PySchema {
         Ok(match Message::of(message)? {
             Message::Text(text) => {
                 let found = on_text(py, &this.inner, text.bytes(), &problems);
-                PyReport::from_text(found, slf, text.holder())
+                PyReport::from_text(found, &this.inner, text.holder())
             }
             Message::Object(object) => {
                 if let Some(checked) = keyed::problems(&this.inner, object, this.depth())? {
-                    return Ok(PyReport::edited(checked, slf, message));
+                    return Ok(PyReport::edited(checked, &this.inner, message));
                 }
                 match this.inner.problems_from(PyDe::new(object, this.depth())) {
-                    Ok(Some(checked)) => PyReport::edited(checked, slf, message),
+                    Ok(Some(checked)) => PyReport::edited(checked, &this.inner, message),
                     Ok(None) => {
                         this.converted(py, object, |s, v| PyReport::of(s.validate_owned(v)))?
                     }

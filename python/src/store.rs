@@ -10,9 +10,10 @@ use sdsi::{KeyName, SchemaTemplate};
 use serde_json::Value;
 
 use crate::convert::{Message, serialize_to_py, value_of};
-use crate::errors::{Kind, compile_error, input_error, raise, template_error};
+use crate::errors::{Kind, input_error};
 use crate::issue::issue_list;
 use crate::overlay::{overlay, to_json};
+use crate::refusal::{compile_error, raise, template_error};
 use crate::schema::PySchema;
 use crate::template::{PyTemplate, template_arg};
 use crate::time::instant;

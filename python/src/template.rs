@@ -5,8 +5,9 @@ use pyo3::types::{PyDict, PyList};
 use sdsi::SchemaTemplate;
 
 use crate::convert::{Message, serialize_to_py, value_of};
-use crate::errors::{input_error, template_error};
+use crate::errors::input_error;
 use crate::issue::issue_list;
+use crate::refusal::template_error;
 
 /// A schema template (draft §4.1): a ``schema_id``, a ``scenario`` and typed
 /// keys, each with a semantic description a client's model maps intent to.

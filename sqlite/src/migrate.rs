@@ -9,7 +9,7 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use crate::Error;
+use crate::error::Error;
 
 /// The migrations, in order: (version, SQL).
 const MIGRATIONS: [(i64, &str); 3] = [

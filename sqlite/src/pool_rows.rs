@@ -6,7 +6,7 @@
 use rusqlite::{Connection, Transaction, params};
 use sdsi::evolution::{EngineRows, PoolRow, RowWrites};
 
-use crate::Error;
+use crate::error::Error;
 
 /// The two tables, each with the rows of one kind.
 const TABLES: [&str; 2] = ["sdsi_cluster", "sdsi_need"];

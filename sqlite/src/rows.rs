@@ -11,7 +11,7 @@ use sdsi::patch::{
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use crate::Error;
+use crate::error::Error;
 
 /// Makes `scenario`'s rows say what `rows` says, as of state `version`
 /// (whose pools are kept as rows when `pools_in_rows`), written by the save

@@ -1,0 +1,55 @@
+//! Why the state could not be read or written.
+
+/// Why the state could not be read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The server refused, or the connection failed.
+    #[error("state database: {0}")]
+    Postgres(#[from] postgres::Error),
+    /// Another writer saved since the version this save started from.
+    #[error(
+        "scenario {scenario:?} was saved by another writer: expected version {expected:?}, found {found:?}"
+    )]
+    Conflict {
+        /// The scenario.
+        scenario: String,
+        /// The version the save named.
+        expected: Option<u64>,
+        /// The version in the table.
+        found: Option<u64>,
+    },
+    /// TLS could not be set up: an unreadable `sslrootcert`, no trusted
+    /// root. (A server that fails verification is an [`Error::Postgres`].)
+    #[error("TLS: {message}")]
+    Tls {
+        /// What was wrong.
+        message: String,
+    },
+    /// An observation could not be serialized.
+    #[error("cannot serialize an observation: {message}")]
+    Serialize {
+        /// What was wrong.
+        message: String,
+    },
+    /// A stored version is not a version (negative).
+    #[error("state of scenario {scenario:?} is damaged: {message}")]
+    Damaged {
+        /// The scenario.
+        scenario: String,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+impl Error {
+    /// Whether loading again and retrying may succeed: another writer
+    /// saved first, or the connection failed (connect again first).
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Error::Conflict { .. } => true,
+            Error::Postgres(error) => error.is_closed(),
+            _ => false,
+        }
+    }
+}
