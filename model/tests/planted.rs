@@ -8,7 +8,7 @@
 )]
 
 mod common;
-#[path = "../../tests/common/planted.rs"]
+#[path = "../../tests/it/common/planted.rs"]
 mod planted;
 
 #[test]

@@ -1,27 +1,11 @@
 //! The draft's Figures 2-10 parse into the typed model and serialize back to equal JSON.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
-
-use std::path::Path;
-
+use crate::common::figure;
 use sdsi::negotiate::{ExecutionResult, SchemaRequest};
 use sdsi::{CompiledSchema, IssueCode, KeyDefinition, SchemaTemplate, StructuredPayload};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-
-fn figure(name: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/figures")
-        .join(format!("{name}.json"));
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
 
 /// Parses `name` as `T` and checks the value serializes back to the same JSON.
 fn round_trip<T: DeserializeOwned + Serialize>(name: &str) -> T {

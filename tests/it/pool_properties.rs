@@ -6,31 +6,21 @@
 //!
 //! The named regression tests near the end reproduce bugs these properties
 //! found (all fixed). Set `PROPTEST_CASES` for a longer run of every property.
-#![cfg(feature = "evolution")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
 
 use std::collections::{HashMap, HashSet};
 
+use crate::common::{MIDNIGHT as T0, flight_store};
 use proptest::prelude::*;
 use sdsi::evolution::{
     ClusterView, Embedder, Evolution, EvolutionEngine, HashingEmbedder, Linkage,
     MAX_FRAGMENT_CHARS, Pool, PoolConfig, PoolError, sanitize_fragment,
 };
-use sdsi::patch::LifecyclePolicy;
-use sdsi::{SchemaStore, SchemaTemplate};
 use serde_json::json;
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 
 /// Vector dimension of the generated pools.
 const D: usize = 6;
-const T0: OffsetDateTime = datetime!(2026-05-01 0:00 UTC);
 const DAY: f64 = 86_400.0;
 
 /// `n`, or `PROPTEST_CASES` when set (for long runs).
@@ -1466,8 +1456,7 @@ proptest! {
              any::<bool>(), ".{0,12}", -7 * 86_400i64..7 * 86_400),
             1..24),
     ) {
-        let template = SchemaTemplate::from_slice(include_bytes!("figures/fig02_flight_template.json")).unwrap();
-        let mut store = SchemaStore::new(template, LifecyclePolicy::default()).unwrap();
+        let mut store = flight_store();
         let mut engine = Evolution::default();
         let mut now = T0;
         for (other, as_array, who, step) in messages {

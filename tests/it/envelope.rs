@@ -6,56 +6,17 @@
 //! through `Envelope::parse`, `parse_slice`, `from_value` and serde; a group
 //! with a `schema` (a template) also runs `CompiledSchema::validate_envelope`
 //! and its bytes form, which must give the listed issues.
-#![cfg(feature = "envelope")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
 
-use std::fs;
-use std::path::Path;
-
+use crate::common::{assert_send_sync, cases, expected, flight_template, pairs};
 use proptest::prelude::*;
 use sdsi::envelope::{BROADCAST, MessageId, ProtocolMessage, ProtocolVersion, Timestamp};
-use sdsi::{CompiledSchema, Envelope, Issue, SchemaTemplate, StructuredPayload};
+use sdsi::{CompiledSchema, Envelope, SchemaTemplate, StructuredPayload};
 use serde_json::{Map, Value, json};
-
-fn load(name: &str) -> Vec<Value> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/cases")
-        .join(name);
-    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
-}
-
-fn pairs(issues: &[Issue]) -> Vec<(String, String)> {
-    issues
-        .iter()
-        .map(|i| (i.code().as_str().to_owned(), i.path().to_owned()))
-        .collect()
-}
-
-fn expected(case: &Value, member: &str) -> Vec<(String, String)> {
-    case[member]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (
-                p[0].as_str().unwrap().to_owned(),
-                p[1].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
-}
 
 /// Runs every case of `name`; returns how many there were.
 fn run(name: &str) -> usize {
     let mut count = 0;
-    for group in load(name) {
+    for group in cases(name) {
         let gdesc = group["description"].as_str().unwrap();
         let schema = group.get("schema").map(|t| {
             let template = SchemaTemplate::from_value(t).unwrap();
@@ -152,7 +113,7 @@ fn envelope_structured_cases() {
 fn every_envelope_code_and_warning_has_a_case() {
     let mut seen = std::collections::BTreeSet::new();
     for name in ["envelope.json", "envelope_structured.json"] {
-        for group in load(name) {
+        for group in cases(name) {
             for case in group["tests"].as_array().unwrap() {
                 for member in ["errors", "warnings"] {
                     for pair in case[member].as_array().unwrap() {
@@ -182,10 +143,7 @@ fn every_envelope_code_and_warning_has_a_case() {
 #[test]
 fn not_json_is_invalid_json() {
     let report = Envelope::parse_str("{\"id\": ");
-    assert_eq!(
-        pairs(report.errors()),
-        [("invalid_json".to_owned(), String::new())]
-    );
+    assert_eq!(pairs(report.errors()), [("invalid_json", String::new())]);
     assert_eq!(
         serde_json::to_value(&report).unwrap(),
         json!({"valid": false, "errors": [{"code": "invalid_json", "path": "",
@@ -196,8 +154,7 @@ fn not_json_is_invalid_json() {
 
 #[test]
 fn structured_envelopes_round_trip_through_the_validator() {
-    let template: SchemaTemplate =
-        serde_json::from_str(include_str!("figures/fig02_flight_template.json")).unwrap();
+    let template = flight_template();
     let schema = CompiledSchema::new(&template).unwrap();
     let message = StructuredPayload::new("flight_booking_v1")
         .with("origin", "PEK")
@@ -227,10 +184,7 @@ fn structured_envelopes_round_trip_through_the_validator() {
         .limits(sdsi::validate::Limits::default().with_max_bytes(16));
     let small = CompiledSchema::with_options(&template, options).unwrap();
     let report = small.validate_envelope_slice(&serde_json::to_vec(&envelope).unwrap());
-    assert_eq!(
-        pairs(report.errors()),
-        [("limit_exceeded".to_owned(), String::new())]
-    );
+    assert_eq!(pairs(report.errors()), [("limit_exceeded", String::new())]);
     assert_eq!(report.errors()[0].limit_value(), Some(16));
 }
 
@@ -255,13 +209,12 @@ fn protocol_message_names() {
 
 #[test]
 fn public_types_are_send_and_sync() {
-    fn check<T: Send + Sync>() {}
-    check::<Envelope>();
-    check::<sdsi::envelope::EnvelopeReport>();
-    check::<sdsi::envelope::EnvelopeError>();
-    check::<MessageId>();
-    check::<ProtocolVersion>();
-    check::<Timestamp>();
+    assert_send_sync::<Envelope>();
+    assert_send_sync::<sdsi::envelope::EnvelopeReport>();
+    assert_send_sync::<sdsi::envelope::EnvelopeError>();
+    assert_send_sync::<MessageId>();
+    assert_send_sync::<ProtocolVersion>();
+    assert_send_sync::<Timestamp>();
 }
 
 // ---------------------------------------------------------------------------
@@ -451,7 +404,7 @@ fn hostile_envelopes_are_refused_by_their_limits() {
     let report = Envelope::parse(&envelope_with(json!(many), "a", json!({})));
     assert_eq!(
         pairs(report.errors()),
-        [("limit_exceeded".to_owned(), "/capabilities".to_owned())]
+        [("limit_exceeded", "/capabilities".to_owned())]
     );
     assert_eq!(report.errors()[0].limit_value(), Some(256));
     assert!(serde_json::to_string(&report).unwrap().len() < 1_000);
@@ -461,8 +414,8 @@ fn hostile_envelopes_are_refused_by_their_limits() {
     assert_eq!(
         pairs(report.errors()),
         [
-            ("limit_exceeded".to_owned(), "/agent_id".to_owned()),
-            ("limit_exceeded".to_owned(), "/capabilities/0".to_owned()),
+            ("limit_exceeded", "/agent_id".to_owned()),
+            ("limit_exceeded", "/capabilities/0".to_owned()),
         ]
     );
 
@@ -478,10 +431,7 @@ fn hostile_envelopes_are_refused_by_their_limits() {
     let limits = EnvelopeLimits::default().with_max_bytes(1 << 20);
     let big = vec![b' '; (1 << 20) + 1];
     let report = Envelope::parse_slice_with(&big, &limits);
-    assert_eq!(
-        pairs(report.errors()),
-        [("limit_exceeded".to_owned(), String::new())]
-    );
+    assert_eq!(pairs(report.errors()), [("limit_exceeded", String::new())]);
     let over_default = vec![b'['; (4 << 20) + 1];
     assert_eq!(
         Envelope::parse_slice(&over_default).errors()[0]
@@ -537,8 +487,5 @@ fn a_schema_applies_its_own_byte_and_depth_limits_to_the_envelope() {
     let bytes =
         serde_json::to_vec(&envelope_with(json!(["x".repeat(500)]), "a", json!({}))).unwrap();
     let report = schema.validate_envelope_slice(&bytes);
-    assert_eq!(
-        pairs(report.errors()),
-        [("limit_exceeded".to_owned(), String::new())]
-    );
+    assert_eq!(pairs(report.errors()), [("limit_exceeded", String::new())]);
 }

@@ -1,16 +1,7 @@
 //! Planted bursts of real paraphrases with the default hashing embedder
-//! (the streams are described in tests/common/planted.rs).
-#![cfg(feature = "evolution")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
+//! (the streams are described in tests/it/common/planted.rs).
 
-#[path = "common/planted.rs"]
-mod planted;
+use crate::common::planted;
 
 use sdsi::evolution::HashingEmbedder;
 

@@ -1,15 +1,8 @@
 //! The need level of the pool: fine clusters grouped into needs, and the
 //! dual gate on needs (with the support of neighbouring needs), tested with
 //! hand-made vectors whose similarities are known.
-#![cfg(feature = "evolution")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "tests: a panic is a failed test"
-)]
 
+use crate::common::MORNING as T0;
 use sdsi::evolution::{
     Evolution, EvolutionConfig, EvolutionEngine, EvolutionEvent, Ingested, Lending, Pool,
     PoolConfig, PoolError, RuleInducer,
@@ -17,10 +10,7 @@ use sdsi::evolution::{
 use sdsi::patch::LifecyclePolicy;
 use sdsi::{SchemaStore, SchemaTemplate};
 use serde_json::{Value, json};
-use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
-
-const T0: OffsetDateTime = datetime!(2026-05-01 8:00 UTC);
 
 /// A unit vector in the plane of axes `a` and `b` at angle `degrees` from
 /// `a`, in 8 dimensions: two such vectors have cosine `cos(Δ angle)`.

@@ -6,51 +6,10 @@
 //! must agree. Template cases (`templates.json`): `{description, template,
 //! valid, errors, warnings?}`.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
-
-use std::fs;
-use std::path::Path;
-
+use crate::common::{cases, expected, pairs};
 use sdsi::validate::{Limits, UnknownKeys, ValidateOptions};
-use sdsi::{CompiledSchema, Issue, Report, SchemaTemplate};
+use sdsi::{CompiledSchema, Report, SchemaTemplate};
 use serde_json::Value;
-
-fn load(name: &str) -> Vec<Value> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/cases")
-        .join(name);
-    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
-}
-
-fn pairs(issues: &[Issue]) -> Vec<(String, String)> {
-    issues
-        .iter()
-        .map(|i| (i.code().as_str().to_owned(), i.path().to_owned()))
-        .collect()
-}
-
-fn expected(case: &Value, member: &str) -> Vec<(String, String)> {
-    case.get(member)
-        .and_then(Value::as_array)
-        .map(|list| {
-            list.iter()
-                .map(|pair| {
-                    (
-                        pair[0].as_str().unwrap().to_owned(),
-                        pair[1].as_str().unwrap().to_owned(),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 fn options(group: &Value) -> ValidateOptions {
     let mut options = ValidateOptions::default();
@@ -71,7 +30,7 @@ fn options(group: &Value) -> ValidateOptions {
 
 fn run_payload_file(name: &str) -> usize {
     let mut count = 0;
-    for group in load(name) {
+    for group in cases(name) {
         let gdesc = group["description"].as_str().unwrap();
         let template =
             SchemaTemplate::from_value(&group["schema"]).unwrap_or_else(|e| panic!("{gdesc}: {e}"));
@@ -150,7 +109,7 @@ fn json_schema_test_suite_type_and_required() {
 
 #[test]
 fn templates() {
-    for case in load("templates.json") {
+    for case in cases("templates.json") {
         let desc = case["description"].as_str().unwrap();
         let valid = case["valid"].as_bool().unwrap();
         match SchemaTemplate::from_value(&case["template"]) {
@@ -202,8 +161,8 @@ fn extra_members_cannot_shadow_real_ones() {
     assert_eq!(
         pairs(problems.errors()),
         [
-            ("shadowed_member".to_owned(), "/schema_id".to_owned()),
-            ("shadowed_member".to_owned(), "/keys/0/required".to_owned()),
+            ("shadowed_member", "/schema_id".to_owned()),
+            ("shadowed_member", "/keys/0/required".to_owned()),
         ]
     );
     assert!(CompiledSchema::new(&template).is_err());
@@ -252,7 +211,7 @@ fn big_integers_policy() {
         if big {
             assert_eq!(
                 pairs(report.errors()),
-                [("integer_out_of_range".to_owned(), "/payload/n".to_owned())],
+                [("integer_out_of_range", "/payload/n".to_owned())],
                 "{text}"
             );
         } else {

@@ -1,17 +1,8 @@
 //! Property tests: serde round trips, bytes path ≡ Value path, no input panics.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
-
-mod common;
-
-use common::{
-    Extras, extra_members, json_value, key_definition, message_for, options_with_limits, template,
+use crate::common::{
+    Extras, assert_send_sync, extra_members, json_value, key_definition, message_for,
+    options_with_limits, template,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -518,15 +509,14 @@ fn duplicate_members_follow_serde_json() {
 
 #[test]
 fn public_types_are_send_and_sync() {
-    fn check<T: Send + Sync>() {}
-    check::<CompiledSchema>();
-    check::<sdsi::Report>();
-    check::<sdsi::Issue>();
-    check::<sdsi::TemplateError>();
-    check::<SchemaTemplate>();
-    check::<KeyDefinition>();
-    check::<StructuredPayload>();
-    check::<ExecutionResult>();
+    assert_send_sync::<CompiledSchema>();
+    assert_send_sync::<sdsi::Report>();
+    assert_send_sync::<sdsi::Issue>();
+    assert_send_sync::<sdsi::TemplateError>();
+    assert_send_sync::<SchemaTemplate>();
+    assert_send_sync::<KeyDefinition>();
+    assert_send_sync::<StructuredPayload>();
+    assert_send_sync::<ExecutionResult>();
 }
 
 /// Found by fuzzing: values the bytes path passes over must still be JSON

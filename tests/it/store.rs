@@ -2,26 +2,17 @@
 //! client (issue "Schema updates that cannot break a client"), each replayed
 //! here, plus a property test over random sequences of submit / evaluate /
 //! record / deliver across global and client scopes.
-#![cfg(feature = "patch")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
 
+use crate::common::{MIDNIGHT as T0, flight_message, key, patch};
 use proptest::prelude::*;
 use sdsi::patch::{
     DenySensitive, EffectiveSchema, KeyState, LifecyclePolicy, PatchAuthorizer, PatchScope,
     SchemaPatch, SealError, Signer, Submission,
 };
-use sdsi::{IssueCode, KeyDefinition, KeyName, KeyType, SchemaStore, SchemaTemplate};
+use sdsi::{IssueCode, KeyName, KeyType, SchemaStore, SchemaTemplate};
 use serde_json::{Value, json};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
-
-const T0: OffsetDateTime = datetime!(2026-05-01 0:00 UTC);
 
 fn base() -> SchemaTemplate {
     SchemaTemplate::from_value(&json!({
@@ -35,21 +26,6 @@ fn base() -> SchemaTemplate {
     .unwrap()
 }
 
-fn key(name: &str, ty: KeyType) -> KeyDefinition {
-    KeyDefinition::new(
-        KeyName::new(name).unwrap(),
-        ty,
-        false,
-        format!("{name} description"),
-    )
-}
-
-fn patch(id: &str, at: OffsetDateTime, days: i64, new_keys: Vec<KeyDefinition>) -> SchemaPatch {
-    let mut p = SchemaPatch::new(id, "flight_booking_v1", at, at + Duration::days(days));
-    p.new_keys = new_keys;
-    p
-}
-
 fn refine(id: &str, at: OffsetDateTime, days: i64, name: &str, ty: KeyType) -> SchemaPatch {
     let mut p = patch(id, at, days, vec![]);
     let mut k = key(name, ty);
@@ -61,10 +37,6 @@ fn refine(id: &str, at: OffsetDateTime, days: i64, name: &str, ty: KeyType) -> S
 fn client(id: &str, mut p: SchemaPatch) -> SchemaPatch {
     p.scope = PatchScope::Client(id.to_owned());
     p
-}
-
-fn message(payload: Value) -> Value {
-    json!({"schema_id": "flight_booking_v1", "payload": payload})
 }
 
 fn store() -> SchemaStore {
@@ -97,7 +69,7 @@ fn every_view_serves(store: &SchemaStore, clients: &[&str], now: OffsetDateTime)
         let schema = store
             .compile_for(view, now)
             .unwrap_or_else(|e| panic!("{view:?} at {now}: {e}"));
-        let report = schema.validate_owned(message(json!({"origin": "PEK"})));
+        let report = schema.validate_owned(flight_message(json!({"origin": "PEK"})));
         assert!(
             report.is_valid(),
             "{view:?} at {now}: {:?}",
@@ -137,7 +109,7 @@ fn a_key_gone_by_projection_is_taken_again_before_evaluate_runs() {
         "the new trial is the key's state"
     );
     let schema = store.compile_for(None, later).unwrap();
-    let report = schema.validate_owned(message(json!({"origin": "PEK", "seat": "window"})));
+    let report = schema.validate_owned(flight_message(json!({"origin": "PEK", "seat": "window"})));
     assert!(
         report.is_valid() && report.warnings().is_empty(),
         "{:?}",
@@ -175,7 +147,9 @@ fn a_refinement_outlives_the_key_it_refined() {
     }
     // Once the offer ended (day 9) the key is withdrawn: still accepted, with a warning.
     let schema = store.compile_for(None, T0 + Duration::days(10)).unwrap();
-    let report = schema.validate_owned(message(json!({"origin": "PEK", "meal_preference": "veg"})));
+    let report = schema.validate_owned(flight_message(
+        json!({"origin": "PEK", "meal_preference": "veg"}),
+    ));
     assert!(report.is_valid());
     assert_eq!(report.warnings()[0].code(), IssueCode::WithdrawnKey);
     // ... and the lenient merge says what it skipped.
@@ -216,7 +190,7 @@ fn the_cli_merge_of_individually_valid_patches_never_breaks() {
             .compile(T0 + Duration::days(day))
             .unwrap();
         assert!(
-            schema.is_valid(&message(json!({"origin": "PEK"}))),
+            schema.is_valid(&flight_message(json!({"origin": "PEK"}))),
             "day {day}"
         );
     }
@@ -267,7 +241,7 @@ fn queued_patches_start_their_trial_when_released_and_expire_in_the_queue() {
     );
     // Nobody uses k_a: deprecated at trial end, making room.
     store.record(
-        &message(json!({"origin": "PEK"})),
+        &flight_message(json!({"origin": "PEK"})),
         "c1",
         T0 + Duration::days(1),
     );
@@ -287,7 +261,7 @@ fn queued_patches_start_their_trial_when_released_and_expire_in_the_queue() {
     assert_eq!(record.introduced_at, released_at);
     // Six days into its own trial it is still experimental, whatever its patch's timestamp says.
     let six_days_in = released_at + Duration::days(6);
-    store.record(&message(json!({"origin": "PEK"})), "c1", six_days_in);
+    store.record(&flight_message(json!({"origin": "PEK"})), "c1", six_days_in);
     assert_eq!(
         store
             .lifecycle()
@@ -439,7 +413,7 @@ fn sensitivity_is_the_servers_call_and_releases_are_authorized_again() {
         Submission::Queued { .. }
     ));
     store.record(
-        &message(json!({"origin": "PEK"})),
+        &flight_message(json!({"origin": "PEK"})),
         "c1",
         T0 + Duration::days(1),
     );
@@ -488,7 +462,7 @@ fn the_authorizer_knows_who_submitted_also_on_release() {
         .unwrap();
     assert!(matches!(queued, Submission::Queued { .. }));
     store.record(
-        &message(json!({"origin": "PEK"})),
+        &flight_message(json!({"origin": "PEK"})),
         "c1",
         T0 + Duration::days(1),
     );
@@ -538,7 +512,7 @@ fn readers_do_not_depend_on_whether_evaluate_ran() {
         .unwrap();
     for day in 0..8 {
         store.record(
-            &message(json!({"origin": "PEK", "seat": "w"})),
+            &flight_message(json!({"origin": "PEK", "seat": "w"})),
             "c1",
             T0 + Duration::days(day),
         );
@@ -572,7 +546,11 @@ fn adoption_never_exceeds_one() {
         .unwrap();
     store.suggestion_for("c1", T0).unwrap();
     for c in ["c1", "c2", "c3"] {
-        store.record(&message(json!({"origin": "PEK", "seat": "w"})), c, T0);
+        store.record(
+            &flight_message(json!({"origin": "PEK", "seat": "w"})),
+            c,
+            T0,
+        );
     }
     let m = store
         .lifecycle()
@@ -664,7 +642,7 @@ fn a_signed_store_restores_only_sealed_with_its_key() {
     let schema = restored.compile_for(None, T0).unwrap();
     assert!(
         schema
-            .validate_owned(message(json!({"origin": "PEK", "seat": "w"})))
+            .validate_owned(flight_message(json!({"origin": "PEK", "seat": "w"})))
             .is_valid()
     );
 
@@ -727,7 +705,11 @@ fn a_clock_far_ahead_is_refused_not_obeyed() {
     assert!(evaluation.transitions.is_empty());
     assert_eq!(store.lifecycle().evaluated_at(), Some(T0));
     // The metrics did not rotate to year 9999 either.
-    store.record(&message(json!({"origin": "PEK", "seat": "w"})), "c", wrong);
+    store.record(
+        &flight_message(json!({"origin": "PEK", "seat": "w"})),
+        "c",
+        wrong,
+    );
     assert!(!store.record_alignment(&PatchScope::Global, "seat", true, wrong));
     // Real time goes on as if nothing happened.
     let next_day = T0 + Duration::days(1);
@@ -741,7 +723,7 @@ fn a_clock_far_ahead_is_refused_not_obeyed() {
         Some(KeyState::Experimental)
     );
     store.record(
-        &message(json!({"origin": "PEK", "seat": "w"})),
+        &flight_message(json!({"origin": "PEK", "seat": "w"})),
         "c",
         next_day,
     );
@@ -797,7 +779,7 @@ fn per_client_state_goes_with_the_keys() {
         }
         assert!(store.suggestion_for(&client, day).unwrap().is_some());
         let payload = json!({"origin": "PEK", "seat": "window", "meal": "veg", "bags": 2});
-        store.record(&message(payload), &client, day);
+        store.record(&flight_message(payload), &client, day);
     }
     store.evaluate(day, &DenySensitive);
     let live = serde_json::to_vec(&store).unwrap().len();
@@ -841,7 +823,11 @@ fn a_stable_personal_key_still_guards_its_clients_view() {
     let scope = PatchScope::Client("a1".to_owned());
     for h in 0..(7 * 24) {
         let at = T0 + Duration::hours(h);
-        store.record(&message(json!({"origin": "PEK", "pet": "cat"})), "a1", at);
+        store.record(
+            &flight_message(json!({"origin": "PEK", "pet": "cat"})),
+            "a1",
+            at,
+        );
         store.record_alignment(&scope, "pet", true, at);
     }
     let promoted = T0 + Duration::days(8);
@@ -1031,7 +1017,7 @@ proptest! {
                     let mut payload = serde_json::Map::new();
                     payload.insert("origin".into(), json!("PEK"));
                     payload.insert(NAMES[name].into(), value);
-                    store.record(&message(Value::Object(payload)), CLIENTS[client], T0 + Duration::days(day));
+                    store.record(&flight_message(Value::Object(payload)), CLIENTS[client], T0 + Duration::days(day));
                 }
                 Op::Suggest { client, day } => {
                     prop_assert!(store.suggestion_for(CLIENTS[client], T0 + Duration::days(day)).is_ok());
@@ -1050,7 +1036,7 @@ proptest! {
                     let origin = schema.template().key("origin").unwrap();
                     prop_assert_eq!(origin.key_type, KeyType::String, "base keys never change");
                     prop_assert!(!origin.is_experimental());
-                    let base_only = message(json!({"origin": "PEK"}));
+                    let base_only = flight_message(json!({"origin": "PEK"}));
                     prop_assert!(schema.is_valid(&base_only));
                 }
                 // The guard holds whatever happened.
@@ -1105,7 +1091,7 @@ fn apply(store: &mut SchemaStore, op: &Op, clock: &mut OffsetDateTime) -> String
             payload.insert("origin".into(), json!("PEK"));
             payload.insert(NAMES[*name].into(), value);
             store.record(
-                &message(Value::Object(payload)),
+                &flight_message(Value::Object(payload)),
                 CLIENTS[*client],
                 T0 + Duration::days(*day),
             );
@@ -1238,7 +1224,7 @@ fn a_saved_store_saves_to_the_same_bytes_again() {
         let id = format!("client-{i:02}");
         let at = T0 + Duration::hours(i);
         s.suggestion_for(&id, at).unwrap();
-        s.record(&message(json!({"seat_row": i})), &id, at);
+        s.record(&flight_message(json!({"seat_row": i})), &id, at);
         let personal = client(
             &id,
             patch(
@@ -1369,11 +1355,19 @@ fn counters_are_rows_moved_by_what_was_counted() {
     s.submit(p, T0, &DenySensitive).unwrap();
     let at = T0 + Duration::hours(30);
     s.suggestion_for("a1", at).unwrap();
-    s.record(&message(json!({"origin": "PEK", "seat": "w"})), "a1", at);
+    s.record(
+        &flight_message(json!({"origin": "PEK", "seat": "w"})),
+        "a1",
+        at,
+    );
     let before = s.rows().unwrap();
     let known = before.known();
 
-    s.record(&message(json!({"origin": "PEK", "seat": "x"})), "a2", at);
+    s.record(
+        &flight_message(json!({"origin": "PEK", "seat": "x"})),
+        "a2",
+        at,
+    );
     let after = s.rows().unwrap();
     assert_eq!(
         after.keys, before.keys,
@@ -1413,7 +1407,7 @@ fn counters_are_rows_moved_by_what_was_counted() {
     assert_eq!(all.delivered.len(), after.delivered.len());
     // A day that leaves the window deletes its row.
     let later = T0 + Duration::days(40);
-    s.record(&message(json!({"origin": "PEK"})), "a1", later);
+    s.record(&flight_message(json!({"origin": "PEK"})), "a1", later);
     let rows = s.rows().unwrap();
     let moved = rows.writes(Some(&writes.known));
     assert!(!moved.counts_gone.is_empty(), "{:?}", moved.counts_gone);

@@ -1,6 +1,6 @@
 //! Planted-burst streams built from real paraphrases (Banking77, see
 //! tests/fixtures/README.md), run through the evolution engine with any
-//! embedder: tests/planted.rs uses the default hashing embedder, the
+//! embedder: tests/it/planted.rs uses the default hashing embedder, the
 //! sdsi-model crate's tests the sentence-transformer.
 //!
 //! - Five intents arrive as multi-client bursts (10 clients each, every
@@ -30,7 +30,7 @@ use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 
 const T0: OffsetDateTime = datetime!(2026-06-01 8:00 UTC);
-const FIXTURE: &str = include_str!("../fixtures/banking77_planted.jsonl");
+const FIXTURE: &str = include_str!("../../fixtures/banking77_planted.jsonl");
 const BURST_CLIENTS: usize = 10;
 /// How often each paraphrase of a burst is sent (by different clients).
 const REPEATS: usize = 3;

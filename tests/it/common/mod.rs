@@ -1,34 +1,154 @@
-//! Proptest generators shared by the integration tests (`properties.rs`,
-//! `export.rs`, `a2a.rs`): key names and types, JSON values, values of a
-//! key type, key definitions, valid templates, messages near a template and
-//! validation options.
-//!
-//! Each test crate that says `mod common;` compiles its own copy of this
-//! module and uses only some of it, hence the `dead_code` allowance. The
-//! clippy allowances of the including test file cover this module too.
+//! Helpers shared by the integration tests' modules: proptest generators
+//! (key names and types, JSON values, values of a key type, key
+//! definitions, valid templates, messages near a template and validation
+//! options), the draft's figure templates, and the planted-burst streams
+//! ([`planted`], also compiled into sdsi-model's tests).
 
 #![allow(
     dead_code,
-    reason = "each test crate uses only some of the shared generators"
+    reason = "without default features the modules that use some helpers are not compiled"
 )]
 
+#[cfg(feature = "evolution")]
+pub mod planted;
+
 use std::collections::HashSet;
+use std::path::Path;
 
 use indexmap::IndexMap;
 use proptest::prelude::*;
 use sdsi::validate::{Limits, UnknownKeys, ValidateOptions};
-use sdsi::{KeyDefinition, KeyName, KeyType, SchemaTemplate};
+use sdsi::{Issue, KeyDefinition, KeyName, KeyType, SchemaTemplate};
 use serde_json::{Map, Value, json};
+use time::OffsetDateTime;
+use time::macros::datetime;
+
+// ---------------------------------------------------------------------------
+// Fixtures: the draft's figures and the data-driven cases
+// ---------------------------------------------------------------------------
+
+/// Reads and parses `tests/<dir>/<file>`.
+fn fixture(dir: &str, file: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(dir)
+        .join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `tests/figures/<name>.json`: one of the draft's figures, or a template
+/// kept beside them.
+pub fn figure(name: &str) -> Value {
+    fixture("figures", &format!("{name}.json"))
+}
+
+/// The draft's Figure 2, the flight booking template (`flight_booking_v1`).
+pub fn flight_template() -> SchemaTemplate {
+    SchemaTemplate::from_value(&figure("fig02_flight_template")).unwrap()
+}
 
 /// The draft's two templates (Figure 2, flight; Figure 10, photo editing).
 pub fn figure_templates() -> Vec<SchemaTemplate> {
-    [
-        include_bytes!("../figures/fig02_flight_template.json").as_slice(),
-        include_bytes!("../figures/fig10_photo_template.json").as_slice(),
-    ]
-    .into_iter()
-    .map(|bytes| SchemaTemplate::from_slice(bytes).unwrap())
-    .collect()
+    ["fig02_flight_template", "fig10_photo_template"]
+        .into_iter()
+        .map(|name| SchemaTemplate::from_value(&figure(name)).unwrap())
+        .collect()
+}
+
+/// The groups of a data-driven case file, `tests/cases/<name>` (a JSON array;
+/// tests/cases/README.md describes each file's form).
+pub fn cases(name: &str) -> Vec<Value> {
+    match fixture("cases", name) {
+        Value::Array(groups) => groups,
+        other => panic!("tests/cases/{name}: not an array but {other}"),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Issues
+// ---------------------------------------------------------------------------
+
+/// Each issue as its code and path, in order: what most assertions compare.
+pub fn pairs(issues: &[Issue]) -> Vec<(&'static str, String)> {
+    issues
+        .iter()
+        .map(|i| (i.code().as_str(), i.path().to_owned()))
+        .collect()
+}
+
+/// The `[[code, path], ...]` list a case gives under `member` (none when
+/// the member is absent), in the form [`pairs`] gives.
+pub fn expected<'a>(case: &'a Value, member: &str) -> Vec<(&'a str, String)> {
+    let Some(list) = case.get(member) else {
+        return Vec::new();
+    };
+    list.as_array()
+        .unwrap_or_else(|| panic!("{member}: not an array in {case}"))
+        .iter()
+        .map(|pair| {
+            (
+                pair[0].as_str().unwrap(),
+                pair[1].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Compiles only if `T` may be sent to and shared between threads.
+pub fn assert_send_sync<T: Send + Sync>() {}
+
+// ---------------------------------------------------------------------------
+// Patches, stores and messages of the flight example
+// ---------------------------------------------------------------------------
+
+/// The patch and store tests' epoch: midnight, 1 May 2026.
+pub const MIDNIGHT: OffsetDateTime = datetime!(2026-05-01 0:00 UTC);
+
+/// The evolution tests' epoch: 8:00 on 1 May 2026, when traffic starts.
+pub const MORNING: OffsetDateTime = datetime!(2026-05-01 8:00 UTC);
+
+/// An optional key `name` of type `ty`, described as "`name` description".
+pub fn key(name: &str, ty: KeyType) -> KeyDefinition {
+    KeyDefinition::new(
+        KeyName::new(name).unwrap(),
+        ty,
+        false,
+        format!("{name} description"),
+    )
+}
+
+/// A global patch `id` of `flight_booking_v1`, in force for `days` from
+/// `at`, adding `new_keys`.
+#[cfg(feature = "patch")]
+pub fn patch(
+    id: &str,
+    at: OffsetDateTime,
+    days: i64,
+    new_keys: Vec<KeyDefinition>,
+) -> sdsi::patch::SchemaPatch {
+    let mut p =
+        sdsi::patch::SchemaPatch::new(id, "flight_booking_v1", at, at + time::Duration::days(days));
+    p.new_keys = new_keys;
+    p
+}
+
+/// A `flight_booking_v1` message carrying `payload`.
+pub fn flight_message(payload: Value) -> Value {
+    json!({"schema_id": "flight_booking_v1", "payload": payload})
+}
+
+/// A complete `flight_booking_v1` booking (PEK to SHA on 4 May 2026) with
+/// `other` as its free text: what the evolution engine learns from.
+pub fn flight_with_other(other: &str) -> Value {
+    flight_message(json!({
+        "origin": "PEK", "destination": "SHA", "departure_date": "2026-05-04", "other": other}))
+}
+
+/// A store over Figure 2's flight template with the default lifecycle policy.
+#[cfg(feature = "patch")]
+pub fn flight_store() -> sdsi::SchemaStore {
+    sdsi::SchemaStore::new(flight_template(), sdsi::patch::LifecyclePolicy::default()).unwrap()
 }
 
 /// Which unknown wire members (`extra`) generated keys and templates carry.
@@ -261,26 +381,74 @@ pub fn options_with_limits() -> impl Strategy<Value = ValidateOptions> {
     })
 }
 
-/// A valid (Luhn) 16-digit card number starting with 4, different for
-/// every seed: what redaction must catch.
-pub fn card_number(seed: u64) -> String {
-    let mut digits: Vec<u32> = (0..15)
-        .map(|i| ((seed * 7919 + i * 104_729) % 10) as u32)
-        .collect();
-    digits[0] = 4;
-    let sum: u32 = digits
+// ---------------------------------------------------------------------------
+// Card numbers (Luhn)
+// ---------------------------------------------------------------------------
+
+/// The Luhn check digit that follows `payload`.
+pub fn luhn_check_digit(payload: &[u8]) -> u8 {
+    let sum: u32 = payload
         .iter()
         .rev()
         .enumerate()
-        .map(|(i, &d)| match (i % 2, d * 2) {
-            (0, doubled) if doubled > 9 => doubled - 9,
-            (0, doubled) => doubled,
-            _ => d,
+        .map(|(i, &d)| {
+            let d = u32::from(d);
+            match (i % 2, d * 2) {
+                (0, doubled) if doubled > 9 => doubled - 9,
+                (0, doubled) => doubled,
+                _ => d,
+            }
         })
         .sum();
-    digits.push((10 - sum % 10) % 10);
+    ((10 - sum % 10) % 10) as u8
+}
+
+/// Whether `digits` end in their Luhn check digit.
+pub fn luhn_ok(digits: &[u8]) -> bool {
     digits
-        .iter()
-        .map(|d| char::from_digit(*d, 10).unwrap())
-        .collect()
+        .split_last()
+        .is_some_and(|(&last, payload)| luhn_check_digit(payload) == last)
+}
+
+/// A Luhn-valid number of `len` digits that starts with `prefix` (cut, or
+/// padded with zeros, to `len - 1` digits).
+pub fn luhn_number(mut prefix: Vec<u8>, len: usize) -> Vec<u8> {
+    prefix.resize(len - 1, 0);
+    let check = luhn_check_digit(&prefix);
+    prefix.push(check);
+    prefix
+}
+
+/// `digits` as text in groups of `sizes` (repeated as needed), the groups
+/// joined by `separator`.
+pub fn grouped(digits: &[u8], sizes: &[usize], separator: char) -> String {
+    let mut out = String::new();
+    let mut rest = digits;
+    for &n in sizes.iter().cycle() {
+        if rest.is_empty() {
+            break;
+        }
+        let take = n.min(rest.len());
+        if !out.is_empty() {
+            out.push(separator);
+        }
+        out.extend(rest[..take].iter().map(|d| char::from(b'0' + d)));
+        rest = &rest[take..];
+    }
+    out
+}
+
+/// The digits of a valid (Luhn) 16-digit card number starting with 4,
+/// different for every seed: what redaction must catch.
+pub fn card_digits(seed: u64) -> Vec<u8> {
+    let mut payload: Vec<u8> = (0..15)
+        .map(|i| ((seed * 7919 + i * 104_729) % 10) as u8)
+        .collect();
+    payload[0] = 4;
+    luhn_number(payload, 16)
+}
+
+/// [`card_digits`] as one run of 16 digits.
+pub fn card_number(seed: u64) -> String {
+    grouped(&card_digits(seed), &[16], ' ')
 }

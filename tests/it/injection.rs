@@ -2,14 +2,6 @@
 //! transformations (case, fullwidth, look-alike letters, spelled-out letters,
 //! zero-width characters, surrounding text) stay flagged; arbitrary text
 //! never panics.
-#![cfg(feature = "evolution")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
 
 use proptest::prelude::*;
 use sdsi::evolution::sanitize_fragment;

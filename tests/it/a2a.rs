@@ -1,32 +1,17 @@
 //! A2A bridges: #813 field definitions (serde round trips, template ↔ fields,
 //! data part validation through the core validator), the AgentCard
 //! extension entry and the v1.0 data part with `metadata.schema`.
-#![cfg(feature = "a2a")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
 
-mod common;
-
-use common::{Extras, json_value, template, value_of};
+use crate::common::{
+    Extras, assert_send_sync, flight_template, json_value, pairs, template, value_of,
+};
 use proptest::prelude::*;
 use sdsi::a2a::{
     AgentExtension, AgentSkill, CompiledFields, FieldDefinition, FieldKind, SDSI_A2A_EXTENSION_URI,
     fields_from_template, template_from_fields,
 };
-use sdsi::{CompiledSchema, KeyType, SchemaTemplate, StructuredPayload};
+use sdsi::{CompiledSchema, KeyType, StructuredPayload};
 use serde_json::{Value, json};
-
-fn pairs(issues: &[sdsi::Issue]) -> Vec<(&'static str, String)> {
-    issues
-        .iter()
-        .map(|i| (i.code().as_str(), i.path().to_owned()))
-        .collect()
-}
 
 /// The book review agent of #813, with the trailing commas of the issue's
 /// text removed so that it is JSON.
@@ -192,8 +177,7 @@ fn every_kind_of_loss_is_reported() {
 
 #[test]
 fn agent_card_extension_bridge() {
-    let template: SchemaTemplate =
-        serde_json::from_str(include_str!("figures/fig02_flight_template.json")).unwrap();
+    let template = flight_template();
     let entry = AgentExtension::for_templates(std::slice::from_ref(&template), true);
     let value = serde_json::to_value(&entry).unwrap();
     assert_eq!(value["uri"], SDSI_A2A_EXTENSION_URI);
@@ -229,8 +213,7 @@ fn agent_card_extension_bridge() {
 
 #[test]
 fn data_part_bridge() {
-    let template: SchemaTemplate =
-        serde_json::from_str(include_str!("figures/fig02_flight_template.json")).unwrap();
+    let template = flight_template();
     let schema = CompiledSchema::new(&template).unwrap();
     let message = StructuredPayload::new("flight_booking_v1")
         .with("origin", "PEK")
@@ -429,13 +412,12 @@ proptest! {
 
 #[test]
 fn public_types_are_send_and_sync() {
-    fn check<T: Send + Sync>() {}
-    check::<FieldDefinition>();
-    check::<AgentSkill>();
-    check::<AgentExtension>();
-    check::<CompiledFields>();
-    check::<sdsi::a2a::FieldsConversion>();
-    check::<sdsi::export::Export>();
-    check::<sdsi::payload::PayloadBuilder>();
-    check::<sdsi::payload::BuildError>();
+    assert_send_sync::<FieldDefinition>();
+    assert_send_sync::<AgentSkill>();
+    assert_send_sync::<AgentExtension>();
+    assert_send_sync::<CompiledFields>();
+    assert_send_sync::<sdsi::a2a::FieldsConversion>();
+    assert_send_sync::<sdsi::export::Export>();
+    assert_send_sync::<sdsi::payload::PayloadBuilder>();
+    assert_send_sync::<sdsi::payload::BuildError>();
 }

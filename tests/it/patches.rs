@@ -1,24 +1,14 @@
 //! Schema patches, effective schemas, the key lifecycle and the store, with explicit `now`s.
-#![cfg(feature = "patch")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
 
+use crate::common::{MIDNIGHT as T0, flight_message, key, pairs, patch};
 use sdsi::key::Sensitivity;
 use sdsi::patch::{
-    CompileError, DenySensitive, EffectiveSchema, KeyState, Lifecycle, LifecyclePolicy, PatchScope,
-    SchemaPatch, Submission,
+    DenySensitive, EffectiveSchema, KeyState, Lifecycle, LifecyclePolicy, PatchScope, SchemaPatch,
+    Submission,
 };
 use sdsi::{IssueCode, KeyDefinition, KeyName, KeyType, SchemaStore, SchemaTemplate};
-use serde_json::{Value, json};
-use time::macros::datetime;
+use serde_json::json;
 use time::{Duration, OffsetDateTime};
-
-const T0: OffsetDateTime = datetime!(2026-05-01 0:00 UTC);
 
 fn base() -> SchemaTemplate {
     SchemaTemplate::from_value(&json!({
@@ -34,45 +24,20 @@ fn base() -> SchemaTemplate {
     .unwrap()
 }
 
-fn key(name: &str, ty: KeyType) -> KeyDefinition {
-    KeyDefinition::new(
-        KeyName::new(name).unwrap(),
-        ty,
-        false,
-        format!("{name} description"),
-    )
-}
-
-fn patch(id: &str, at: OffsetDateTime, new_keys: Vec<KeyDefinition>) -> SchemaPatch {
-    let mut p = SchemaPatch::new(id, "flight_booking_v1", at, at + Duration::days(365));
-    p.new_keys = new_keys;
-    p
-}
-
-fn codes(err: &CompileError) -> Vec<(&'static str, String)> {
-    err.errors()
-        .iter()
-        .map(|i| (i.code().as_str(), i.path().to_owned()))
-        .collect()
-}
-
-fn message(payload: Value) -> Value {
-    json!({"schema_id": "flight_booking_v1", "payload": payload})
-}
-
 fn refused(p: &SchemaPatch) -> Vec<(&'static str, String)> {
     let b = base();
-    codes(
-        &EffectiveSchema::new(&b)
+    pairs(
+        EffectiveSchema::new(&b)
             .patches([p])
             .compile(T0 + Duration::days(1))
-            .unwrap_err(),
+            .unwrap_err()
+            .errors(),
     )
 }
 
 #[test]
 fn every_merge_refusal_has_its_code() {
-    let mut p = patch("p", T0, vec![key("origin", KeyType::Integer)]);
+    let mut p = patch("p", T0, 365, vec![key("origin", KeyType::Integer)]);
     assert_eq!(
         refused(&p),
         [("key_retype", "/new_keys/0/key_type".to_owned())]
@@ -131,7 +96,7 @@ fn every_merge_refusal_has_its_code() {
     p.parent_digest = Some(base().digest().unwrap());
     assert!(refused_ok(&p));
 
-    let mut twin = patch("p", T0, vec![key("seat", KeyType::String)]);
+    let mut twin = patch("p", T0, 365, vec![key("seat", KeyType::String)]);
     twin.timestamp = p.timestamp;
     let b = base();
     let err = EffectiveSchema::new(&b)
@@ -139,7 +104,7 @@ fn every_merge_refusal_has_its_code() {
         .compile(T0 + Duration::days(1))
         .unwrap_err();
     assert_eq!(
-        codes(&err),
+        pairs(err.errors()),
         [("duplicate_patch_id", "/patch_id".to_owned())]
     );
 }
@@ -158,12 +123,12 @@ fn collisions_refine_descriptions_and_base_keys_survive() {
     let mut refine = key("passenger_count", KeyType::Integer).with_default(json!(1));
     refine.semantic_description = "Number of travellers, 1-9".into();
     // Another default is not a refinement: refused, never silently reduced.
-    let other_default = patch("q", T0, vec![refine.clone().with_default(json!(2))]);
+    let other_default = patch("q", T0, 365, vec![refine.clone().with_default(json!(2))]);
     assert_eq!(
         refused(&other_default),
         [("modification_not_allowed", "/new_keys/0".to_owned())]
     );
-    let p = patch("p", T0, vec![refine]);
+    let p = patch("p", T0, 365, vec![refine]);
     let schema = EffectiveSchema::new(&b).patches([&p]).compile(T0).unwrap();
     let merged = schema.template().key("passenger_count").unwrap();
     assert_eq!(merged.semantic_description, "Number of travellers, 1-9");
@@ -175,7 +140,7 @@ fn collisions_refine_descriptions_and_base_keys_survive() {
 #[test]
 fn patches_apply_from_timestamp_until_expiry() {
     let b = base();
-    let p = patch("p", T0, vec![key("seat", KeyType::String)]);
+    let p = patch("p", T0, 365, vec![key("seat", KeyType::String)]);
     let at = |t| EffectiveSchema::new(&b).patches([&p]).compile(t).unwrap();
     assert!(
         at(T0 - Duration::seconds(1))
@@ -191,14 +156,15 @@ fn patches_apply_from_timestamp_until_expiry() {
             .is_some()
     );
     assert!(at(p.expires_at).template().key("seat").is_none());
-    let late = at(p.expires_at).validate_owned(message(json!({"origin": "PEK", "seat": "window"})));
+    let late =
+        at(p.expires_at).validate_owned(flight_message(json!({"origin": "PEK", "seat": "window"})));
     assert_eq!(late.errors()[0].code(), IssueCode::UnknownKey);
 }
 
 #[test]
 fn client_patches_apply_to_that_client_only() {
     let b = base();
-    let mut p = patch("p", T0, vec![key("cabin_zone", KeyType::String)]);
+    let mut p = patch("p", T0, 365, vec![key("cabin_zone", KeyType::String)]);
     p.scope = PatchScope::Client("agent-7".into());
     let merge = || EffectiveSchema::new(&b).patches([&p]);
     assert!(
@@ -235,6 +201,7 @@ fn sensitive_changes_need_the_authorizer() {
     let new_sensitive = patch(
         "p",
         T0,
+        365,
         vec![key("passport_number", KeyType::String).with_sensitivity(Sensitivity::Identity)],
     );
     let err = EffectiveSchema::new(&b)
@@ -242,7 +209,7 @@ fn sensitive_changes_need_the_authorizer() {
         .compile(T0)
         .unwrap_err();
     assert_eq!(
-        codes(&err),
+        pairs(err.errors()),
         [("unauthorized_sensitive_change", String::new())]
     );
     let allow =
@@ -256,7 +223,7 @@ fn sensitive_changes_need_the_authorizer() {
     );
 
     // Refining the description of a key the base marks sensitive needs approval too.
-    let mut refine = patch("q", T0, vec![]);
+    let mut refine = patch("q", T0, 365, vec![]);
     refine.modified_keys = vec![key("card_number", KeyType::String)];
     let err = EffectiveSchema::new(&b)
         .patches([&refine])
@@ -276,6 +243,7 @@ fn store_with_two_keys() -> SchemaStore {
     let p = patch(
         "p1",
         T0,
+        365,
         vec![key("seat", KeyType::String), key("meal", KeyType::String)],
     );
     assert_eq!(
@@ -308,7 +276,7 @@ fn a_key_walks_its_whole_life_at_the_exact_edges() {
             } else {
                 json!({"origin": "PEK"})
             };
-            store.record(&message(payload), &format!("client-{i}"), now);
+            store.record(&flight_message(payload), &format!("client-{i}"), now);
         }
         assert!(store.record_alignment(&PatchScope::Global, "seat", true, now));
     }
@@ -348,7 +316,7 @@ fn a_key_walks_its_whole_life_at_the_exact_edges() {
     let schema = store.compile_for(None, trial_end).unwrap();
     assert!(!schema.template().key("seat").unwrap().is_experimental());
     assert!(schema.template().key("meal").unwrap().is_deprecated());
-    let report = schema.validate_owned(message(json!({"origin": "PEK", "meal": "vegan"})));
+    let report = schema.validate_owned(flight_message(json!({"origin": "PEK", "meal": "vegan"})));
     assert!(report.is_valid());
     assert_eq!(report.warnings()[0].code(), IssueCode::DeprecatedKey);
 
@@ -369,7 +337,7 @@ fn a_key_walks_its_whole_life_at_the_exact_edges() {
         schema.template().key("meal").is_none(),
         "withdrawn keys leave the schema"
     );
-    let report = schema.validate_owned(message(json!({"origin": "PEK", "meal": "vegan"})));
+    let report = schema.validate_owned(flight_message(json!({"origin": "PEK", "meal": "vegan"})));
     assert!(report.is_valid());
     assert_eq!(report.warnings()[0].code(), IssueCode::WithdrawnKey);
 
@@ -388,15 +356,15 @@ fn a_key_walks_its_whole_life_at_the_exact_edges() {
     let report = store
         .compile_for(None, gone_at)
         .unwrap()
-        .validate_owned(message(json!({"origin": "PEK", "meal": "vegan"})));
+        .validate_owned(flight_message(json!({"origin": "PEK", "meal": "vegan"})));
     assert_eq!(report.errors()[0].code(), IssueCode::UnknownKey);
     assert_eq!(state_of(&store, "seat"), KeyState::Stable);
 
     // The withdrawn name stays reserved for its type.
-    let comeback = patch("p2", gone_at, vec![key("meal", KeyType::Integer)]);
+    let comeback = patch("p2", gone_at, 365, vec![key("meal", KeyType::Integer)]);
     let err = store.submit(comeback, gone_at, &DenySensitive).unwrap_err();
     assert_eq!(err.errors()[0].code(), IssueCode::ReservedKeyName);
-    let same_type = patch("p3", gone_at, vec![key("meal", KeyType::String)]);
+    let same_type = patch("p3", gone_at, 365, vec![key("meal", KeyType::String)]);
     assert_eq!(
         store.submit(same_type, gone_at, &DenySensitive).unwrap(),
         Submission::Applied
@@ -447,7 +415,7 @@ fn an_undecided_key_is_deprecated_after_a_whole_window() {
             } else {
                 json!({"origin": "PEK"})
             };
-            store.record(&message(payload), "c", now);
+            store.record(&flight_message(payload), "c", now);
         }
         store.evaluate(now, &DenySensitive);
     }
@@ -472,7 +440,7 @@ fn the_convergence_guard_queues_fifo_and_releases_as_keys_leave_trial() {
     let submit = |store: &mut SchemaStore, id: &str, name: &str| {
         store
             .submit(
-                patch(id, T0, vec![key(name, KeyType::String)]),
+                patch(id, T0, 365, vec![key(name, KeyType::String)]),
                 T0,
                 &DenySensitive,
             )
@@ -501,14 +469,14 @@ fn the_convergence_guard_queues_fifo_and_releases_as_keys_leave_trial() {
         .map(|i| key(&format!("x{i}"), KeyType::String))
         .collect();
     let err = store
-        .submit(patch("big", T0, many), T0, &DenySensitive)
+        .submit(patch("big", T0, 365, many), T0, &DenySensitive)
         .unwrap_err();
     assert_eq!(err.errors()[0].code(), IssueCode::LimitExceeded);
 
     // Traffic that never uses the trial keys: 0 % usage deprecates both at
     // trial end, freeing two places.
     store.record(
-        &message(json!({"origin": "PEK"})),
+        &flight_message(json!({"origin": "PEK"})),
         "c",
         T0 + Duration::days(1),
     );
@@ -544,7 +512,7 @@ fn suggestions_tell_each_client_only_what_is_new() {
     );
 
     // A refinement reaches agent-1 as a modified key.
-    let mut refine = patch("r", T0 + Duration::days(1), vec![]);
+    let mut refine = patch("r", T0 + Duration::days(1), 365, vec![]);
     refine.modified_keys = vec![KeyDefinition::new(
         KeyName::new("seat").unwrap(),
         KeyType::String,
@@ -566,7 +534,7 @@ fn suggestions_tell_each_client_only_what_is_new() {
 
     // Adoption: agent-1 sends the key, agent-2 does not.
     store.record(
-        &message(json!({"origin": "PEK", "seat": "window"})),
+        &flight_message(json!({"origin": "PEK", "seat": "window"})),
         "agent-1",
         T0 + Duration::days(1),
     );
@@ -584,7 +552,7 @@ fn digests_change_exactly_when_the_schema_does() {
     assert_eq!(d0, store.digest_for(None, T0 + Duration::days(1)).unwrap());
     assert_eq!(d0, store.compile_for(None, T0).unwrap().digest().unwrap());
     assert_ne!(d0, base().digest().unwrap());
-    store.record(&message(json!({"origin": "PEK"})), "c", T0);
+    store.record(&flight_message(json!({"origin": "PEK"})), "c", T0);
     store.evaluate(T0 + Duration::days(7), &DenySensitive); // unused keys deprecated: flags change
     assert_ne!(d0, store.digest_for(None, T0 + Duration::days(7)).unwrap());
 }
@@ -596,14 +564,18 @@ fn clocks_going_backwards_change_nothing() {
     let mut store = store_with_two_keys();
     let mut twin = store_with_two_keys();
     for s in [&mut store, &mut twin] {
-        s.record(&message(json!({"seat": "x"})), "c", T0 + Duration::days(1));
+        s.record(
+            &flight_message(json!({"seat": "x"})),
+            "c",
+            T0 + Duration::days(1),
+        );
         s.evaluate(T0 + Duration::days(7), &DenySensitive);
     }
     let before: Vec<_> = store.lifecycle().records().to_vec();
     let back = T0 - Duration::days(400);
     assert!(store.evaluate(back, &DenySensitive).transitions.is_empty());
     assert_eq!(store.lifecycle().records(), before.as_slice());
-    store.record(&message(json!({"seat": 7, "meal": "x"})), "c", back);
+    store.record(&flight_message(json!({"seat": 7, "meal": "x"})), "c", back);
     // Whatever the late message did, it is outside every window now: the
     // metrics and every later move are those of the twin.
     for day in [8, 20, 45, 100] {
@@ -630,7 +602,7 @@ fn extreme_policies_do_not_panic() {
     policy.grace = Duration::MIN;
     policy.observation_window = Duration::ZERO;
     let mut lifecycle = Lifecycle::new(policy);
-    lifecycle.track(&patch("p", T0, vec![key("seat", KeyType::String)]), T0);
+    lifecycle.track(&patch("p", T0, 365, vec![key("seat", KeyType::String)]), T0);
     lifecycle.record_payload(
         json!({"seat": "w"}).as_object().unwrap(),
         "c",

@@ -1,21 +1,12 @@
 //! Property tests for the merge rules and the lifecycle.
-#![cfg(feature = "patch")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
 
+use crate::common::MIDNIGHT as T0;
 use proptest::prelude::*;
 use sdsi::patch::{EffectiveSchema, KeyState, Lifecycle, LifecyclePolicy, PatchScope, SchemaPatch};
 use sdsi::{KeyDefinition, KeyName, KeyType, SchemaTemplate};
 use serde_json::{Map, Value, json};
-use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 
-const T0: OffsetDateTime = datetime!(2026-05-01 0:00 UTC);
 const NAMES: [&str; 6] = ["origin", "seat", "meal", "zone", "bags", "pet"];
 const TYPES: [KeyType; 3] = [KeyType::String, KeyType::Integer, KeyType::Boolean];
 

@@ -1,19 +1,9 @@
 //! The normalized payload: the borrowed view, the in-place forms and the
 //! typed bytes path all give the same members as one owned map.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
-
-mod common;
-
 use std::collections::BTreeMap;
 
-use common::{Extras, message_for, template, unknown_key_policy};
+use crate::common::{Extras, message_for, template, unknown_key_policy};
 use proptest::prelude::*;
 use sdsi::validate::{Refusal, ValidateOptions};
 use sdsi::{CompiledSchema, IssueCode, SchemaTemplate};

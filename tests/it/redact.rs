@@ -1,58 +1,9 @@
 //! Redaction properties on generated values: cards with random valid Luhn
 //! digits in random groupings, e-mail addresses, IBANs, and arbitrary text.
-#![cfg(feature = "evolution")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
 
+use crate::common::{grouped, luhn_number, luhn_ok};
 use proptest::prelude::*;
 use sdsi::evolution::{Redaction, redact};
-
-/// A Luhn-valid number of `len` digits starting with `prefix` digits.
-fn luhn_number(mut digits: Vec<u8>, len: usize) -> Vec<u8> {
-    digits.truncate(len - 1);
-    while digits.len() < len - 1 {
-        digits.push(0);
-    }
-    let sum: u32 = digits
-        .iter()
-        .rev()
-        .enumerate()
-        .map(|(i, &d)| {
-            let d = u32::from(d);
-            if i % 2 == 0 {
-                let x = d * 2;
-                if x > 9 { x - 9 } else { x }
-            } else {
-                d
-            }
-        })
-        .sum();
-    digits.push(((10 - sum % 10) % 10) as u8);
-    digits
-}
-
-fn luhn_ok(digits: &[u8]) -> bool {
-    let sum: u32 = digits
-        .iter()
-        .rev()
-        .enumerate()
-        .map(|(i, &d)| {
-            let d = u32::from(d);
-            if i % 2 == 1 {
-                let x = d * 2;
-                if x > 9 { x - 9 } else { x }
-            } else {
-                d
-            }
-        })
-        .sum();
-    sum % 10 == 0
-}
 
 /// Every run of 13-19 ASCII digits (single spaces or dashes allowed between
 /// digits) in `text` that passes Luhn.
@@ -89,23 +40,6 @@ fn luhn_runs(text: &str) -> Vec<String> {
         }
     }
     runs
-}
-
-fn grouped(digits: &[u8], sizes: &[usize], separator: char) -> String {
-    let mut out = String::new();
-    let mut rest = digits;
-    for &n in sizes.iter().cycle() {
-        if rest.is_empty() {
-            break;
-        }
-        let take = n.min(rest.len());
-        if !out.is_empty() {
-            out.push(separator);
-        }
-        out.extend(rest[..take].iter().map(|d| char::from(b'0' + d)));
-        rest = &rest[take..];
-    }
-    out
 }
 
 proptest! {

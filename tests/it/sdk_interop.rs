@@ -3,18 +3,8 @@
 //! `AgentCard`, `Part`). Each output deserializes into the SDK's type, and
 //! serializing that type again gives back the same JSON, so the SDK neither
 //! refused nor silently dropped anything.
-#![cfg(all(feature = "export", feature = "a2a"))]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
 
-mod common;
-
-use common::{Extras, figure_templates as figures, template};
+use crate::common::{Extras, figure, figure_templates as figures, template};
 use proptest::prelude::*;
 use sdsi::a2a::{AgentExtension, AgentSkill};
 use sdsi::{CompiledSchema, SchemaTemplate, StructuredPayload};
@@ -125,7 +115,7 @@ fn a2a_reads_the_data_part() {
     let template = &figures()[0];
     let schema = CompiledSchema::new(template).unwrap();
     let message: StructuredPayload =
-        serde_json::from_slice(include_bytes!("figures/fig04_flight_payload.json")).unwrap();
+        serde_json::from_value(figure("fig04_flight_payload")).unwrap();
     let part = schema.a2a_data_part(&message);
     let typed: a2a::Part = serde_json::from_value(part.clone()).unwrap();
     assert_eq!(typed.media_type.as_deref(), Some("application/json"));

@@ -3,17 +3,8 @@
 //! compatible, changes: [[code, path, direction]]}]}`), and the property that
 //! gives the check its meaning: when it says a version reads what another
 //! wrote, the validator agrees on every payload.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
 
-mod common;
-
-use common::{Extras, message_for, template};
+use crate::common::{self, Extras, cases, message_for, template};
 use proptest::prelude::*;
 use sdsi::compat::{Direction, Mode, check};
 use sdsi::{CompiledSchema, KeyDefinition, KeyName, SchemaTemplate};
@@ -21,8 +12,7 @@ use serde_json::{Value, json};
 
 #[test]
 fn compat_cases() {
-    let text = include_str!("cases/compat.json");
-    let groups: Vec<Value> = serde_json::from_str(text).unwrap();
+    let groups = cases("compat.json");
     let mut count = 0;
     for group in groups {
         let description = group["description"].as_str().unwrap();

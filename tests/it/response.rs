@@ -1,35 +1,19 @@
 //! What comes back: the draft's execution result (Figure 9) against a
 //! response template, MCP tool results' `structuredContent` (built with the
 //! `rmcp` SDK's own `CallToolResult`), and the response template's check.
-#![cfg(feature = "export")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
 
-use sdsi::{CompiledSchema, Issue, SchemaTemplate};
+use crate::common::{figure, pairs};
+use sdsi::{CompiledSchema, SchemaTemplate};
 use serde_json::{Value, json};
 
-fn pairs(issues: &[Issue]) -> Vec<(&'static str, String)> {
-    issues
-        .iter()
-        .map(|i| (i.code().as_str(), i.path().to_owned()))
-        .collect()
-}
-
 fn response_schema() -> CompiledSchema {
-    let template =
-        SchemaTemplate::from_slice(include_bytes!("figures/response_template_booking.json"))
-            .unwrap();
+    let template = SchemaTemplate::from_value(&figure("response_template_booking")).unwrap();
     assert!(template.check_as_response().is_valid());
     CompiledSchema::new(&template).unwrap()
 }
 
 fn figure_9() -> Value {
-    serde_json::from_slice(include_bytes!("figures/fig09_execution_result.json")).unwrap()
+    serde_json::from_value(figure("fig09_execution_result")).unwrap()
 }
 
 #[test]

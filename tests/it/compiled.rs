@@ -2,17 +2,7 @@
 //! as borrowing it (`new`); defaults and issue paths, which a compiled
 //! schema no longer copies or builds up front, read as before.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
-
-mod common;
-
-use common::{Extras, key_definition, message_for, template};
+use crate::common::{self, Extras, key_definition, message_for, template};
 use proptest::prelude::*;
 use sdsi::validate::ValidateOptions;
 use sdsi::{CompiledSchema, IssueCode, SchemaTemplate};

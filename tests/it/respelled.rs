@@ -5,21 +5,11 @@
 //! surrogate). Whatever the spelling, `validate_str` / `is_valid_str` must
 //! answer as serde_json's `Value` and the `Value` path do, `invalid_json`
 //! with serde_json's own message included. Messages serde_json writes
-//! (`tests/properties.rs`) never reach most of these spellings.
-
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
-
-mod common;
+//! (the `properties` module) never reach most of these spellings.
 
 use std::fmt::Write;
 
-use common::{Extras, message_for, options_with_limits, template};
+use crate::common::{Extras, message_for, options_with_limits, template};
 use proptest::prelude::*;
 use sdsi::{CompiledSchema, IssueCode};
 use serde_json::Value;

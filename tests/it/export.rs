@@ -2,18 +2,11 @@
 //! (`jsonschema` as the oracle, both directions), the strict and elicitation
 //! schemas only admit valid payloads, and the `PayloadBuilder` only builds
 //! valid ones.
-#![cfg(feature = "export")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
 
-mod common;
-
-use common::{Extras, json_value, message_for, template, unknown_key_policy, value_of};
+use crate::common::{
+    Extras, figure, flight_template, json_value, message_for, template, unknown_key_policy,
+    value_of,
+};
 use proptest::prelude::*;
 use sdsi::payload::{BuildError, PayloadBuilder, Placement};
 use sdsi::{CompiledSchema, KeyType, SchemaTemplate};
@@ -272,9 +265,7 @@ proptest! {
 }
 
 fn flight() -> CompiledSchema {
-    let template: SchemaTemplate =
-        serde_json::from_str(include_str!("figures/fig02_flight_template.json")).unwrap();
-    CompiledSchema::new(&template).unwrap()
+    CompiledSchema::new(&flight_template()).unwrap()
 }
 
 #[test]
@@ -294,8 +285,7 @@ fn flight_json_schema_is_the_documented_one() {
     assert_eq!(payload["properties"]["cabin_class"]["default"], "economy");
     assert_eq!(payload["properties"]["origin"].get("default"), None);
     let validator = oracle(&schema);
-    let figure_4: Value =
-        serde_json::from_str(include_str!("figures/fig04_flight_payload.json")).unwrap();
+    let figure_4 = figure("fig04_flight_payload");
     assert!(validator.is_valid(&figure_4));
 }
 

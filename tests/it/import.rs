@@ -2,18 +2,8 @@
 //! the exports (the draft's figures exactly, generated templates where the
 //! models overlap), and every construct a template cannot express reported
 //! with its pointer.
-#![cfg(feature = "export")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
 
-mod common;
-
-use common::{Extras, figure_templates as figures, template};
+use crate::common::{Extras, cases, figure_templates as figures, template};
 use proptest::prelude::*;
 use sdsi::import::{from_json_schema, from_mcp_tool};
 use sdsi::{CompiledSchema, KeyDefinition, SchemaTemplate};
@@ -168,7 +158,7 @@ fn what_a_template_cannot_say_is_reported_with_its_pointer() {
 /// [pointer], error?}`; keys and pointers compared in sorted order.
 #[test]
 fn import_cases() {
-    let cases: Vec<Value> = serde_json::from_str(include_str!("cases/import.json")).unwrap();
+    let cases = cases("import.json");
     for case in &cases {
         let description = case["description"].as_str().unwrap();
         let result = match case["from"].as_str().unwrap() {
