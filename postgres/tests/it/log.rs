@@ -3,17 +3,7 @@
 //! time order up to the replicas' watermark, one evaluator at a time, the
 //! fold saved atomically with its rows, and change notices.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
-
-mod common;
-
-use common::server;
+use crate::common::{self, server};
 use std::time::Duration;
 
 use sdsi::evolution::{Evolution, Observation, StateStorage};

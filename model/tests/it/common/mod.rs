@@ -1,7 +1,12 @@
 //! Finding the model for tests: `SDSI_MODEL_DIR` (scripts/test.sh sets it
 //! from scripts/fetch-model.sh). Without it a test that needs the model says
 //! "skipped" and passes, unless `SDSI_REQUIRE_MODEL` is set, as CI sets it.
-#![allow(clippy::panic)]
+//!
+//! The planted-burst streams are the library's own
+//! (`tests/it/common/planted.rs`), compiled here with the model as embedder.
+
+#[path = "../../../../tests/it/common/planted.rs"]
+pub mod planted;
 
 use sdsi_model::SentenceModel;
 

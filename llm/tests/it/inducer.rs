@@ -4,13 +4,6 @@
 //! answers garbage, one that never answers, one whose reply carries an
 //! instruction), the rule inducer answers instead. The small model's wisdom
 //! is not under test.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
 
 use std::io::{Read, Write};
 use std::net::TcpListener;

@@ -2,14 +2,6 @@
 //! any replay, the page escapes and redacts whatever reached the pools, and
 //! it is self-contained.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
-
 use sdsi::SchemaStore;
 use sdsi::evolution::{Pool, PoolConfig};
 use sdsi::patch::{KeyState, LifecyclePolicy};

@@ -1,15 +1,7 @@
 //! Planted bursts of real paraphrases with the sentence-transformer (the
-//! streams are described in the core's tests/common/planted.rs).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
+//! streams are described in the core's tests/it/common/planted.rs).
 
-mod common;
-#[path = "../../tests/it/common/planted.rs"]
-mod planted;
+use crate::common::{self, planted};
 
 #[test]
 fn bursts_yield_keys_named_after_them() {

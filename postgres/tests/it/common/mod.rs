@@ -7,7 +7,6 @@ pub fn server() -> Option<String> {
 }
 
 /// The same for the TLS-only server `scripts/with-postgres.sh` also starts.
-#[allow(dead_code, reason = "not every test file connects over TLS")]
 pub fn tls_server() -> Option<String> {
     server_from("SDSI_TEST_POSTGRES_TLS")
 }

@@ -1,15 +1,8 @@
 //! The model against vectors computed by an independent implementation
 //! (model/reference/make_reference.py: the forward pass in NumPy, float64,
 //! token ids from the `tokenizers` Python package).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
 
-mod common;
-
+use crate::common;
 use sdsi::evolution::Embedder;
 use serde::Deserialize;
 
@@ -26,7 +19,7 @@ struct Case {
 }
 
 fn reference() -> Reference {
-    let text = include_str!("fixtures/reference_vectors.json");
+    let text = include_str!("../fixtures/reference_vectors.json");
     serde_json::from_str(text).expect("fixture parses")
 }
 

@@ -2,17 +2,7 @@
 //! throwaway one and sets `SDSI_TEST_POSTGRES`): round trip, optimistic
 //! concurrency, and three replicas sharing one state.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed test"
-)]
-
-mod common;
-
-use common::server;
+use crate::common::server;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -1,10 +1,4 @@
 //! The state file: round trip, optimistic concurrency, damaged files.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
 
 use std::path::PathBuf;
 
@@ -287,7 +281,7 @@ fn a_sealed_state_loads_only_with_its_key() {
     let s = s.require_signatures(signer.clone());
     let mut db = SqliteState::open(&path).unwrap();
     // The blob is what this test copies and forges (the rows' seal:
-    // tests/store.rs, counters_are_rows_moved_by_what_was_counted).
+    // tests/it/store.rs, counters_are_rows_moved_by_what_was_counted).
     db.keep_state_as_rows(false);
     db.save("flight_booking", None, 80, &s, &e.state()).unwrap();
     assert!(matches!(

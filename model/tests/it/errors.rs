@@ -1,11 +1,5 @@
 //! A missing or wrong model directory is a typed error that names the file;
 //! these need no model.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
 
 use std::path::{Path, PathBuf};
 
