@@ -4,9 +4,20 @@
 //! options), the draft's figure templates, and the planted-burst streams
 //! ([`planted`], also compiled into sdsi-model's tests).
 
-#![allow(
-    dead_code,
-    reason = "without default features the modules that use some helpers are not compiled"
+// With every feature, an unused helper is an error; without some, the
+// modules that use it are not compiled.
+#![cfg_attr(
+    not(all(
+        feature = "export",
+        feature = "envelope",
+        feature = "a2a",
+        feature = "patch",
+        feature = "evolution"
+    )),
+    allow(
+        dead_code,
+        reason = "the modules that use some helpers need features this build lacks"
+    )
 )]
 
 #[cfg(feature = "evolution")]
