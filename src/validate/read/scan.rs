@@ -11,8 +11,8 @@
 //! with [`Unsure`], and the caller reads the text again with serde_json,
 //! which then settles it (and words any error) exactly as before. So the
 //! scanner accepts a subset of what serde_json accepts, and classifies
-//! every value as `serde_json::Value` would (`tests/respelled.rs`,
-//! `tests/properties.rs` and the fuzz targets compare the two on generated
+//! every value as `serde_json::Value` would (`tests/it/respelled.rs`,
+//! `tests/it/properties.rs` and the fuzz targets compare the two on generated
 //! and mutated text).
 
 use serde_json::Value;

@@ -24,7 +24,7 @@ impl CompiledSchema {
     /// form than JSON text (another language's objects, a binary format),
     /// read through the deserializer that form has. Equal to
     /// [`CompiledSchema::is_valid`] on the same message as a `Value`
-    /// (`tests/properties.rs` checks it with `&Value` as the source), where
+    /// (`tests/it/properties.rs` checks it with `&Value` as the source), where
     /// a repeated member counts once, its last occurrence.
     ///
     /// `Ok(None)` when one pass cannot settle it: a member repeated, or more

@@ -159,7 +159,7 @@ fn envelope_members(message: &Map<String, Value>) -> (Option<&Value>, Option<&Va
 /// issue, warning or plan, so it takes only the pass's decisions ([`fit`],
 /// [`too_deep`]) and counts required keys: `is_valid` runs on every
 /// message a server gets, and this loop does less work than the pass
-/// (`tests/properties.rs` holds the two equal). A scalar the key takes
+/// (`tests/it/properties.rs` holds the two equal). A scalar the key takes
 /// from its tag alone ([`Scalars`](super::scalars::Scalars)) needs no
 /// [`Shape`].
 fn payload_verdict(schema: &SchemaCore, payload: &Map<String, Value>) -> bool {

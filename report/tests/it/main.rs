@@ -1,0 +1,12 @@
+//! The HTML report's integration tests: one test binary
+//! (`cargo test -p sdsi-report --test it`), one module per subject.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "tests: a panic is a failed test"
+)]
+
+mod report;
