@@ -8,8 +8,9 @@
 //! Layout: `commands/<name>.rs` holds one command each (its clap `Args`, its
 //! `EXIT_STATUS` text and its `run`); the helpers they share sit beside
 //! `main.rs` (`input.rs` reads files, `output.rs` prints and picks the exit
-//! status, `template.rs` loads a template, `patches.rs` the patch flags and
-//! the effective schema, `validate_lines.rs` validates JSON Lines,
+//! status, `template.rs` loads a template, `schema_arg.rs` is the
+//! `--schema` flag, `patches.rs` the patch flags and the effective schema,
+//! `validate_lines.rs` validates JSON Lines,
 //! `deprecated.rs` the old names and forms, `duration.rs` parses durations,
 //! `history.rs` keeps the report's history and the log cursor in a state
 //! file, `log_cursor.rs` ties the resume point to the log, `progress.rs`
@@ -21,7 +22,8 @@
 //! `Outcome`, declare it in `commands/mod.rs`, then add a variant to
 //! [`Command`] and an arm to [`Command::run`]. Name it a verb (followed by
 //! its object when the verb alone is ambiguous); take a template as
-//! `--schema`; give every enumerated option a `clap::ValueEnum`.
+//! `--schema` (flatten `schema_arg::SchemaArg`); give every enumerated
+//! option a `clap::ValueEnum`.
 
 mod commands;
 mod deprecated;
@@ -34,6 +36,7 @@ mod log_cursor;
 mod output;
 mod patches;
 mod progress;
+mod schema_arg;
 mod template;
 mod validate_lines;
 
@@ -174,8 +177,8 @@ impl Command {
     /// The warning for a template given in the old positional form.
     fn positional_template(&self) -> Option<String> {
         let (given, instead) = match self {
-            Command::CheckTemplate(args) => (args.legacy_template.is_some(), "--schema TEMPLATE"),
-            Command::Export(args) => (args.legacy_template.is_some(), "--schema TEMPLATE"),
+            Command::CheckTemplate(args) => (args.template.is_legacy(), "--schema TEMPLATE"),
+            Command::Export(args) => (args.template.is_legacy(), "--schema TEMPLATE"),
             Command::CheckCompat(args) => (
                 !args.legacy_templates.is_empty(),
                 "--schema NEW --against OLD...",

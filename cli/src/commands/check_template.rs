@@ -1,12 +1,11 @@
 //! `sdsi check-template --schema TEMPLATE`: is a schema template usable,
 //! and what does it warn about?
 
-use std::path::{Path, PathBuf};
-
 use sdsi::validate::ValidateOptions;
 
 use crate::input;
 use crate::output::{CheckOutput, Entry, Format, Outcome, Status, entries};
+use crate::schema_arg::SchemaArg;
 use crate::template::{self, Rejected};
 
 /// What `--help` says of the exit status.
@@ -19,32 +18,16 @@ Exit status:
 /// Arguments of `check-template`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The schema template (JSON); `-` reads standard input.
-    #[arg(
-        long,
-        short = 's',
-        value_name = "TEMPLATE",
-        required_unless_present = "legacy_template"
-    )]
-    pub schema: Option<PathBuf>,
-
-    /// Deprecated: the template as a positional argument (`--schema` now).
-    #[arg(value_name = "TEMPLATE", hide = true, conflicts_with = "schema")]
-    pub legacy_template: Option<PathBuf>,
-}
-
-impl Args {
-    /// The template, however it was given (clap requires one of the two).
-    fn template(&self) -> Option<&Path> {
-        self.schema.as_deref().or(self.legacy_template.as_deref())
-    }
+    /// The template: `--schema TEMPLATE`.
+    #[command(flatten)]
+    pub template: SchemaArg,
 }
 
 /// Runs the command: exit 0 usable (warnings allowed), 1 well-formed JSON that
 /// breaks the structure or rules, 2 unreadable, too large or not JSON.
 pub fn run(args: &Args, format: Format) -> Outcome {
     let options = ValidateOptions::default();
-    let Some(path) = args.template() else {
+    let Some(path) = args.template.path() else {
         return unusable(
             vec![Entry::unreadable(
                 "the template",

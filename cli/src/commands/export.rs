@@ -2,8 +2,6 @@
 //! exported for another tool (JSON Schema, MCP, constrained decoding, A2A,
 //! a prompt).
 
-use std::path::{Path, PathBuf};
-
 use sdsi::Issue;
 use sdsi::a2a::{AgentExtension, fields_from_template};
 use sdsi::validate::ValidateOptions;
@@ -12,6 +10,7 @@ use serde_json::Value;
 
 use crate::input;
 use crate::output::{Entry, Format, Outcome, Status, entries};
+use crate::schema_arg::SchemaArg;
 use crate::template::{self, Rejected};
 
 /// What to export the template as.
@@ -40,25 +39,9 @@ pub struct Args {
     #[arg(long, short = 'f', value_enum, value_name = "FORMAT")]
     pub format: ExportFormat,
 
-    /// The schema template (JSON); `-` reads standard input.
-    #[arg(
-        long,
-        short = 's',
-        value_name = "TEMPLATE",
-        required_unless_present = "legacy_template"
-    )]
-    pub schema: Option<PathBuf>,
-
-    /// Deprecated: the template as a positional argument (`--schema` now).
-    #[arg(value_name = "TEMPLATE", hide = true, conflicts_with = "schema")]
-    pub legacy_template: Option<PathBuf>,
-}
-
-impl Args {
-    /// The template, however it was given (clap requires one of the two).
-    fn template(&self) -> Option<&Path> {
-        self.schema.as_deref().or(self.legacy_template.as_deref())
-    }
+    /// The template: `--schema TEMPLATE`.
+    #[command(flatten)]
+    pub template: SchemaArg,
 }
 
 /// What `--help` says of the exit status.
@@ -82,7 +65,7 @@ struct ExportOutput<'a> {
 /// breaks the template rules, 2 unreadable, too large or not JSON.
 pub fn run(args: &Args, format: Format) -> Outcome {
     let options = ValidateOptions::default();
-    let read = match args.template() {
+    let read = match args.template.path() {
         Some(path) => input::read_capped(path, options.limits.max_bytes),
         None => Err(Entry::unreadable(
             "the template",
