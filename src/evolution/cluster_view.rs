@@ -46,8 +46,8 @@ impl<'p> ClusterView<'p> {
     /// Whether the heat's log-domain sums (its heat, and what it booked as
     /// lent) are finite (a non-finite one would serialize as `null` and the
     /// snapshot would not restore). Only in fuzz builds, where checking this
-    /// after every operation by serializing the whole pool cost a sixth of
-    /// the run.
+    /// after every operation by serializing the whole pool would slow every
+    /// run.
     #[cfg(fuzzing)]
     #[doc(hidden)]
     pub fn heat_is_finite(&self) -> bool {
