@@ -148,11 +148,12 @@
 //! | `src/patch/lifecycle/day_window.rs` | Windowed counters: per-day buckets in a ring, so a 30-day window costs 30 counters whatever the traffic, … | — |
 //! | `src/patch/lifecycle/evaluation.rs` | The evaluation machine: the forward-only moves `now` allows a key's state, applied (`Lifecycle::evaluate`) … | `Transition`, `Lifecycle::evaluate` |
 //! | `src/patch/lifecycle/key_metrics.rs` | A key's metrics over the observation window (§6.2.3: usage frequency, semantic alignment accuracy, value … | `KeyMetrics`, `Lifecycle::metrics` |
+//! | `src/patch/lifecycle/lifecycle_header.rs` | The lifecycle as a split header writes it (a store kept as rows): every member but the records' counts and … | — |
 //! | `src/patch/lifecycle/policy.rs` | The lifecycle's policy (§6.2.3): the trial, the promotion and deprecation thresholds, the grace and … | `Thresholds`, `LifecyclePolicy`, `GuardScope` |
 //! | `src/patch/lifecycle/recording.rs` | What feeds a key's counts: the payloads clients send, the judgments of whether a value matched the user's … | `Lifecycle::{record_payload, record_alignment, record_delivery}` |
 //! | `src/patch/lifecycle/records.rs` | The lifecycle's records and the indexes kept over them: one record per (scope, key name) with its raw … | `KeyRecord`, `Lifecycle`, `Lifecycle::{is_consistent, new, policy, evaluated_at, records, track, record}` |
 //! | `src/patch/lifecycle/serialized.rs` | How the lifecycle's maps are written: in a fixed order, so one state always gives the same bytes. | — |
-//! | `src/patch/lifecycle/split_header.rs` | The lifecycle and its records as a store kept as rows writes them: a key row's body and the split header's … | — |
+//! | `src/patch/lifecycle/split_header.rs` | A key record as a store kept as rows writes it: a key row's body, without the counts and clients the count … | — |
 //! | `src/patch/lifecycle/state.rs` | Where a patch key is in its life, and the names its states go by in a table column. | `KeyState`, `KeyState::{as_str, parse}` |
 //! | `src/patch/lifecycle/views.rs` | What the lifecycle answers at `now` without changing anything: a key's state, the keys a client sees, the … | `Lifecycle::{state_at, keys_at, reservation, reserved_type, experimental_count}` |
 //! | `src/patch/lifecycle.rs` | The key lifecycle (§6.2.3): every patch key's record and its metrics over the observation window, and the … | — |

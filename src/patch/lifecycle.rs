@@ -15,6 +15,8 @@ pub(super) mod counted;
 mod day_window;
 pub(super) mod evaluation;
 pub(super) mod key_metrics;
+#[cfg(feature = "evolution")]
+pub(crate) mod lifecycle_header;
 pub(super) mod policy;
 mod recording;
 pub(super) mod records;

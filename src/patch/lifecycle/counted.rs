@@ -116,7 +116,7 @@ fn window_from(
     serde_json::to_value(window).map_err(|e| e.to_string())
 }
 
-/// Puts the rows back into a lifecycle [`super::split_header::LifecycleHeader`] wrote (or into
+/// Puts the rows back into a lifecycle `LifecycleHeader` (lifecycle_header.rs) wrote (or into
 /// `{"records": [...]}` alone, given no message totals): every row must
 /// belong to a record or a total it has, and every window's days must fit.
 pub(crate) fn fill<'a>(

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::cache::CompiledCache;
+#[cfg(feature = "evolution")]
 use super::rows::StoreRows;
 use super::schema_store::{SchemaStore, Taken, Waiting};
 use crate::key::{KeyDefinition, KeyName};
@@ -244,6 +245,7 @@ impl SchemaStore {
 /// The member of a snapshot whose counters are rows, written first: a
 /// whole-snapshot reader refuses it ([`refuse_split`]), so it is never read
 /// as a store with no counts and nothing delivered.
+#[cfg(feature = "evolution")]
 const COUNTS_IN_ROWS: &str = "counts_in_rows";
 
 /// What a whole-snapshot reader does on [`COUNTS_IN_ROWS`].
@@ -263,6 +265,7 @@ impl SchemaStore {
     /// Written from the store's own parts, never by serializing what it
     /// then leaves out; only a sealed store serializes the whole snapshot,
     /// for its seal.
+    #[cfg(feature = "evolution")]
     pub(crate) fn split_rows(&self) -> Result<(impl Serialize + '_, StoreRows), serde_json::Error> {
         let seal = self.signer.as_ref().map(|signer| Seal {
             key_check: signer.sign(&KEY_CHECK_TEXT),
@@ -287,6 +290,7 @@ impl SchemaStore {
     /// client of a key it has no record of, a day outside its window, a
     /// client told twice of one key), is an error. The snapshot's own
     /// checks (and its seal) apply to the result.
+    #[cfg(feature = "evolution")]
     pub(crate) fn join_rows(
         mut snapshot: serde_json::Value,
         rows: &StoreRows,
