@@ -60,7 +60,7 @@ pub enum Mode {
 
 impl Mode {
     /// Every mode, in the order of [`Mode::as_str`]'s names.
-    pub const ALL: [Mode; 7] = [
+    pub const ALL: &'static [Mode] = &[
         Mode::Backward,
         Mode::BackwardTransitive,
         Mode::Forward,
@@ -125,7 +125,8 @@ impl FromStr for Mode {
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let wanted = text.trim().to_ascii_lowercase().replace('-', "_");
         Mode::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .find(|mode| mode.as_str() == wanted)
             .ok_or_else(|| UnknownMode(text.to_owned()))
     }

@@ -136,7 +136,7 @@ pub enum IssueCode {
 
 impl IssueCode {
     /// Every code, in declaration order (for bindings, docs and tests).
-    pub const ALL: [IssueCode; 54] = [
+    pub const ALL: &'static [IssueCode] = &[
         IssueCode::InvalidJson,
         IssueCode::InvalidMember,
         IssueCode::MissingMember,
@@ -265,7 +265,8 @@ impl FromStr for IssueCode {
     /// The code whose [`IssueCode::as_str`] is `name`.
     fn from_str(name: &str) -> Result<Self, Self::Err> {
         IssueCode::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .find(|code| code.as_str() == name)
             .ok_or_else(|| UnknownIssueCode(name.to_owned()))
     }

@@ -32,7 +32,7 @@ pub enum ProtocolMessage {
 
 impl ProtocolMessage {
     /// Every protocol message, in the order of the message flow.
-    pub const ALL: [ProtocolMessage; 5] = [
+    pub const ALL: &'static [ProtocolMessage] = &[
         ProtocolMessage::SchemaRequest,
         ProtocolMessage::SchemaTemplate,
         ProtocolMessage::StructuredPayload,
@@ -53,7 +53,10 @@ impl ProtocolMessage {
 
     /// The protocol message a `message_type` names, if any.
     pub fn from_message_type(message_type: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|m| m.as_str() == message_type)
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|m| m.as_str() == message_type)
     }
 }
 

@@ -63,7 +63,7 @@ impl Redaction {
     }
 
     /// Every kind, in a fixed order.
-    pub const ALL: [Redaction; 6] = [
+    pub const ALL: &'static [Redaction] = &[
         Redaction::Card,
         Redaction::Iban,
         Redaction::Email,
@@ -88,7 +88,7 @@ impl Redaction {
             return std::borrow::Cow::Borrowed(text);
         }
         let mut out = text.to_owned();
-        for kind in Redaction::ALL {
+        for kind in Redaction::ALL.iter().copied() {
             out = out.replace(kind.placeholder(), " ");
         }
         std::borrow::Cow::Owned(out.split_whitespace().collect::<Vec<_>>().join(" "))
@@ -115,7 +115,8 @@ impl Redaction {
     /// The kinds whose placeholders `text` holds (e.g. an exemplar).
     pub fn found_in(text: &str) -> Vec<Redaction> {
         Redaction::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .filter(|k| text.contains(k.placeholder()))
             .collect()
     }

@@ -43,7 +43,7 @@ pub struct UnknownKeyType {
 
 impl KeyType {
     /// Every key type, in declaration order.
-    pub const ALL: [KeyType; 7] = [
+    pub const ALL: &'static [KeyType] = &[
         KeyType::String,
         KeyType::Integer,
         KeyType::Number,
@@ -88,7 +88,7 @@ impl KeyType {
     /// The type name a template author most likely meant by `name`.
     fn hint_for(name: &str) -> Option<KeyType> {
         let lower = name.trim().to_ascii_lowercase();
-        if let Some(exact) = KeyType::ALL.into_iter().find(|t| t.as_str() == lower) {
+        if let Some(exact) = KeyType::ALL.iter().copied().find(|t| t.as_str() == lower) {
             return Some(exact);
         }
         Some(match lower.as_str() {
@@ -109,7 +109,8 @@ impl FromStr for KeyType {
 
     fn from_str(name: &str) -> Result<Self, Self::Err> {
         KeyType::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .find(|t| t.as_str() == name)
             .ok_or_else(|| UnknownKeyType {
                 name: name.to_owned(),

@@ -49,7 +49,7 @@ fn compat_cases() {
 
 #[test]
 fn mode_names_parse_in_any_spelling() {
-    for mode in Mode::ALL {
+    for mode in Mode::ALL.iter().copied() {
         assert_eq!(mode.as_str().parse::<Mode>().unwrap(), mode);
         assert_eq!(
             mode.as_str()

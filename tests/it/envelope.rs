@@ -201,7 +201,7 @@ fn protocol_message_names() {
             "schema_update"
         ]
     );
-    for m in ProtocolMessage::ALL {
+    for m in ProtocolMessage::ALL.iter().copied() {
         assert_eq!(ProtocolMessage::from_message_type(m.as_str()), Some(m));
     }
     assert_eq!(ProtocolMessage::from_message_type("inventory_query"), None);

@@ -185,7 +185,7 @@ fn patch_error_display() {
 
 #[test]
 fn codes_round_trip_through_their_names() {
-    for code in IssueCode::ALL {
+    for code in IssueCode::ALL.iter().copied() {
         assert_eq!(code.as_str().parse::<IssueCode>(), Ok(code));
         assert_eq!(serde_json::to_value(code).unwrap(), json!(code.as_str()));
     }
@@ -216,7 +216,7 @@ fn error_code_reference_is_complete_and_current() {
     let documented = documented_codes();
     assert!(documented.len() > 40, "the parser found too few rows");
     let known: BTreeSet<&str> = IssueCode::ALL.iter().map(|c| c.as_str()).collect();
-    for code in IssueCode::ALL {
+    for code in IssueCode::ALL.iter().copied() {
         assert!(
             documented.iter().any(|(_, c)| c == code.as_str()),
             "docs/error-codes.md does not document {code}"
@@ -940,7 +940,7 @@ fn message_table() -> Vec<Row> {
 #[test]
 fn every_issue_code_has_its_message_pinned() {
     let table = message_table();
-    for code in IssueCode::ALL {
+    for code in IssueCode::ALL.iter().copied() {
         assert!(
             table.iter().any(|row| row.code == code),
             "no row of message_table pins the message of {code}"
@@ -969,5 +969,39 @@ fn every_issue_code_has_its_message_pinned() {
     assert!(differences.is_empty(), "{}", differences.join("\n"));
     if !not_in_this_build.is_empty() {
         eprintln!("not made in this build (a feature is off): {not_in_this_build:?}");
+    }
+}
+
+/// The `ALL` lists are slices, not arrays: an array's length is part of its
+/// type, so a new variant in a `#[non_exhaustive]` enum would change a
+/// public type. Typed bindings say so (an array would not coerce here).
+#[test]
+fn every_all_list_is_a_slice_with_each_variant_once() {
+    fn once<T: PartialEq + std::fmt::Debug>(all: &'static [T]) {
+        assert!(!all.is_empty());
+        for (i, a) in all.iter().enumerate() {
+            assert_eq!(
+                all.iter().position(|b| b == a),
+                Some(i),
+                "{a:?} listed twice"
+            );
+        }
+    }
+    let codes: &'static [IssueCode] = IssueCode::ALL;
+    let types: &'static [KeyType] = KeyType::ALL;
+    let modes: &'static [sdsi::compat::Mode] = sdsi::compat::Mode::ALL;
+    once(codes);
+    once(types);
+    once(modes);
+    #[cfg(feature = "envelope")]
+    {
+        let messages: &'static [sdsi::envelope::ProtocolMessage] =
+            sdsi::envelope::ProtocolMessage::ALL;
+        once(messages);
+    }
+    #[cfg(feature = "evolution")]
+    {
+        let redactions: &'static [sdsi::evolution::Redaction] = sdsi::evolution::Redaction::ALL;
+        once(redactions);
     }
 }
