@@ -2,6 +2,7 @@
 //! every reader (`read/`) drives member by member: the one place a key's
 //! value is judged, so the readers' reports agree.
 
+use std::collections::HashSet;
 use std::ops::ControlFlow;
 
 use serde_json::Value;
@@ -27,7 +28,11 @@ pub(crate) struct Pass<'s> {
     pub(crate) duplicate: bool,
     /// Whether to remember unknown names, to notice their duplicates.
     track_unknown: bool,
-    unknown_seen: Vec<Box<str>>,
+    /// The unknown names seen: a set, so that checking a name against the
+    /// earlier ones costs the same however many came before. The standard
+    /// hasher's random keys keep names chosen to collide from making it
+    /// quadratic again.
+    unknown_seen: HashSet<Box<str>>,
     /// Where [`Pass::find`] expects the next member.
     cursor: Cursor,
 }
@@ -49,7 +54,7 @@ impl<'s> Pass<'s> {
             required_seen: 0,
             duplicate: false,
             track_unknown: streaming,
-            unknown_seen: Vec::new(),
+            unknown_seen: HashSet::new(),
             cursor: Cursor::default(),
         }
     }
@@ -185,10 +190,10 @@ impl<'s> Pass<'s> {
         out: &mut O,
     ) -> ControlFlow<()> {
         if self.track_unknown {
-            if self.unknown_seen.iter().any(|seen| **seen == *name) {
+            if self.unknown_seen.contains(name) {
                 self.duplicate = true;
             } else {
-                self.unknown_seen.push(name.into());
+                self.unknown_seen.insert(name.into());
             }
         }
         match self.schema.options.unknown_keys {
