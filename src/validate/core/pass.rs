@@ -31,8 +31,9 @@ pub(crate) struct Pass<'s> {
     /// The unknown names seen: a set, so that checking a name against the
     /// earlier ones costs the same however many came before. The standard
     /// hasher's random keys keep names chosen to collide from making it
-    /// quadratic again.
-    unknown_seen: HashSet<Box<str>>,
+    /// quadratic again. Made at the first unknown name: seeding the hasher
+    /// is work most messages, which have none, should not pay.
+    unknown_seen: Option<HashSet<Box<str>>>,
     /// Where [`Pass::find`] expects the next member.
     cursor: Cursor,
 }
@@ -54,7 +55,7 @@ impl<'s> Pass<'s> {
             required_seen: 0,
             duplicate: false,
             track_unknown: streaming,
-            unknown_seen: HashSet::new(),
+            unknown_seen: None,
             cursor: Cursor::default(),
         }
     }
@@ -190,10 +191,11 @@ impl<'s> Pass<'s> {
         out: &mut O,
     ) -> ControlFlow<()> {
         if self.track_unknown {
-            if self.unknown_seen.contains(name) {
+            // One hash per name; only a repeat, which ends the single pass,
+            // copies a name it did not need.
+            let seen = self.unknown_seen.get_or_insert_with(HashSet::new);
+            if !seen.insert(name.into()) {
                 self.duplicate = true;
-            } else {
-                self.unknown_seen.insert(name.into());
             }
         }
         match self.schema.options.unknown_keys {
