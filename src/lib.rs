@@ -137,6 +137,9 @@
 //! | `src/key/name.rs` | `KeyName`: a snake_case key name, and the name the draft reserves. | `OTHER_KEY`, `KeyName`, `InvalidKeyName`, `KeyName::{new, as_str, is_other}` |
 //! | `src/key/sensitivity.rs` | Security-relevant keys (§7): the `sensitive` marker a key carries, and the server-side classification of … | `SENSITIVE_MEMBER`, `Sensitivity`, `Sensitivity::{classify, as_str}`, `KeyDefinition::{sensitivity, with_sensitivity}` |
 //! | `src/lib.rs` | Structured data for agent-to-agent messages: schema templates, structured payloads and their validation, … | — |
+//! | `src/mcp/elicitation.rs` | Asking a user for a payload through an MCP client: the form-mode `elicitation/create` request, sent as its … | `CompiledSchema::mcp_elicitation_request` |
+//! | `src/mcp/mod.rs` | MCP, by protocol revision: which revision the bridges speak (`McpVersion`, the newest by default) and, … | — |
+//! | `src/mcp/version.rs` | The protocol revision: the newest by default, 2025-11-25 on request. | `McpVersion`, `UnknownMcpVersion`, `McpVersion::{ALL, LATEST, as_str, elicits_in_result}` |
 //! | `src/negotiate.rs` | Negotiation and result messages: the schema request (§3.2 step 3, Appendix A.1), the execution result and … | `GET_SCHEMA_TEMPLATE`, `SchemaRequest`, `SchemaRequestParams`, `ExecutionResult`, `RejectedSuggestion`, `SchemaUpdateSuggestion`, `PatchReference`, `SchemaRequest::{new, is_get_schema_template}`, `SchemaUpdateSuggestion::{new_keys, modified_keys, removed_keys}`, `PatchReference::new` |
 //! | `src/patch/compile_error.rs` | Why an effective schema could not be built: the base template broke a template rule, or a patch was refused. | `CompileError`, `CompileError::errors` |
 //! | `src/patch/effective.rs` | The effective schema: a base template plus the patches that apply to one client at `now`, merged by the … | `EffectiveSchema`, `SchemaTemplate::digest`, `EffectiveSchema::{new, patches, client, states, authorizer, options, lenient, template, compile, digest, warnings}` |
@@ -198,7 +201,7 @@
 //! | `src/validate/read/keyed.rs` | Validation of a payload held in another language's objects (a Python dict, a JavaScript object), member by … | `KeyedVerdict`, `KeyedProblems`, `CompiledSchema::{key_names, keyed_verdict, keyed_problems}`, `KeyedVerdict::{key, member, absent, finish}`, `KeyedProblems::{key, member, finish}` |
 //! | `src/validate/read/mod.rs` | The readers: one per kind of input, each reducing members to what the core's pass decides on. | — |
 //! | `src/validate/read/probe.rs` | Serde readers of single values that every serde-driven path shares: `Probe` reduces a value to its `Shape` … | — |
-//! | `src/validate/read/response.rs` | What comes back: an execution result (draft §3.2 step 5: "the result itself SHOULD be structured according … | `SUGGESTION_MEMBER`, `SchemaTemplate::check_as_response`, `CompiledSchema::{validate_execution_result, validate_structured_content, validate_mcp_tool_result}` |
+//! | `src/validate/read/response.rs` | What comes back: an execution result (draft §3.2 step 5: "the result itself SHOULD be structured according … | `SUGGESTION_MEMBER`, `SchemaTemplate::check_as_response`, `CompiledSchema::{validate_execution_result, validate_structured_content, validate_mcp_tool_result, validate_mcp_tool_result_for, validate_mcp_elicit_result}` |
 //! | `src/validate/read/scan.rs` | A JSON scanner for the bytes path's usual message: it reads the text once, byte by byte, and hands each … | — |
 //! | `src/validate/read/serde_source.rs` | Validation from any serde source (`is_valid_from`, `problems_from`): the message read member by member … | `CompiledSchema::{is_valid_from, is_valid_from_unique, problems_from}` |
 //! | `src/validate/read/skip.rs` | Reading a JSON value without keeping it: what the bytes path does with the members it does not look into, … | — |
@@ -247,6 +250,7 @@ mod extra_members;
 pub mod import;
 pub mod issue;
 pub mod key;
+pub mod mcp;
 pub mod negotiate;
 #[cfg(feature = "patch")]
 pub mod patch;

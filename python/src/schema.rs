@@ -3,6 +3,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 use sdsi::CompiledSchema;
+use sdsi::mcp::McpVersion;
 use sdsi::validate::{BigIntegers, Limits, UnknownKeys, ValidateOptions};
 use serde_json::Value;
 
@@ -198,10 +199,20 @@ impl PySchema {
     }
 
     /// Validates an MCP ``CallToolResult``'s ``structuredContent`` against
-    /// this schema as the tool's output schema.
-    fn validate_mcp_tool_result(&self, result: &Bound<'_, PyAny>) -> PyResult<PyReport> {
+    /// this schema as the tool's output schema, under MCP protocol revision
+    /// ``protocol_version`` (``"2026-07-28"``, the default, reads
+    /// ``resultType``; ``"2025-11-25"`` does not).
+    #[pyo3(signature = (result, *, protocol_version = None))]
+    fn validate_mcp_tool_result(
+        &self,
+        result: &Bound<'_, PyAny>,
+        protocol_version: Option<&str>,
+    ) -> PyResult<PyReport> {
+        let version = mcp_version(protocol_version)?;
         let value = to_value(result, self.depth())?;
-        Ok(PyReport::of(self.inner.validate_mcp_tool_result(&value)))
+        Ok(PyReport::of(
+            self.inner.validate_mcp_tool_result_for(&value, version),
+        ))
     }
 
     /// The template's identifier.
@@ -274,4 +285,14 @@ fn export_pair<'py>(
     let schema = to_py(py, &export.schema)?;
     let warnings: Bound<'py, PyList> = issue_list(py, &export.warnings)?;
     PyTuple::new(py, [schema, warnings.into_any()])
+}
+
+/// The MCP revision a Python caller names, the newest when none is named.
+pub(crate) fn mcp_version(name: Option<&str>) -> PyResult<McpVersion> {
+    match name {
+        None => Ok(McpVersion::LATEST),
+        Some(name) => name
+            .parse()
+            .map_err(|e: sdsi::mcp::UnknownMcpVersion| input_error(e.to_string())),
+    }
 }

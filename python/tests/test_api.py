@@ -383,3 +383,17 @@ def test_a_report_builds_its_lists_and_dict_once_and_keeps_them(schema):
     assert valid.normalized is valid.normalized
     valid.normalized["note"] = "kept"
     assert valid.normalized["note"] == "kept"
+
+
+def test_mcp_tool_results_are_read_by_protocol_revision(schema):
+    done = {"resultType": "complete", "content": [], "structuredContent": {"size": "s"}}
+    assert schema.validate_mcp_tool_result(done).valid
+    asking = {"resultType": "input_required", "requestState": "opaque"}
+    assert [(i.code, i.path) for i in schema.validate_mcp_tool_result(asking).errors] == [
+        ("missing_payload", "/resultType")
+    ]
+    odd = dict(done, resultType="partial")
+    assert not schema.validate_mcp_tool_result(odd).valid
+    assert schema.validate_mcp_tool_result(odd, protocol_version="2025-11-25").valid
+    with pytest.raises(sdsi.InputError, match="2026-07-28"):
+        schema.validate_mcp_tool_result(done, protocol_version="2024-01-01")

@@ -35,6 +35,8 @@ mod figures;
 mod import;
 #[cfg(feature = "evolution")]
 mod injection;
+#[cfg(feature = "export")]
+mod mcp;
 mod messages;
 #[cfg(feature = "evolution")]
 mod needs;

@@ -993,6 +993,8 @@ fn every_all_list_is_a_slice_with_each_variant_once() {
     once(codes);
     once(types);
     once(modes);
+    let mcp: &'static [sdsi::mcp::McpVersion] = sdsi::mcp::McpVersion::ALL;
+    once(mcp);
     #[cfg(feature = "envelope")]
     {
         let messages: &'static [sdsi::envelope::ProtocolMessage] =

@@ -111,6 +111,68 @@ fn mcp_structured_content_is_checked_against_the_output_schema() {
     assert!(typed.output_schema.is_some());
 }
 
+/// MCP 2026-07-28: results carry `resultType`, an interim
+/// `InputRequiredResult` (as rmcp writes it) has nothing to check yet, and
+/// `structuredContent` may be any JSON value, which a response template
+/// (an object) then rejects by its kind. Revision 2025-11-25 has no
+/// `resultType`, so the member is not read there.
+#[test]
+fn mcp_2026_results_are_read_by_their_result_type() {
+    use sdsi::mcp::McpVersion;
+    let schema = response_schema();
+    let mut content = figure_9();
+    content
+        .as_object_mut()
+        .unwrap()
+        .remove("schema_update_suggestion");
+    let complete = serde_json::to_value(rmcp::model::CallToolResult::structured(content)).unwrap();
+    assert_eq!(complete["resultType"], "complete");
+    assert!(schema.validate_mcp_tool_result(&complete).is_valid());
+
+    let interim = serde_json::to_value(rmcp::model::InputRequiredResult::from_request_state(
+        "opaque",
+    ))
+    .unwrap();
+    assert_eq!(
+        pairs(schema.validate_mcp_tool_result(&interim).errors()),
+        [("missing_payload", "/resultType".to_owned())]
+    );
+    let mut odd = complete.clone();
+    odd["resultType"] = json!("partial");
+    let report = schema.validate_mcp_tool_result(&odd);
+    assert_eq!(
+        pairs(report.errors()),
+        [("invalid_member", "/resultType".to_owned())]
+    );
+    assert!(report.errors()[0].message().contains("\"partial\""));
+    // A long value is not echoed back.
+    odd["resultType"] = json!("x".repeat(500));
+    let report = schema.validate_mcp_tool_result(&odd);
+    assert!(!report.errors()[0].message().contains(&"x".repeat(50)));
+    // The older revision knows no resultType.
+    assert!(
+        schema
+            .validate_mcp_tool_result_for(&odd, McpVersion::V2025_11_25)
+            .is_valid()
+    );
+
+    // Any JSON value may travel; an object template names what came.
+    let listed = serde_json::to_value(rmcp::model::CallToolResult::structured(json!([
+        {"seat": "12A"}
+    ])))
+    .unwrap();
+    let report = schema.validate_mcp_tool_result(&listed);
+    assert_eq!(
+        pairs(report.errors()),
+        [("not_an_object", "/structuredContent".to_owned())]
+    );
+    assert!(
+        report.errors()[0].message().contains("an array"),
+        "{}",
+        report.errors()[0].message()
+    );
+}
+
 #[test]
 fn a_response_template_cannot_declare_the_suggestion_member() {
     let template = SchemaTemplate::from_value(&json!({

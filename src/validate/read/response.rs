@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::issue::{Issue, IssueCode, Problems};
 use crate::key::OTHER_KEY;
+use crate::mcp::version::McpVersion;
 use crate::negotiate::SchemaUpdateSuggestion;
 use crate::template::SchemaTemplate;
 
@@ -94,27 +95,103 @@ impl CompiledSchema {
         }
     }
 
-    /// Validates an MCP tool result's `structuredContent` object (the tool's
+    /// Validates an MCP tool result's `structuredContent` (the tool's
     /// `outputSchema` is [`CompiledSchema::mcp_output_schema`]); paths are
-    /// from its root.
+    /// from its root. MCP 2026-07-28 lets `structuredContent` be any JSON
+    /// value, but a response template describes an object, so anything else
+    /// is `not_an_object`, naming what arrived.
     pub fn validate_structured_content<'a>(&'a self, content: &'a Value) -> Report<'a> {
-        match content.as_object() {
+        self.validate_member_object(content, "structuredContent is", "the tool's output schema")
+    }
+
+    /// `value` validated as this schema's payload, or `not_an_object` with
+    /// `what` (the member, as the message names it) and `whose` (the schema
+    /// that describes an object).
+    fn validate_member_object<'a>(
+        &'a self,
+        value: &'a Value,
+        what: &str,
+        whose: &str,
+    ) -> Report<'a> {
+        match value.as_object() {
             Some(object) => self.validate_payload(object),
-            None => Report::single(Issue::fixed(
+            None => Report::single(Issue::owned(
                 IssueCode::NotAnObject,
-                "",
-                "structuredContent must be a JSON object",
+                String::new(),
+                format!(
+                    "{what} {}, but {whose} describes an object",
+                    json_kind(value)
+                ),
             )),
         }
     }
 
-    /// Validates a whole MCP `CallToolResult` (`{"content", "structuredContent",
-    /// "isError"}`): its `structuredContent` against this schema, paths from
-    /// the result's root (`/structuredContent/seat`). A result without
-    /// `structuredContent` is `missing_payload` there; an error result
-    /// (`"isError": true`) is not held to the schema and is reported as
-    /// such.
+    /// Validates a whole MCP `CallToolResult` under the newest protocol
+    /// revision: [`CompiledSchema::validate_mcp_tool_result_for`] with
+    /// [`McpVersion::LATEST`].
     pub fn validate_mcp_tool_result<'a>(&'a self, result: &'a Value) -> Report<'a> {
+        self.validate_mcp_tool_result_for(result, McpVersion::LATEST)
+    }
+
+    /// Validates a whole MCP `CallToolResult` (`{"content", "structuredContent",
+    /// "isError"}`) under protocol revision `version`: its
+    /// `structuredContent` against this schema, paths from the result's root
+    /// (`/structuredContent/seat`). A result without `structuredContent` is
+    /// `missing_payload` there; an error result (`"isError": true`) is not
+    /// held to the schema and is reported as such.
+    ///
+    /// Under 2026-07-28 a result also carries `resultType`: `"complete"`
+    /// (or, from a server of an earlier revision, nothing) is checked as
+    /// above; `"input_required"` is an interim result that asks the client
+    /// for more input and is `missing_payload` at `/resultType`; any other
+    /// value is `invalid_member` there. Revision 2025-11-25 has no
+    /// `resultType`, so the member is not read.
+    ///
+    /// ```
+    /// use sdsi::{CompiledSchema, SchemaTemplate};
+    /// use sdsi::mcp::McpVersion;
+    /// use serde_json::json;
+    ///
+    /// let response = SchemaTemplate::from_value(&json!({
+    ///     "schema_id": "seat_result_v1", "scenario": "seat_choice",
+    ///     "keys": [{"key_name": "seat", "key_type": "string", "required": true,
+    ///               "semantic_description": "The seat given, such as 14C."}]
+    /// }))?;
+    /// let schema = CompiledSchema::new(&response)?;
+    /// let done = json!({"resultType": "complete", "content": [], "structuredContent": {"seat": "14C"}});
+    /// assert!(schema.validate_mcp_tool_result(&done).is_valid());
+    /// let asking = json!({"resultType": "input_required", "requestState": "s1"});
+    /// assert_eq!(schema.validate_mcp_tool_result(&asking).errors()[0].path(), "/resultType");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn validate_mcp_tool_result_for<'a>(
+        &'a self,
+        result: &'a Value,
+        version: McpVersion,
+    ) -> Report<'a> {
+        if version != McpVersion::V2025_11_25 {
+            match result.get("resultType") {
+                None => {}
+                Some(Value::String(kind)) if kind == "complete" => {}
+                Some(Value::String(kind)) if kind == "input_required" => {
+                    return Report::single(Issue::fixed(
+                        IssueCode::MissingPayload,
+                        "/resultType",
+                        "the result asks the client for more input (resultType \"input_required\"); it carries no structuredContent until the request is retried",
+                    ));
+                }
+                Some(other) => {
+                    return Report::single(Issue::owned(
+                        IssueCode::InvalidMember,
+                        "/resultType".to_owned(),
+                        format!(
+                            "resultType must be \"complete\" or \"input_required\", found {}",
+                            other_result_type(other)
+                        ),
+                    ));
+                }
+            }
+        }
         if result.get("isError") == Some(&Value::Bool(true)) {
             return Report::single(Issue::fixed(
                 IssueCode::MissingPayload,
@@ -132,5 +209,64 @@ impl CompiledSchema {
                 "the tool result has no structuredContent",
             )),
         }
+    }
+
+    /// Validates an MCP `ElicitResult` (`{"action", "content"}`), the user's
+    /// answer to the form `mcp_elicitation_request` sent (under 2026-07-28
+    /// it arrives in the retried call's `inputResponses`, under the schema's
+    /// id). An accepted answer's `content` is checked as the payload, paths
+    /// from the result's root (`/content/seat`); a declined or cancelled one
+    /// carries no payload and is `missing_payload` at `/action`; any other
+    /// action is `invalid_member` there.
+    pub fn validate_mcp_elicit_result<'a>(&'a self, result: &'a Value) -> Report<'a> {
+        match result.get("action").and_then(Value::as_str) {
+            Some("accept") => match result.get("content") {
+                Some(content) => self
+                    .validate_member_object(
+                        content,
+                        "the answer's content is",
+                        "the requested form",
+                    )
+                    .prefixed("/content"),
+                None => Report::single(Issue::fixed(
+                    IssueCode::MissingPayload,
+                    "/content",
+                    "the user accepted but the answer has no content",
+                )),
+            },
+            Some("decline") | Some("cancel") => Report::single(Issue::fixed(
+                IssueCode::MissingPayload,
+                "/action",
+                "the user declined or cancelled the form; the answer carries no payload",
+            )),
+            _ => Report::single(Issue::fixed(
+                IssueCode::InvalidMember,
+                "/action",
+                "an elicitation answer's action must be \"accept\", \"decline\" or \"cancel\"",
+            )),
+        }
+    }
+}
+
+/// An unexpected `resultType` as a message names it: a short string
+/// quoted, a longer one by its length (a server's text is not echoed at
+/// length), anything else by its kind.
+fn other_result_type(value: &Value) -> String {
+    match value {
+        Value::String(text) if text.chars().count() <= 24 => format!("{text:?}"),
+        Value::String(text) => format!("a string of {} characters", text.chars().count()),
+        other => json_kind(other).to_owned(),
+    }
+}
+
+/// What kind of JSON value `value` is, with its article, for messages.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
