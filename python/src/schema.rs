@@ -215,6 +215,14 @@ impl PySchema {
         ))
     }
 
+    /// Validates an MCP ``ElicitResult`` (``{"action", "content"}``), the
+    /// user's answer to ``mcp_elicitation_request``: an accepted answer's
+    /// ``content`` is checked as the payload.
+    fn validate_mcp_elicit_result(&self, result: &Bound<'_, PyAny>) -> PyResult<PyReport> {
+        let value = to_value(result, self.depth())?;
+        Ok(PyReport::of(self.inner.validate_mcp_elicit_result(&value)))
+    }
+
     /// The template's identifier.
     #[getter]
     fn schema_id(&self) -> &str {
