@@ -69,6 +69,7 @@
 //! | `src/a2a/fields.rs` | A2A issue #813's field definitions and their mapping to and from schema templates. | `JSON_MEDIA_TYPE`, `FieldKind`, `FieldDefinition`, `fields_from_template`, `FieldsConversion`, `template_from_fields`, `FieldDefinition::{is_optional, from_key}` |
 //! | `src/a2a/mod.rs` | A2A bridges: the structured field definitions proposed in A2A issue #813 (`FieldDefinition`, skill-level … | — |
 //! | `src/a2a/part.rs` | Data parts: a structured payload in an A2A v1.0 message part, and input fields compiled to validate a … | `FIELDS_SCHEMA_ID`, `CompiledFields`, `CompiledFields::{new, schema, warnings, validate_data}`, `CompiledSchema::{a2a_data_part, validate_a2a_data_part}` |
+//! | `src/a2a/part_metadata.rs` | A part's `metadata.mediaType` and `metadata.schema` (A2A v1.0 §6.8): written on the data parts this crate … | — |
 //! | `src/compat.rs` | Compatibility between versions of a schema template, in the terms schema registries use (Confluent's … | `Mode`, `UnknownMode`, `ChangeCode`, `Direction`, `Change`, `CompatReport`, `check`, `Mode::{ALL, as_str}`, `ChangeCode::{as_str, is_breaking}`, `CompatReport::{is_compatible, breaking}` |
 //! | `src/digest.rs` | Content digests: SHA-256 over RFC 8785 canonical JSON. | `DigestError`, `DigestError::to_issue` |
 //! | `src/envelope/id.rs` | The envelope's `id`: a version 4 UUID. | `MessageId`, `InvalidMessageId`, `MessageId::{new, from_random_bytes, as_uuid}` |

@@ -14,6 +14,7 @@
 mod card;
 mod fields;
 mod part;
+mod part_metadata;
 
 pub use card::{AgentExtension, AgentSkill, SDSI_A2A_EXTENSION_URI};
 pub use fields::JSON_MEDIA_TYPE;
