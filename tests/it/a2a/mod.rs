@@ -1,7 +1,9 @@
 //! A2A bridges: #813 field definitions (serde round trips, template ↔ fields,
 //! data part validation through the core validator), the AgentCard
 //! extension entry and the v1.0 data part with `metadata.mediaType` and
-//! `metadata.schema` (§6.8).
+//! `metadata.schema` (§6.8); the Schema Contract extension in `contract`.
+
+mod contract;
 
 use crate::common::{
     Extras, assert_send_sync, flight_template, json_value, pairs, template, value_of,
