@@ -108,7 +108,7 @@ impl PyCompiledFields {
 }
 
 /// A structured payload ``{"schema_id", "payload"}`` as an A2A data part
-/// (``{"data", "mediaType", "metadata": {"schema"}}``).
+/// (``{"data", "mediaType", "metadata": {"mediaType", "schema"}}``).
 #[pyfunction]
 pub fn a2a_data_part<'py>(
     py: Python<'py>,

@@ -15,6 +15,7 @@ use crate::validate::normalized::Normalized;
 use crate::validate::report::{Report, finish_report};
 
 use super::fields::{FieldDefinition, JSON_MEDIA_TYPE, convert};
+use super::part_metadata::{data_part_metadata, is_json_media_type, metadata_issues};
 
 /// The schema id of the template built from input fields by [`CompiledFields`].
 pub const FIELDS_SCHEMA_ID: &str = "a2a_input_fields";
@@ -198,13 +199,15 @@ fn unwrap_text_part(value: &Value) -> Value {
 
 impl CompiledSchema {
     /// An A2A v1.0 data part carrying `message` (`{"schema_id", "payload"}`)
-    /// as its `data`, with `mediaType` `application/json` and the message's
-    /// JSON Schema ([`CompiledSchema::json_schema`]) as `metadata.schema`.
+    /// as its `data`, with `mediaType` `application/json`, and in its
+    /// `metadata` the `mediaType` and `schema` of A2A v1.0 §6.8: the media
+    /// type again and the message's JSON Schema
+    /// ([`CompiledSchema::json_schema`]).
     pub fn a2a_data_part(&self, message: &StructuredPayload) -> Value {
         json!({
             "data": message.to_value(),
             "mediaType": JSON_MEDIA_TYPE,
-            "metadata": {"schema": self.json_schema()},
+            "metadata": data_part_metadata(self),
         })
     }
 
@@ -214,8 +217,17 @@ impl CompiledSchema {
     /// and whose `text` is the message serialized, which is read through the
     /// bytes path under the schema's [`Limits`](crate::validate::Limits).
     /// Paths are from the part's root (`/data/payload/origin`; for a text
-    /// part, `/text` followed by the path inside the parsed text). The part's
-    /// other members (`metadata`, a v0.x `kind`) are not checked.
+    /// part, `/text` followed by the path inside the parsed text).
+    ///
+    /// What the part says about itself must agree with the schema (A2A v1.0
+    /// §6.8): a data part's `mediaType`, when given, is JSON; a
+    /// `metadata.mediaType` is JSON and the same type as the part's; a
+    /// `metadata.schema` that names a schema id (in
+    /// `properties.schema_id.const`, as [`CompiledSchema::json_schema`]
+    /// writes it) names this schema's, else `schema_id_mismatch` at
+    /// `/metadata/schema/properties/schema_id/const`. Other media type
+    /// problems are `invalid_member` at the member's path. A v0.x `kind`
+    /// member is not checked.
     ///
     /// ```
     /// use sdsi::{CompiledSchema, SchemaTemplate};
@@ -243,6 +255,7 @@ impl CompiledSchema {
                 "a part must be a JSON object",
             ));
         };
+        let data_part = object.contains_key("data");
         let (report, prefix) = match (object.get("data"), object.get("text")) {
             (Some(data), _) => (self.validate(data), "/data"),
             (None, Some(Value::String(text))) if is_json_media_type(object.get("mediaType")) => {
@@ -263,8 +276,10 @@ impl CompiledSchema {
                 ));
             }
         };
+        let mut errors: Vec<Issue> = report.errors().iter().map(|i| i.prefixed(prefix)).collect();
+        errors.extend(metadata_issues(object, data_part, self));
         let out = Collect {
-            errors: report.errors().iter().map(|i| i.prefixed(prefix)).collect(),
+            errors,
             warnings: report
                 .warnings()
                 .iter()
@@ -273,22 +288,6 @@ impl CompiledSchema {
         };
         finish_report(out, report.into_parts().1)
     }
-}
-
-/// Whether a part's `mediaType` names JSON: `application/json` or a
-/// structured-syntax `+json` type, in any case, parameters allowed.
-fn is_json_media_type(media_type: Option<&Value>) -> bool {
-    let Some(Value::String(media_type)) = media_type else {
-        return false;
-    };
-    let essence = media_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
-    essence == JSON_MEDIA_TYPE
-        || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
 #[cfg(test)]
@@ -310,22 +309,6 @@ mod tests {
             unwrap_text_part(&json!({"text": "x", "y": 1})),
             json!({"text": "x", "y": 1})
         );
-    }
-
-    #[test]
-    fn json_media_types() {
-        for yes in [
-            "application/json",
-            "Application/JSON; charset=utf-8",
-            "application/vnd.a2a+json",
-        ] {
-            assert!(is_json_media_type(Some(&json!(yes))), "{yes}");
-        }
-        for no in ["text/plain", "application/jsonx", "json", ""] {
-            assert!(!is_json_media_type(Some(&json!(no))), "{no}");
-        }
-        assert!(!is_json_media_type(None));
-        assert!(!is_json_media_type(Some(&json!(1))));
     }
 
     #[test]

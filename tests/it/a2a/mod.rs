@@ -1,6 +1,9 @@
 //! A2A bridges: #813 field definitions (serde round trips, template ↔ fields,
 //! data part validation through the core validator), the AgentCard
-//! extension entry and the v1.0 data part with `metadata.schema`.
+//! extension entry and the v1.0 data part with `metadata.mediaType` and
+//! `metadata.schema` (§6.8); the Schema Contract extension in `contract`.
+
+mod contract;
 
 use crate::common::{
     Extras, assert_send_sync, flight_template, json_value, pairs, template, value_of,
@@ -221,11 +224,61 @@ fn data_part_bridge() {
         .with("departure_date", "2026-05-04");
     let part = schema.a2a_data_part(&message);
     assert_eq!(part["mediaType"], "application/json");
+    // A2A v1.0 §6.8: the media type and the schema in the part's metadata.
+    assert_eq!(part["metadata"]["mediaType"], "application/json");
     assert_eq!(part["metadata"]["schema"], schema.json_schema());
     assert_eq!(part["data"], message.to_value());
     let report = schema.validate_a2a_data_part(&part);
     assert!(report.is_valid());
     assert_eq!(report.normalized().unwrap()["cabin_class"], "economy");
+
+    // What the part says about itself must agree with the schema.
+    let other =
+        CompiledSchema::new(&template_from_fields("other_v1", "other", &[]).template).unwrap();
+    let said = |edit: fn(&mut Value, &CompiledSchema), other: &CompiledSchema| {
+        let mut part = part.clone();
+        edit(&mut part, other);
+        pairs(schema.validate_a2a_data_part(&part).errors())
+    };
+    assert_eq!(
+        said(|p, o| p["metadata"]["schema"] = o.json_schema(), &other),
+        [(
+            "schema_id_mismatch",
+            "/metadata/schema/properties/schema_id/const".to_owned()
+        )]
+    );
+    assert_eq!(
+        said(
+            |p, _| p["metadata"]["mediaType"] = json!("text/plain"),
+            &other
+        ),
+        [("invalid_member", "/metadata/mediaType".to_owned())]
+    );
+    assert_eq!(
+        said(
+            |p, _| p["metadata"]["mediaType"] = json!("application/vnd.x+json"),
+            &other
+        ),
+        [("invalid_member", "/metadata/mediaType".to_owned())]
+    );
+    assert_eq!(
+        said(|p, _| p["mediaType"] = json!("text/csv"), &other),
+        [("invalid_member", "/mediaType".to_owned())]
+    );
+    assert_eq!(
+        said(|p, _| p["metadata"]["schema"] = json!("a schema"), &other),
+        [("invalid_member", "/metadata/schema".to_owned())]
+    );
+    assert_eq!(
+        said(|p, _| p["metadata"] = json!([]), &other),
+        [("invalid_member", "/metadata".to_owned())]
+    );
+    // §6.8's own example schema names no schema id: it is not compared.
+    let tickets = json!({"type": "array", "items": {"type": "object",
+        "properties": {"ticketNumber": {"type": "string"}, "description": {"type": "string"}}}});
+    let mut foreign = part.clone();
+    foreign["metadata"]["schema"] = tickets;
+    assert!(schema.validate_a2a_data_part(&foreign).is_valid());
 
     let bad = json!({"kind": "data", "data": {"schema_id": "flight_booking_v1", "payload": {"origin": 1}}});
     assert_eq!(
