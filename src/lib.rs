@@ -238,6 +238,7 @@ pub mod _documentation;
 #[cfg(feature = "a2a")]
 pub mod a2a;
 pub mod compat;
+pub mod derive;
 mod digest;
 #[cfg(feature = "envelope")]
 pub mod envelope;
@@ -260,10 +261,15 @@ pub mod validate;
 
 #[cfg(feature = "envelope")]
 pub use envelope::Envelope;
+// The trait and, with the feature, the derive of the same name (as serde
+// pairs `Serialize` with its derive): `use sdsi::Template` brings both.
+pub use derive::Template;
 pub use issue::{Issue, IssueCode};
 pub use key::{KeyDefinition, KeyName, KeyType};
 #[cfg(feature = "patch")]
 pub use patch::SchemaStore;
 pub use payload::StructuredPayload;
+#[cfg(feature = "derive")]
+pub use sdsi_derive::Template;
 pub use template::{SchemaTemplate, TemplateError};
 pub use validate::{CompiledSchema, Normalized, Report};
