@@ -70,6 +70,11 @@
 //! | `src/a2a/mod.rs` | A2A bridges: the structured field definitions proposed in A2A issue #813 (`FieldDefinition`, skill-level … | — |
 //! | `src/a2a/part.rs` | Data parts: a structured payload in an A2A v1.0 message part, and input fields compiled to validate a … | `FIELDS_SCHEMA_ID`, `CompiledFields`, `CompiledFields::{new, schema, warnings, validate_data}`, `CompiledSchema::{a2a_data_part, validate_a2a_data_part}` |
 //! | `src/compat.rs` | Compatibility between versions of a schema template, in the terms schema registries use (Confluent's … | `Mode`, `UnknownMode`, `ChangeCode`, `Direction`, `Change`, `CompatReport`, `check`, `Mode::{ALL, as_str}`, `ChangeCode::{as_str, is_breaking}`, `CompatReport::{is_compatible, breaking}` |
+//! | `src/derive/__private.rs` | What the output of `#[derive(Template)]` calls. | `key`, `other_key`, `default_value`, `members`, `values`, `OtherField`, `OptionalOther`, `assert_other`, `assert_optional_other` |
+//! | `src/derive/mod.rs` | Templates from Rust types: the `Template` trait that `#[derive(Template)]` implements (feature `derive`), … | — |
+//! | `src/derive/other.rs` | `Other`: what a payload's reserved `other` key holds, as a struct field. | `Other`, `Other::{fragments, into_fragments, is_empty}` |
+//! | `src/derive/std_types.rs` | The key types of the standard types a field can have, as serde_json writes them: numbers, strings, … | — |
+//! | `src/derive/traits.rs` | The traits a derived type implements: `Template` (the type is a whole template) and `TemplateField` (the … | `Template`, `TemplateField` |
 //! | `src/digest.rs` | Content digests: SHA-256 over RFC 8785 canonical JSON. | `DigestError`, `DigestError::to_issue` |
 //! | `src/envelope/id.rs` | The envelope's `id`: a version 4 UUID. | `MessageId`, `InvalidMessageId`, `MessageId::{new, from_random_bytes, as_uuid}` |
 //! | `src/envelope/limits.rs` | Bounds on what reading an envelope may cost, like the payload's `Limits`: a hostile envelope is refused … | `EnvelopeLimits`, `EnvelopeLimits::{with_max_bytes, with_max_capabilities, with_max_string_bytes, with_max_depth}` |

@@ -112,18 +112,21 @@ impl Container {
                 });
                 errors.extend(read.err());
             } else if attr.path().is_ident("sdsi") {
+                let mut empty = Vec::new();
                 let read = attr.parse_nested_meta(|meta| {
                     if meta.path.is_ident("schema_id") {
-                        container.schema_id = Some(non_empty(&meta)?);
+                        container.schema_id = Some(non_empty(&meta, &mut empty)?);
                     } else if meta.path.is_ident("scenario") {
-                        container.scenario = Some(non_empty(&meta)?);
+                        container.scenario = Some(non_empty(&meta, &mut empty)?);
                     } else {
-                        return Err(meta.error(
+                        empty.push(meta.error(
                             "unknown sdsi attribute: a struct takes `schema_id = \"...\"` and `scenario = \"...\"`",
                         ));
+                        skip(&meta)?;
                     }
                     Ok(())
                 });
+                errors.extend(empty);
                 errors.extend(read.err());
             }
         }
@@ -259,11 +262,12 @@ fn default(meta: &ParseNestedMeta) -> syn::Result<DefaultFrom> {
     }
 }
 
-/// A string value that must not be empty (`schema_id`, `scenario`).
-fn non_empty(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
+/// A string value that must not be empty (`schema_id`, `scenario`); an
+/// empty one goes to `empty`, and the attribute's other members are read on.
+fn non_empty(meta: &ParseNestedMeta, empty: &mut Vec<syn::Error>) -> syn::Result<LitStr> {
     let value: LitStr = meta.value()?.parse()?;
     if value.value().trim().is_empty() {
-        return Err(syn::Error::new(
+        empty.push(syn::Error::new(
             value.span(),
             "must not be empty: clients and stores tell templates apart by it",
         ));

@@ -35,6 +35,8 @@ struct Key<'a> {
     ty: &'a Type,
     doc: String,
     attrs: attrs::Field,
+    /// The `sdsi::KeyType` variant `#[sdsi(key_type = "...")]` names.
+    key_type: Option<Ident>,
 }
 
 /// The two impls for a struct, or nothing when `errors` got a problem.
@@ -127,12 +129,31 @@ pub(crate) fn expand(
             ));
             continue;
         }
+        let key_type = match &field_attrs.key_type {
+            Some(lit) => match KEY_TYPES.iter().find(|(n, _)| *n == lit.value()) {
+                Some((_, variant)) => Some(Ident::new(variant, lit.span())),
+                None => {
+                    let known: Vec<&str> = KEY_TYPES.iter().map(|(n, _)| *n).collect();
+                    errors.push(syn::Error::new(
+                        lit.span(),
+                        format!(
+                            "unknown key type {:?}: one of {}",
+                            lit.value(),
+                            known.join(", ")
+                        ),
+                    ));
+                    continue;
+                }
+            },
+            None => None,
+        };
         keys.push(Key {
             name,
             ident,
             ty: &field.ty,
             doc,
             attrs: field_attrs,
+            key_type,
         });
     }
     if let (Some(span), false) = (container.deny_unknown_fields, seen.contains_key(OTHER)) {
@@ -150,16 +171,11 @@ pub(crate) fn expand(
     if !errors.is_empty() {
         return TokenStream::new();
     }
-    generate(input, &container, &keys, errors)
+    generate(input, &container, &keys)
 }
 
 /// The `Template` and `TemplateField` impls.
-fn generate(
-    input: &DeriveInput,
-    container: &Container,
-    keys: &[Key],
-    errors: &mut Vec<syn::Error>,
-) -> TokenStream {
+fn generate(input: &DeriveInput, container: &Container, keys: &[Key]) -> TokenStream {
     let ident = &input.ident;
     let default_scenario = type_to_snake(&ident.unraw().to_string());
     let scenario = container
@@ -191,24 +207,8 @@ fn generate(
             });
             continue;
         }
-        let (key_type, required, more) = match &key.attrs.key_type {
-            Some(lit) => {
-                let Some(variant) = KEY_TYPES
-                    .iter()
-                    .find(|(n, _)| *n == lit.value())
-                    .map(|(_, v)| Ident::new(v, lit.span()))
-                else {
-                    let known: Vec<&str> = KEY_TYPES.iter().map(|(n, _)| *n).collect();
-                    errors.push(syn::Error::new(
-                        lit.span(),
-                        format!(
-                            "unknown key type {:?}: one of {}",
-                            lit.value(),
-                            known.join(", ")
-                        ),
-                    ));
-                    continue;
-                };
+        let (key_type, required, more) = match &key.key_type {
+            Some(variant) => {
                 // serde reads a missing `Option` as `None` unless a function
                 // reads the field.
                 let optional = is_option(ty) && key.attrs.deserialize_with.is_none();
@@ -239,9 +239,6 @@ fn generate(
         definitions.push(quote!(::sdsi::derive::__private::other_key(
             ::core::option::Option::None
         )));
-    }
-    if !errors.is_empty() {
-        return TokenStream::new();
     }
     let container_default = if uses_container_default {
         match &container.default {

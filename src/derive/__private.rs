@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::Other;
+use super::other::Other;
 use crate::key::{KeyDefinition, KeyName, KeyType, OTHER_KEY};
 use crate::template::is_other_value;
 

@@ -10,7 +10,7 @@ use std::num::{
 use std::rc::Rc;
 use std::sync::Arc;
 
-use super::TemplateField;
+use super::traits::TemplateField;
 use crate::key::KeyType;
 
 macro_rules! key_type {
