@@ -42,6 +42,7 @@
 //! | module | what it holds | feature |
 //! |---|---|---|
 //! | [`key`], [`template`] | key names and types, key definitions, templates and their checks | — |
+//! | [`derive`](mod@derive) | [`Template`] (a type that is a template) and its derive, `TemplateField` (a field's key type), `Other` (the `other` field) | the derive: `derive` |
 //! | [`payload`], [`negotiate`] | the structured payload and its builder; negotiation and result messages | — |
 //! | [`validate`] | [`CompiledSchema`], options and limits, [`Report`] and its [`Normalized`] payload, typed reads (`deserialize_slice`) | — |
 //! | [`issue`] | [`Issue`], [`IssueCode`], the problem list behind every report | — |

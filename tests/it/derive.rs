@@ -712,3 +712,25 @@ fn unwritable_defaults_are_left_out() {
     }
     assert!(template.check().is_valid());
 }
+
+/// The README's first example is `examples/derive.rs` (which `cargo test`
+/// compiles), up to spacing: so it compiles and its calls exist.
+#[test]
+fn the_readme_example_is_the_derive_example() {
+    let spaced = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|line| !line.is_empty())
+            .collect()
+    };
+    let readme = include_str!("../../README.md");
+    let block = readme
+        .split("```rust\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .unwrap();
+    let example = include_str!("../../examples/derive.rs");
+    let (_, body) = example.split_once("// README: start\n").unwrap();
+    let (body, _) = body.split_once("// README: end").unwrap();
+    assert_eq!(spaced(block), spaced(body));
+}
