@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SRC = ["src", "cli/src", "sqlite/src", "postgres/src", "model/src",
-               "python/src", "llm/src", "report/src"]
+               "python/src", "llm/src", "report/src", "derive/src"]
 
 # The strict reading (the default): a path names the file it spells, even
 # when that module only re-exports the item, and a module depends on the

@@ -4,6 +4,7 @@
 //! | guide | read it for |
 //! |---|---|
 //! | [`guide`] | the protocol walk-through, the API, options, the decisions taken where the draft is silent |
+//! | [`derive`](mod@derive) | `#[derive(Template)]`: a template from a serde struct, the mapping, what does not compile |
 //! | [`error_codes`] | every [`IssueCode`](crate::IssueCode), with an example |
 //! | [`interop`] | the envelope, A2A fields, MCP / JSON Schema / constrained-decoding exports |
 //! | [`patches`] | patches, per-client schemas, the key lifecycle |
@@ -28,6 +29,7 @@ macro_rules! links {
     () => {
         "[module-map]: crate#modules\n\
          [guide.md]: crate::_documentation::guide\n\
+         [derive.md]: crate::_documentation::derive\n\
          [error-codes.md]: crate::_documentation::error_codes\n\
          [interop.md]: crate::_documentation::interop\n\
          [patches.md]: crate::_documentation::patches\n\
@@ -43,6 +45,11 @@ macro_rules! links {
 #[doc = links!()]
 #[doc = include_str!("../docs/guide.md")]
 pub mod guide {}
+
+#[cfg(feature = "derive")]
+#[doc = links!()]
+#[doc = include_str!("../docs/derive.md")]
+pub mod derive {}
 
 #[doc = links!()]
 #[doc = include_str!("../docs/error-codes.md")]

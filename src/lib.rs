@@ -42,6 +42,7 @@
 //! | module | what it holds | feature |
 //! |---|---|---|
 //! | [`key`], [`template`] | key names and types, key definitions, templates and their checks | — |
+//! | [`derive`](mod@derive) | [`Template`] (a type that is a template) and its derive, `TemplateField` (a field's key type), `Other` (the `other` field) | the derive: `derive` |
 //! | [`payload`], [`negotiate`] | the structured payload and its builder; negotiation and result messages | — |
 //! | [`validate`] | [`CompiledSchema`], options and limits, [`Report`] and its [`Normalized`] payload, typed reads (`deserialize_slice`) | — |
 //! | [`issue`] | [`Issue`], [`IssueCode`], the problem list behind every report | — |
@@ -79,6 +80,11 @@
 //! | `src/a2a/part.rs` | Data parts: a structured payload in an A2A v1.0 message part, and input fields compiled to validate a … | `FIELDS_SCHEMA_ID`, `CompiledFields`, `CompiledFields::{new, schema, warnings, validate_data}`, `CompiledSchema::{a2a_data_part, validate_a2a_data_part}` |
 //! | `src/a2a/part_metadata.rs` | A part's `metadata.mediaType` and `metadata.schema` (A2A v1.0 §6.8): written on the data parts this crate … | — |
 //! | `src/compat.rs` | Compatibility between versions of a schema template, with the semantics of Confluent Schema Registry's … | `Mode`, `UnknownMode`, `ChangeCode`, `Direction`, `Change`, `CompatReport`, `check`, `Mode::{ALL, as_str}`, `ChangeCode::{as_str, is_breaking}`, `CompatReport::{is_compatible, breaking}` |
+//! | `src/derive/__private.rs` | What the output of `#[derive(Template)]` calls. | `key`, `other_key`, `default_value`, `members`, `values`, `OtherField`, `OptionalOther`, `assert_other`, `assert_optional_other` |
+//! | `src/derive/mod.rs` | Templates from Rust types: the `Template` trait that `#[derive(Template)]` implements (feature `derive`), … | — |
+//! | `src/derive/other.rs` | `Other`: what a payload's reserved `other` key holds, as a struct field. | `Other`, `Other::{fragments, into_fragments, is_empty}` |
+//! | `src/derive/std_types.rs` | The key types of the standard types a field can have, as serde_json writes them: numbers, strings, … | — |
+//! | `src/derive/traits.rs` | The traits a derived type implements: `Template` (the type is a whole template) and `TemplateField` (the … | `Template`, `TemplateField` |
 //! | `src/digest.rs` | Content digests: SHA-256 over RFC 8785 canonical JSON. | `DigestError`, `DigestError::to_issue` |
 //! | `src/envelope/id.rs` | The envelope's `id`: a version 4 UUID. | `MessageId`, `InvalidMessageId`, `MessageId::{new, from_random_bytes, as_uuid}` |
 //! | `src/envelope/limits.rs` | Bounds on what reading an envelope may cost, like the payload's `Limits`: a hostile envelope is refused … | `EnvelopeLimits`, `EnvelopeLimits::{with_max_bytes, with_max_capabilities, with_max_string_bytes, with_max_depth}` |
@@ -247,6 +253,7 @@ pub mod _documentation;
 #[cfg(feature = "a2a")]
 pub mod a2a;
 pub mod compat;
+pub mod derive;
 mod digest;
 #[cfg(feature = "envelope")]
 pub mod envelope;
@@ -269,10 +276,15 @@ pub mod validate;
 
 #[cfg(feature = "envelope")]
 pub use envelope::Envelope;
+// The trait and, with the feature, the derive of the same name (as serde
+// pairs `Serialize` with its derive): `use sdsi::Template` brings both.
+pub use derive::Template;
 pub use issue::{Issue, IssueCode};
 pub use key::{KeyDefinition, KeyName, KeyType};
 #[cfg(feature = "patch")]
 pub use patch::SchemaStore;
 pub use payload::StructuredPayload;
+#[cfg(feature = "derive")]
+pub use sdsi_derive::Template;
 pub use template::{SchemaTemplate, TemplateError};
 pub use validate::{CompiledSchema, Normalized, Report};

@@ -24,6 +24,8 @@ mod a2a;
 mod compat;
 mod compiled;
 mod conformance;
+#[cfg(feature = "derive")]
+mod derive;
 #[cfg(feature = "envelope")]
 mod envelope;
 #[cfg(feature = "evolution")]

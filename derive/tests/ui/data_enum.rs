@@ -1,0 +1,9 @@
+use sdsi::Template;
+
+#[derive(serde::Deserialize, Template)]
+enum Payment {
+    Cash,
+    Card { number: String },
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use sdsi::Template;
+
+#[derive(serde::Deserialize, Template)]
+enum Never {}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use sdsi::Template;
+
+#[derive(serde::Deserialize, Template)]
+struct Page<T> {
+    /// The items.
+    items: Vec<T>,
+}
+
+fn main() {}
