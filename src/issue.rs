@@ -107,7 +107,10 @@ pub enum IssueCode {
     DeprecatedKey,
     /// Warning: the payload uses a withdrawn key, still accepted during the backward-compatibility window.
     WithdrawnKey,
-    /// Export warning: a key has no counterpart in the target format and was left out.
+    /// Export warning: a key has no counterpart in the target format and was
+    /// left out. Import warning: the template accepts other payloads than the
+    /// imported schema at this place (a keyword it cannot express, an open
+    /// object made closed, a `required` name with no property ...).
     NotExpressible,
     /// Bridge warning: an A2A field name is not snake_case; the template key uses a snake_case form of it.
     FieldRenamed,

@@ -143,7 +143,11 @@
 //! | `src/evolution/vectors.rs` | The vector math of the pool: dot products, unit vectors, and the mean similarity of groups of unit vectors … | — |
 //! | `src/export.rs` | Exports of a compiled schema for the tools agents already use: JSON Schema 2020-12, MCP (a tool's … | `JSON_SCHEMA_DIALECT`, `Export`, `CompiledSchema::{json_schema, mcp_input_schema, mcp_output_schema, mcp_elicitation_schema, strict_schema, prompt}` |
 //! | `src/extra_members.rs` | Members a typed value does not know (a template's or a key's `extra`), kept so that a round trip loses … | — |
-//! | `src/import.rs` | Templates from the schemas agents already publish: a JSON Schema object (draft 2020-12 or 07) or an MCP … | `Imported`, `from_json_schema`, `from_mcp_tool` |
+//! | `src/import/importer.rs` | The import's running state: the keys made so far and every difference reported, plus the vocabulary the … | — |
+//! | `src/import/mod.rs` | Templates from the schemas agents already publish: a JSON Schema object (draft 2020-12 or 07) or an MCP … | `Imported`, `from_json_schema`, `from_mcp_tool` |
+//! | `src/import/object.rs` | The payload object's schema: its properties become keys; what it says about members beyond them (open or … | — |
+//! | `src/import/property.rs` | One property → one key: its name made snake_case, its type read where it is written (see `shape`), its … | — |
+//! | `src/import/shape.rs` | Where a property's type is written: in the property itself, in the schema a local `$ref` names … | — |
 //! | `src/issue/path.rs` | Where an issue points, held without an allocation whenever it can be. | — |
 //! | `src/issue.rs` | Problems found in templates and payloads: a stable code, a JSON Pointer and a message. | `IssueCode`, `UnknownIssueCode`, `Issue`, `Problems`, `IssueCode::{ALL, as_str}`, `Issue::{new, prefixed, code, path, message, limit_value, expected, found}`, `Problems::{is_valid, errors, warnings, into_parts}` |
 //! | `src/key/definition.rs` | `KeyDefinition`: one key of a template, with its wire flags. | `EXPERIMENTAL_MEMBER`, `DEPRECATED_MEMBER`, `KeyDefinition`, `KeyDefinition::{new, with_default, is_experimental, is_deprecated, effective_default}` |

@@ -54,6 +54,12 @@ pub fn figure(name: &str) -> Value {
     fixture("figures", &format!("{name}.json"))
 }
 
+/// `tests/fixtures/import/<name>.json`: a schema or MCP tool written by a
+/// real generator (pydantic, rmcp), for the import's round trips.
+pub fn import_fixture(name: &str) -> Value {
+    fixture("fixtures/import", &format!("{name}.json"))
+}
+
 /// The draft's Figure 2, the flight booking template (`flight_booking_v1`).
 pub fn flight_template() -> SchemaTemplate {
     SchemaTemplate::from_value(&figure("fig02_flight_template")).unwrap()
