@@ -1,12 +1,13 @@
 //! Exports: the JSON Schema export accepts exactly what the validator accepts
-//! (`jsonschema` as the oracle, both directions), the strict and elicitation
-//! schemas only admit valid payloads, and the `PayloadBuilder` only builds
-//! valid ones.
+//! (`jsonschema` as the oracle, both directions), the strict and elicitation schemas only admit valid payloads,
+//! every export writes the template's keys in the template's order, and the
+//! `PayloadBuilder` only builds valid ones.
 
 use crate::common::{
-    Extras, figure, flight_template, json_value, message_for, template, unknown_key_policy,
-    value_of,
+    Extras, assert_send_sync, figure, flight_template, json_value, message_for, template,
+    unknown_key_policy, value_of,
 };
+use indexmap::IndexMap;
 use proptest::prelude::*;
 use sdsi::payload::{BuildError, PayloadBuilder, Placement};
 use sdsi::{CompiledSchema, KeyType, SchemaTemplate};
@@ -14,6 +15,33 @@ use serde_json::{Map, Value, json};
 
 fn oracle(schema: &Value) -> jsonschema::Validator {
     jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("{e}: {schema}"))
+}
+
+/// JSON read with every object's members in the order of the text (a
+/// `Value`'s map is sorted unless serde_json's `preserve_order` is on);
+/// anything but an object is skipped.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum InOrder {
+    Object(IndexMap<String, InOrder>),
+    Other(serde::de::IgnoredAny),
+}
+
+/// The member names of the object at `path` in `text`, in the text's order.
+fn names_at(text: &str, path: &[&str]) -> Vec<String> {
+    let mut node: InOrder = serde_json::from_str(text).unwrap();
+    for step in path {
+        node = match node {
+            InOrder::Object(mut members) => members
+                .swap_remove(*step)
+                .unwrap_or_else(|| panic!("no {step} in {text}")),
+            _ => panic!("{step}: not an object in {text}"),
+        };
+    }
+    match node {
+        InOrder::Object(members) => members.into_keys().collect(),
+        _ => panic!("{path:?}: not an object in {text}"),
+    }
 }
 
 /// A payload for the strict schema: every producer key present, optional
@@ -143,6 +171,34 @@ proptest! {
         }
         // The MCP tool input schema is the payload member of the same schema.
         prop_assert_eq!(&exported["properties"]["payload"], &schema.mcp_input_schema());
+    }
+
+    /// Every export lists the template's keys in the template's order (an
+    /// undeclared `other` last), in its serialized text, whatever serde_json
+    /// features are on: `scripts/test.sh` runs this without and with
+    /// `preserve_order`.
+    #[test]
+    fn exports_keep_the_template_key_order(template in template(Extras::None)) {
+        let schema = CompiledSchema::new(&template).unwrap();
+        let mut keys: Vec<String> = template.keys.iter().map(|k| k.key_name.to_string()).collect();
+        if template.key("other").is_none() {
+            keys.push("other".to_owned());
+        }
+        let text = schema.json_schema().to_string();
+        prop_assert_eq!(names_at(&text, &["properties"]), ["schema_id", "payload"]);
+        prop_assert_eq!(&names_at(&text, &["properties", "payload", "properties"]), &keys);
+        let text = serde_json::to_string(&schema.mcp_input_schema()).unwrap();
+        prop_assert_eq!(&names_at(&text, &["properties"]), &keys);
+        let strict = schema.strict_schema();
+        let text = serde_json::to_string(&strict).unwrap();
+        let offered: Vec<String> = keys.iter().filter(|k| strict.schema["properties"].get(k.as_str()).is_some()).cloned().collect();
+        prop_assert_eq!(&names_at(&text, &["schema", "properties"]), &offered);
+        prop_assert_eq!(&strict.schema["required"], &json!(offered));
+        let form = schema.mcp_elicitation_schema();
+        let text = form.schema.to_string();
+        let mut asked: Vec<String> = keys.iter().filter(|k| *k != "other" && form.schema["properties"].get(k.as_str()).is_some()).cloned().collect();
+        asked.push("other".to_owned());
+        prop_assert_eq!(&names_at(&text, &["properties"]), &asked);
     }
 
     /// The same, over the JSON-Schema-derived shape of valid messages only
@@ -335,4 +391,75 @@ fn sensitive_keys_never_reach_an_elicitation_form() {
     assert!(!properties.contains_key("passport_number"));
     let paths: Vec<&str> = export.warnings.iter().map(|w| w.path()).collect();
     assert_eq!(paths, ["/keys/1", "/keys/2"]);
+}
+
+/// A template whose key order is not the alphabet's, `other` declared
+/// between two keys.
+fn unsorted() -> CompiledSchema {
+    let template = SchemaTemplate::from_value(&json!({
+        "schema_id": "order_v1", "scenario": "coffee",
+        "keys": [
+            {"key_name": "size", "key_type": "string", "required": true, "semantic_description": "Cup size."},
+            {"key_name": "other", "key_type": "string", "required": false, "semantic_description": "Rest."},
+            {"key_name": "milk", "key_type": "string", "required": false, "semantic_description": "Milk."},
+            {"key_name": "amount", "key_type": "integer", "required": true, "semantic_description": "Cups."}
+        ]
+    }))
+    .unwrap();
+    CompiledSchema::new(&template).unwrap()
+}
+
+/// Held out: the strict schema a decoder is constrained by lists `size`
+/// first, never `other` (which sorts before `size`) nor `amount`, and its
+/// text is the same whatever serde_json features are on; the other exports
+/// keep the order too, as text, through serde and in their `Export`.
+/// `scripts/test.sh` runs this without and with serde_json's
+/// `preserve_order`; without it a `Value` sorts them, which is what went
+/// wrong.
+#[test]
+fn exports_write_the_template_key_order() {
+    let schema = unsorted();
+    let order = ["size", "other", "milk", "amount"];
+    let strict = schema.strict_schema();
+    assert_eq!(
+        strict.schema.to_string(),
+        r#"{"type":"object","properties":{"size":{"type":"string","description":"Cup size."},"other":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}],"description":"Rest."},"milk":{"type":["string","null"],"description":"Milk."},"amount":{"type":"integer","description":"Cups."}},"required":["size","other","milk","amount"],"additionalProperties":false}"#
+    );
+    let exported = serde_json::to_string(&strict).unwrap();
+    assert_eq!(names_at(&exported, &["schema", "properties"]), order);
+    let pretty = format!("{:#}", schema.json_schema());
+    assert_eq!(
+        names_at(&pretty, &[]),
+        [
+            "$schema",
+            "title",
+            "description",
+            "type",
+            "properties",
+            "required"
+        ]
+    );
+    assert_eq!(
+        names_at(&pretty, &["properties", "payload", "properties"]),
+        order
+    );
+    let input = serde_json::to_string_pretty(&schema.mcp_output_schema()).unwrap();
+    assert_eq!(names_at(&input, &["properties"]), order);
+    let form = serde_json::to_string(&schema.mcp_elicitation_schema()).unwrap();
+    assert_eq!(
+        names_at(&form, &["schema", "properties"]),
+        ["size", "milk", "amount", "other"]
+    );
+    // The document reads and compares as the `Value` it holds, whose own
+    // order is serde_json's: sorted unless `preserve_order` is on.
+    let value = strict.schema.clone().into_value();
+    assert_eq!(strict.schema, value);
+    let preserve_order = json!({"b": 0, "a": 0}).to_string().starts_with(r#"{"b""#);
+    let value_order = names_at(&value.to_string(), &["properties"]);
+    if preserve_order {
+        assert_eq!(value_order, order);
+    } else {
+        assert_eq!(value_order, ["amount", "milk", "other", "size"]);
+    }
+    assert_send_sync::<sdsi::export::OrderedJson>();
 }
