@@ -15,7 +15,7 @@ use crate::issue::{Issue, IssueCode};
 use crate::key::{KeyDefinition, KeyType, OTHER_KEY, Sensitivity, whole_number};
 use crate::validate::core::check::Check;
 use crate::validate::core::compiled_key::{CompiledKey, KeyStatus};
-use crate::validate::core::options::UnknownKeys;
+use crate::validate::core::options::{BigIntegers, UnknownKeys};
 use crate::validate::core::schema::CompiledSchema;
 
 mod ordered;
@@ -71,6 +71,17 @@ impl CompiledSchema {
     /// accepts, with one exception: JSON Schema cannot bound nesting depth,
     /// so values nested deeper than [`Limits::max_depth`](crate::validate::Limits::max_depth) are accepted
     /// by the schema and rejected by the validator.
+    ///
+    /// Compiled with [`BigIntegers::Reject`], each `integer` key carries
+    /// `minimum: -9223372036854775808` and `maximum: 18446744073709551615`
+    /// (`i64::MIN`, `u64::MAX`), which refuse what the policy refuses: a
+    /// whole number no 64-bit integer holds, as the key's own value. The
+    /// policy looks nowhere else (not inside arrays, objects or `other`, nor
+    /// at `number` keys), so neither do the bounds. The match is exact for a
+    /// validator that compares numbers exactly, as the `jsonschema` crate
+    /// does; one that reads every number as a double (JavaScript's) also
+    /// reads the maximum as `2^64`, and so accepts `18446744073709551616`,
+    /// which the policy refuses.
     ///
     /// The payload is a closed object (open when the schema was compiled
     /// with [`UnknownKeys::Warn`], then bounded by `maxProperties`); required
@@ -131,9 +142,10 @@ impl CompiledSchema {
     fn payload_schema(&self) -> Object {
         let mut properties = Object::new();
         let mut required = Vec::new();
+        let big_integers = self.options().big_integers;
         for (index, key) in self.core.keys.iter().enumerate() {
             let definition = self.template().key(&key.name);
-            let mut property = acceptance_schema(key);
+            let mut property = acceptance_schema(key, big_integers);
             if let Some(description) = definition.and_then(described) {
                 property.insert("description", description);
             } else if key.check == Check::Other {
@@ -191,7 +203,9 @@ impl CompiledSchema {
     /// or description: [`Sensitivity::classify`]) are left out the same way,
     /// since MCP's form mode must not request sensitive information. `other`
     /// is offered as an optional string, last. Withdrawn keys are not
-    /// offered.
+    /// offered. Compiled with [`BigIntegers::Reject`], an `integer` key is
+    /// bounded to what an `i64` holds, narrower than the policy's
+    /// `u64::MAX`, since `rmcp`'s form schema holds its bounds as `i64`.
     ///
     /// ```
     /// use sdsi::{CompiledSchema, SchemaTemplate};
@@ -214,6 +228,7 @@ impl CompiledSchema {
         let mut properties = Object::new();
         let mut required = Vec::new();
         let mut warnings = Vec::new();
+        let big_integers = self.options().big_integers;
         for (index, key) in self.template().keys.iter().enumerate() {
             let name = key.key_name.as_str();
             if key.key_name.is_other() {
@@ -258,6 +273,9 @@ impl CompiledSchema {
             property.insert("title", title(name));
             if let Some(description) = described(key) {
                 property.insert("description", description);
+            }
+            if key.key_type == KeyType::Integer {
+                bound_integers(&mut property, big_integers, FORM_INTEGER_MAXIMUM);
             }
             if let (Some(default), false) = (key.effective_default(), key.required) {
                 let default = as_written(default);
@@ -312,7 +330,9 @@ impl CompiledSchema {
     /// optional keys are nullable (`null` means "not given" to the
     /// validator), every array declares `items`, and there is no `default`.
     /// Every payload it accepts is valid for this schema (within
-    /// [`Limits`](crate::validate::Limits)). Withdrawn keys are not offered. Properties and `required` are
+    /// [`Limits`](crate::validate::Limits)): under [`BigIntegers::Reject`]
+    /// an `integer` key carries the bounds [`CompiledSchema::json_schema`]
+    /// does. Withdrawn keys are not offered. Properties and `required` are
     /// in the template's order, which is the order a decoder writes them in.
     ///
     /// What strict mode cannot say is narrowed, never widened, each with a
@@ -342,6 +362,7 @@ impl CompiledSchema {
         let mut properties = Object::new();
         let mut required = Vec::new();
         let mut warnings = Vec::new();
+        let big_integers = self.options().big_integers;
         for (_, key) in self.producer_keys() {
             let at = self.key_pointer(&key.name);
             let name = &*key.name;
@@ -402,6 +423,9 @@ impl CompiledSchema {
                 }
                 Check::Type(ty) => {
                     property.insert("type", nullable(ty.as_str(), key.required));
+                    if *ty == KeyType::Integer {
+                        bound_integers(&mut property, big_integers, INTEGER_MAXIMUM);
+                    }
                 }
             }
             let description = self
@@ -509,7 +533,7 @@ impl CompiledSchema {
 }
 
 /// The JSON Schema of what the validator accepts for `key`'s value.
-fn acceptance_schema(key: &CompiledKey) -> Object {
+fn acceptance_schema(key: &CompiledKey, big_integers: BigIntegers) -> Object {
     let mut schema = Object::new();
     match key.check {
         Check::Other => {
@@ -527,7 +551,33 @@ fn acceptance_schema(key: &CompiledKey) -> Object {
             schema.insert("type", json!([ty.as_str(), "null"]));
         }
     }
+    if key.check == Check::Type(KeyType::Integer) {
+        bound_integers(&mut schema, big_integers, INTEGER_MAXIMUM);
+    }
     schema
+}
+
+/// The largest value of an `integer` key the validator accepts under
+/// [`BigIntegers::Reject`]: what a `u64` holds (the smallest is
+/// `i64::MIN`). Written as integers, so that a validator comparing numbers
+/// exactly (as `jsonschema` does) draws the line where the validator does:
+/// `18446744073709551615` in, `18446744073709551616` (`2^64`, a float once
+/// read) out.
+const INTEGER_MAXIMUM: u64 = u64::MAX;
+
+/// The largest integer an elicitation form offers under
+/// [`BigIntegers::Reject`]: `i64::MAX`, narrower than [`INTEGER_MAXIMUM`],
+/// since `rmcp`'s form schema holds its bounds as `i64` and refuses more.
+const FORM_INTEGER_MAXIMUM: u64 = i64::MAX.unsigned_abs();
+
+/// Adds `minimum` and `maximum` to an `integer` key's schema under
+/// [`BigIntegers::Reject`], which refuses whole numbers no 64-bit integer
+/// holds (`1e20`, `-1e19`); nothing under `Accept`.
+fn bound_integers(schema: &mut Object, big_integers: BigIntegers, maximum: u64) {
+    if big_integers == BigIntegers::Reject {
+        schema.insert("minimum", i64::MIN);
+        schema.insert("maximum", maximum);
+    }
 }
 
 /// The key's semantic description, unless blank.
