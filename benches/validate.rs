@@ -156,7 +156,7 @@ fn case(
 ) -> Case {
     let schema = CompiledSchema::new(&template).unwrap();
     // The same rules, as the template's own JSON Schema export.
-    let json_schema = schema.json_schema();
+    let json_schema = schema.json_schema().into_value();
     let json_schema_text = serde_json::to_vec(&json_schema).unwrap();
     let validator = jsonschema::validator_for(&json_schema).unwrap();
     let valid_bytes = serde_json::to_vec(&valid).unwrap();

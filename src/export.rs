@@ -2,16 +2,25 @@
 //! 2020-12, MCP (a tool's `inputSchema`, an elicitation's `requestedSchema`),
 //! a strict structured-output schema for constrained decoding, and a compact
 //! prompt rendering for in-context learning (draft §6.1).
+//!
+//! Every schema export is an [`OrderedJson`]: it writes a template's keys
+//! in the template's order (an undeclared `other` last), since a decoder
+//! constrained by the schema writes them in that order, whatever serde_json
+//! features the build turns on.
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::issue::{Issue, IssueCode};
 use crate::key::{KeyDefinition, KeyType, OTHER_KEY, Sensitivity, whole_number};
 use crate::validate::core::check::Check;
 use crate::validate::core::compiled_key::{CompiledKey, KeyStatus};
-use crate::validate::core::options::UnknownKeys;
+use crate::validate::core::options::{BigIntegers, UnknownKeys};
 use crate::validate::core::schema::CompiledSchema;
+
+mod ordered;
+pub use self::ordered::OrderedJson;
+use self::ordered::{Node, Object};
 
 /// The JSON Schema dialect of [`CompiledSchema::json_schema`].
 pub const JSON_SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -50,8 +59,8 @@ const OTHER_ELICITATION: &str =
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct Export {
-    /// The exported JSON.
-    pub schema: Value,
+    /// The exported JSON, its properties in the template's order.
+    pub schema: OrderedJson,
     /// What could not be expressed.
     pub warnings: Vec<Issue>,
 }
@@ -63,6 +72,17 @@ impl CompiledSchema {
     /// so values nested deeper than [`Limits::max_depth`](crate::validate::Limits::max_depth) are accepted
     /// by the schema and rejected by the validator.
     ///
+    /// Compiled with [`BigIntegers::Reject`], each `integer` key carries
+    /// `minimum: -9223372036854775808` and `maximum: 18446744073709551615`
+    /// (`i64::MIN`, `u64::MAX`), which refuse what the policy refuses: a
+    /// whole number no 64-bit integer holds, as the key's own value. The
+    /// policy looks nowhere else (not inside arrays, objects or `other`, nor
+    /// at `number` keys), so neither do the bounds. The match is exact for a
+    /// validator that compares numbers exactly, as the `jsonschema` crate
+    /// does; one that reads every number as a double (JavaScript's) also
+    /// reads the maximum as `2^64`, and so accepts `18446744073709551616`,
+    /// which the policy refuses.
+    ///
     /// The payload is a closed object (open when the schema was compiled
     /// with [`UnknownKeys::Warn`], then bounded by `maxProperties`); required
     /// keys are `required` and non-null (unless their type is `null`);
@@ -70,7 +90,9 @@ impl CompiledSchema {
     /// description is its `description`, an optional key's default its
     /// `default`; `other` is a string or an array of strings; deprecated and
     /// withdrawn keys (still accepted) are marked `deprecated`. Members of
-    /// the message beside `schema_id` and `payload` are allowed.
+    /// the message beside `schema_id` and `payload` are allowed. The
+    /// payload's `properties` are in the template's order, `other` last when
+    /// the template does not declare it.
     ///
     /// ```
     /// use sdsi::{CompiledSchema, SchemaTemplate};
@@ -87,77 +109,86 @@ impl CompiledSchema {
     /// assert_eq!(schema["properties"]["payload"]["additionalProperties"], json!(false));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn json_schema(&self) -> Value {
+    pub fn json_schema(&self) -> OrderedJson {
         let template = self.template();
-        json!({
-            "$schema": JSON_SCHEMA_DIALECT,
-            "title": template.schema_id,
-            "description": format!(
+        let mut properties = Object::new();
+        properties.insert("schema_id", json!({"const": template.schema_id}));
+        properties.insert("payload", self.payload_schema());
+        let mut schema = Object::new();
+        schema.insert("$schema", JSON_SCHEMA_DIALECT);
+        schema.insert("title", template.schema_id.as_str());
+        schema.insert(
+            "description",
+            format!(
                 "A structured payload message for scenario {:?} (schema {:?})",
                 template.scenario, template.schema_id
             ),
-            "type": "object",
-            "properties": {
-                "schema_id": {"const": template.schema_id},
-                "payload": self.mcp_input_schema(),
-            },
-            "required": ["schema_id", "payload"],
-        })
+        );
+        schema.insert("type", "object");
+        schema.insert("properties", properties);
+        schema.insert("required", json!(["schema_id", "payload"]));
+        schema.into_document()
     }
 
     /// The payload object's JSON Schema: what an MCP tool's `inputSchema`
     /// holds when the tool's arguments are the payload. It is the `payload`
     /// member of [`CompiledSchema::json_schema`]; the server validates a call
     /// as `{"schema_id": <this schema's id>, "payload": <arguments>}`.
-    pub fn mcp_input_schema(&self) -> Value {
-        let mut properties = Map::new();
+    pub fn mcp_input_schema(&self) -> OrderedJson {
+        self.payload_schema().into_document()
+    }
+
+    /// The payload object's schema, in the template's key order.
+    fn payload_schema(&self) -> Object {
+        let mut properties = Object::new();
         let mut required = Vec::new();
+        let big_integers = self.options().big_integers;
         for (index, key) in self.core.keys.iter().enumerate() {
             let definition = self.template().key(&key.name);
-            let mut property = acceptance_schema(key);
+            let mut property = acceptance_schema(key, big_integers);
             if let Some(description) = definition.and_then(described) {
-                property.insert("description".into(), description.into());
+                property.insert("description", description);
             } else if key.check == Check::Other {
-                property.insert("description".into(), OTHER_DESCRIPTION.into());
+                property.insert("description", OTHER_DESCRIPTION);
             }
             if let (Some((_, default)), false) = (self.core.default_of(index), key.required) {
-                property.insert("default".into(), as_written(default));
+                property.insert("default", as_written(default));
             }
             if key.status != KeyStatus::Active {
-                property.insert("deprecated".into(), true.into());
+                property.insert("deprecated", true);
             }
             if key.required {
                 required.push(Value::from(&*key.name));
             }
-            properties.insert(key.name.to_string(), Value::Object(property));
+            properties.insert(&*key.name, property);
         }
         let count = properties.len();
-        let mut schema = Map::new();
-        schema.insert("type".into(), "object".into());
-        schema.insert("properties".into(), Value::Object(properties));
+        let mut schema = Object::new();
+        schema.insert("type", "object");
+        schema.insert("properties", properties);
         if !required.is_empty() {
-            schema.insert("required".into(), Value::Array(required));
+            schema.insert("required", required);
         }
         let limits = self.options().limits;
         match self.options().unknown_keys {
             UnknownKeys::Warn => {
-                schema.insert("maxProperties".into(), limits.max_keys.into());
+                schema.insert("maxProperties", limits.max_keys);
             }
             _ => {
-                schema.insert("additionalProperties".into(), false.into());
+                schema.insert("additionalProperties", false);
                 if count > limits.max_keys {
-                    schema.insert("maxProperties".into(), limits.max_keys.into());
+                    schema.insert("maxProperties", limits.max_keys);
                 }
             }
         }
-        Value::Object(schema)
+        schema
     }
 
     /// An MCP tool's `outputSchema` when this schema was compiled from a
     /// response template: the same object schema as
     /// [`CompiledSchema::mcp_input_schema`], describing `structuredContent`,
     /// which [`CompiledSchema::validate_structured_content`] checks.
-    pub fn mcp_output_schema(&self) -> Value {
+    pub fn mcp_output_schema(&self) -> OrderedJson {
         self.mcp_input_schema()
     }
 
@@ -171,7 +202,10 @@ impl CompiledSchema {
     /// valid payload). Sensitive keys (marked, or classified so by their name
     /// or description: [`Sensitivity::classify`]) are left out the same way,
     /// since MCP's form mode must not request sensitive information. `other`
-    /// is offered as an optional string. Withdrawn keys are not offered.
+    /// is offered as an optional string, last. Withdrawn keys are not
+    /// offered. Compiled with [`BigIntegers::Reject`], an `integer` key is
+    /// bounded to what an `i64` holds, narrower than the policy's
+    /// `u64::MAX`, since `rmcp`'s form schema holds its bounds as `i64`.
     ///
     /// ```
     /// use sdsi::{CompiledSchema, SchemaTemplate};
@@ -191,9 +225,10 @@ impl CompiledSchema {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn mcp_elicitation_schema(&self) -> Export {
-        let mut properties = Map::new();
+        let mut properties = Object::new();
         let mut required = Vec::new();
         let mut warnings = Vec::new();
+        let big_integers = self.options().big_integers;
         for (index, key) in self.template().keys.iter().enumerate() {
             let name = key.key_name.as_str();
             if key.key_name.is_other() {
@@ -233,11 +268,14 @@ impl CompiledSchema {
                 ));
                 continue;
             }
-            let mut property = Map::new();
-            property.insert("type".into(), key.key_type.as_str().into());
-            property.insert("title".into(), title(name).into());
+            let mut property = Object::new();
+            property.insert("type", key.key_type.as_str());
+            property.insert("title", title(name));
             if let Some(description) = described(key) {
-                property.insert("description".into(), description.into());
+                property.insert("description", description);
+            }
+            if key.key_type == KeyType::Integer {
+                bound_integers(&mut property, big_integers, FORM_INTEGER_MAXIMUM);
             }
             if let (Some(default), false) = (key.effective_default(), key.required) {
                 let default = as_written(default);
@@ -252,38 +290,35 @@ impl CompiledSchema {
                         ),
                     ));
                 } else {
-                    property.insert("default".into(), default);
+                    property.insert("default", default);
                 }
             }
             if key.required {
                 required.push(Value::from(name));
             }
-            properties.insert(name.to_owned(), Value::Object(property));
+            properties.insert(name, property);
         }
         let other = self.template().key(OTHER_KEY);
-        let mut property = Map::new();
-        property.insert("type".into(), "string".into());
-        property.insert("title".into(), title(OTHER_KEY).into());
+        let mut property = Object::new();
+        property.insert("type", "string");
+        property.insert("title", title(OTHER_KEY));
         property.insert(
-            "description".into(),
-            other
-                .and_then(described)
-                .unwrap_or(OTHER_ELICITATION)
-                .into(),
+            "description",
+            other.and_then(described).unwrap_or(OTHER_ELICITATION),
         );
         if let Some(Value::String(default)) = other.and_then(KeyDefinition::effective_default) {
-            property.insert("default".into(), default.clone().into());
+            property.insert("default", default.clone());
         }
-        properties.insert(OTHER_KEY.to_owned(), Value::Object(property));
+        properties.insert(OTHER_KEY, property);
 
-        let mut schema = Map::new();
-        schema.insert("type".into(), "object".into());
-        schema.insert("properties".into(), Value::Object(properties));
+        let mut schema = Object::new();
+        schema.insert("type", "object");
+        schema.insert("properties", properties);
         if !required.is_empty() {
-            schema.insert("required".into(), Value::Array(required));
+            schema.insert("required", required);
         }
         Export {
-            schema: Value::Object(schema),
+            schema: schema.into_document(),
             warnings,
         }
     }
@@ -295,7 +330,10 @@ impl CompiledSchema {
     /// optional keys are nullable (`null` means "not given" to the
     /// validator), every array declares `items`, and there is no `default`.
     /// Every payload it accepts is valid for this schema (within
-    /// [`Limits`](crate::validate::Limits)). Withdrawn keys are not offered.
+    /// [`Limits`](crate::validate::Limits)): under [`BigIntegers::Reject`]
+    /// an `integer` key carries the bounds [`CompiledSchema::json_schema`]
+    /// does. Withdrawn keys are not offered. Properties and `required` are
+    /// in the template's order, which is the order a decoder writes them in.
     ///
     /// What strict mode cannot say is narrowed, never widened, each with a
     /// [`IssueCode::NotExpressible`] warning at the key (`/keys/3`): a
@@ -321,30 +359,34 @@ impl CompiledSchema {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn strict_schema(&self) -> Export {
-        let mut properties = Map::new();
+        let mut properties = Object::new();
         let mut required = Vec::new();
         let mut warnings = Vec::new();
+        let big_integers = self.options().big_integers;
         for (_, key) in self.producer_keys() {
             let at = self.key_pointer(&key.name);
             let name = &*key.name;
-            let mut property = Map::new();
+            let mut property = Object::new();
             match &key.check {
                 Check::Other => {
+                    let mut strings = Object::new();
+                    strings.insert("type", "array");
+                    strings.insert("items", json!({"type": "string"}));
                     property.insert(
-                        "anyOf".into(),
-                        json!([
-                            {"type": "string"},
-                            {"type": "array", "items": {"type": "string"}},
-                            {"type": "null"}
+                        "anyOf",
+                        Node::Array(vec![
+                            json!({"type": "string"}).into(),
+                            strings.into(),
+                            json!({"type": "null"}).into(),
                         ]),
                     );
                 }
                 Check::Type(KeyType::Null) => {
-                    property.insert("type".into(), "null".into());
+                    property.insert("type", "null");
                 }
                 Check::Type(KeyType::Array) => {
-                    property.insert("type".into(), nullable("array", key.required));
-                    property.insert("items".into(), json!({"type": STRICT_ITEM_TYPES}));
+                    property.insert("type", nullable("array", key.required));
+                    property.insert("items", json!({"type": STRICT_ITEM_TYPES}));
                     warnings.push(Issue::owned(
                         IssueCode::NotExpressible,
                         at,
@@ -366,10 +408,10 @@ impl CompiledSchema {
                     continue;
                 }
                 Check::Type(KeyType::Object) => {
-                    property.insert("type".into(), "object".into());
-                    property.insert("properties".into(), json!({}));
-                    property.insert("required".into(), json!([]));
-                    property.insert("additionalProperties".into(), false.into());
+                    property.insert("type", "object");
+                    property.insert("properties", json!({}));
+                    property.insert("required", json!([]));
+                    property.insert("additionalProperties", false);
                     warnings.push(Issue::owned(
                         IssueCode::NotExpressible,
                         at,
@@ -380,7 +422,10 @@ impl CompiledSchema {
                     ));
                 }
                 Check::Type(ty) => {
-                    property.insert("type".into(), nullable(ty.as_str(), key.required));
+                    property.insert("type", nullable(ty.as_str(), key.required));
+                    if *ty == KeyType::Integer {
+                        bound_integers(&mut property, big_integers, INTEGER_MAXIMUM);
+                    }
                 }
             }
             let description = self
@@ -389,18 +434,18 @@ impl CompiledSchema {
                 .and_then(described)
                 .or((key.check == Check::Other).then_some(OTHER_DESCRIPTION));
             if let Some(description) = description {
-                property.insert("description".into(), description.into());
+                property.insert("description", description);
             }
             required.push(Value::from(name));
-            properties.insert(name.to_owned(), Value::Object(property));
+            properties.insert(name, property);
         }
+        let mut schema = Object::new();
+        schema.insert("type", "object");
+        schema.insert("properties", properties);
+        schema.insert("required", required);
+        schema.insert("additionalProperties", false);
         Export {
-            schema: json!({
-                "type": "object",
-                "properties": properties,
-                "required": required,
-                "additionalProperties": false,
-            }),
+            schema: schema.into_document(),
             warnings,
         }
     }
@@ -488,25 +533,51 @@ impl CompiledSchema {
 }
 
 /// The JSON Schema of what the validator accepts for `key`'s value.
-fn acceptance_schema(key: &CompiledKey) -> Map<String, Value> {
-    let mut schema = Map::new();
+fn acceptance_schema(key: &CompiledKey, big_integers: BigIntegers) -> Object {
+    let mut schema = Object::new();
     match key.check {
         Check::Other => {
             // `other` is always optional: null means "not given".
-            schema.insert("type".into(), json!(["string", "array", "null"]));
-            schema.insert("items".into(), json!({"type": "string"}));
+            schema.insert("type", json!(["string", "array", "null"]));
+            schema.insert("items", json!({"type": "string"}));
         }
         Check::Type(KeyType::Null) => {
-            schema.insert("type".into(), "null".into());
+            schema.insert("type", "null");
         }
         Check::Type(ty) if key.required => {
-            schema.insert("type".into(), ty.as_str().into());
+            schema.insert("type", ty.as_str());
         }
         Check::Type(ty) => {
-            schema.insert("type".into(), json!([ty.as_str(), "null"]));
+            schema.insert("type", json!([ty.as_str(), "null"]));
         }
     }
+    if key.check == Check::Type(KeyType::Integer) {
+        bound_integers(&mut schema, big_integers, INTEGER_MAXIMUM);
+    }
     schema
+}
+
+/// The largest value of an `integer` key the validator accepts under
+/// [`BigIntegers::Reject`]: what a `u64` holds (the smallest is
+/// `i64::MIN`). Written as integers, so that a validator comparing numbers
+/// exactly (as `jsonschema` does) draws the line where the validator does:
+/// `18446744073709551615` in, `18446744073709551616` (`2^64`, a float once
+/// read) out.
+const INTEGER_MAXIMUM: u64 = u64::MAX;
+
+/// The largest integer an elicitation form offers under
+/// [`BigIntegers::Reject`]: `i64::MAX`, narrower than [`INTEGER_MAXIMUM`],
+/// since `rmcp`'s form schema holds its bounds as `i64` and refuses more.
+const FORM_INTEGER_MAXIMUM: u64 = i64::MAX.unsigned_abs();
+
+/// Adds `minimum` and `maximum` to an `integer` key's schema under
+/// [`BigIntegers::Reject`], which refuses whole numbers no 64-bit integer
+/// holds (`1e20`, `-1e19`); nothing under `Accept`.
+fn bound_integers(schema: &mut Object, big_integers: BigIntegers, maximum: u64) {
+    if big_integers == BigIntegers::Reject {
+        schema.insert("minimum", i64::MIN);
+        schema.insert("maximum", maximum);
+    }
 }
 
 /// The key's semantic description, unless blank.

@@ -141,6 +141,7 @@
 //! | `src/evolution/state.rs` | The evolution engine's saved state: its pools and when each personal pool was last active, in a versioned … | `EVOLUTION_FORMAT_VERSION`, `EvolutionState`, `EvolutionStateError`, `EvolutionState::pools` |
 //! | `src/evolution/storage.rs` | Keeping a server's state between runs: what is saved (`SavedServer`) and the trait a storage back-end … | `SavedServer`, `SplitState`, `Versioned`, `StateStorage`, `SavedServer::{new, to_bytes, encode, encode_split, from_split, from_split_sealed, from_bytes, from_bytes_sealed}`, `Versioned::new` |
 //! | `src/evolution/vectors.rs` | The vector math of the pool: dot products, unit vectors, and the mean similarity of groups of unit vectors … | — |
+//! | `src/export/ordered.rs` | `OrderedJson`: an exported document that keeps its members in the order the export wrote them, whatever … | `OrderedJson`, `OrderedJson::{as_value, into_value}` |
 //! | `src/export.rs` | Exports of a compiled schema for the tools agents already use: JSON Schema 2020-12, MCP (a tool's … | `JSON_SCHEMA_DIALECT`, `Export`, `CompiledSchema::{json_schema, mcp_input_schema, mcp_output_schema, mcp_elicitation_schema, strict_schema, prompt}` |
 //! | `src/extra_members.rs` | Members a typed value does not know (a template's or a key's `extra`), kept so that a round trip loses … | — |
 //! | `src/import/importer.rs` | The import's running state: the keys made so far and every difference reported, plus the vocabulary the … | — |

@@ -77,7 +77,7 @@ pub fn messages(need: &NeedView<'_>, schema: &SchemaTemplate) -> Value {
 /// The chat-completions request body: the messages, a low temperature, and
 /// the reply constrained by the induction template's strict export.
 pub fn body(model: &str, messages: Value, reply: &CompiledSchema, format: ResponseFormat) -> Value {
-    let mut schema = reply.strict_schema().schema;
+    let mut schema = reply.strict_schema().schema.into_value();
     if let Some(object) = schema.as_object_mut() {
         if let Some(Value::Object(properties)) = object.get_mut("properties") {
             // Every template has the reserved `other` key; the reply has no

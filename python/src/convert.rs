@@ -74,6 +74,19 @@ fn number<'py>(py: Python<'py>, n: &Number) -> PyResult<Bound<'py, PyAny>> {
     Ok(n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any())
 }
 
+/// An export as Python objects, each dict's keys in the export's order (a
+/// template's keys in the template's order): read back from the export's
+/// own text by `json.loads`, since the `Value` an export also holds lists
+/// members in serde_json's order, which is sorted. `json.loads` gives
+/// numbers as `to_py` does: integers as ints, anything else as a float.
+pub fn ordered_to_py<'py>(
+    py: Python<'py>,
+    document: &sdsi::export::OrderedJson,
+) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?
+        .call_method1("loads", (document.to_string(),))
+}
+
 /// Anything serializable as Python objects (through its JSON form).
 pub fn serialize_to_py<'py, T: serde::Serialize + ?Sized>(
     py: Python<'py>,

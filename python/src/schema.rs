@@ -7,7 +7,7 @@ use sdsi::mcp::McpVersion;
 use sdsi::validate::{BigIntegers, Limits, UnknownKeys, ValidateOptions};
 use serde_json::Value;
 
-use crate::convert::{Message, serialize_to_py, to_py, to_value};
+use crate::convert::{Message, ordered_to_py, serialize_to_py, to_value};
 use crate::depth::Depth;
 use crate::depythonize::PyDe;
 use crate::errors::input_error;
@@ -246,17 +246,17 @@ impl PySchema {
     /// The whole message ``{"schema_id", "payload"}`` as a JSON Schema
     /// (draft 2020-12) dict.
     fn json_schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.json_schema())
+        ordered_to_py(py, &self.inner.json_schema())
     }
 
     /// The payload as an MCP tool's ``inputSchema`` dict.
     fn mcp_input_schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.mcp_input_schema())
+        ordered_to_py(py, &self.inner.mcp_input_schema())
     }
 
     /// The payload as an MCP tool's ``outputSchema`` dict.
     fn mcp_output_schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.mcp_output_schema())
+        ordered_to_py(py, &self.inner.mcp_output_schema())
     }
 
     /// The payload as an MCP elicitation ``requestedSchema``:
@@ -290,7 +290,7 @@ fn export_pair<'py>(
     py: Python<'py>,
     export: sdsi::export::Export,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let schema = to_py(py, &export.schema)?;
+    let schema = ordered_to_py(py, &export.schema)?;
     let warnings: Bound<'py, PyList> = issue_list(py, &export.warnings)?;
     PyTuple::new(py, [schema, warnings.into_any()])
 }

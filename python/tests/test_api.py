@@ -221,6 +221,27 @@ def test_exports_are_dicts_that_describe_the_template(schema):
     assert schema.digest() == schema.template.digest()
 
 
+def test_exports_list_keys_in_the_template_order(schema):
+    # size, shots, extras, other: not the alphabet's extras, other, shots, size.
+    order = ["size", "shots", "extras", "other"]
+    assert list(schema.json_schema()["properties"]) == ["schema_id", "payload"]
+    assert list(schema.json_schema()["properties"]["payload"]["properties"]) == order
+    assert list(schema.mcp_input_schema()["properties"]) == order
+    assert list(schema.mcp_output_schema()["properties"]) == order
+    strict, _ = schema.strict_schema()
+    assert list(strict["properties"]) == order and strict["required"] == order
+    form, _ = schema.mcp_elicitation_schema()
+    assert list(form["properties"]) == ["size", "shots", "other"]
+    assert json.dumps(strict).index('"size"') < json.dumps(strict).index('"other"')
+
+
+def test_exports_bound_integers_when_big_integers_are_rejected():
+    reject = sdsi.CompiledSchema(COFFEE, big_integers="reject")
+    shots = reject.mcp_input_schema()["properties"]["shots"]
+    assert (shots["minimum"], shots["maximum"]) == (-(2**63), 2**64 - 1)
+    assert "maximum" not in sdsi.CompiledSchema(COFFEE).mcp_input_schema()["properties"]["shots"]
+
+
 def test_envelopes_are_built_and_checked(schema, now):
     built = sdsi.make_envelope(agent_id="barista_client", target_agent="cafe", message_type="structured_payload",
                                payload=message(size="s"), now=now + timedelta(hours=1), capabilities=["order"])

@@ -1,19 +1,118 @@
 //! Exports: the JSON Schema export accepts exactly what the validator accepts
-//! (`jsonschema` as the oracle, both directions), the strict and elicitation
-//! schemas only admit valid payloads, and the `PayloadBuilder` only builds
-//! valid ones.
+//! (`jsonschema` as the oracle, both directions, under both big-integer
+//! policies), the strict and elicitation schemas only admit valid payloads,
+//! every export writes the template's keys in the template's order, and the
+//! `PayloadBuilder` only builds valid ones.
 
 use crate::common::{
-    Extras, figure, flight_template, json_value, message_for, template, unknown_key_policy,
-    value_of,
+    Extras, assert_send_sync, figure, flight_template, json_value, message_for, template,
+    unknown_key_policy, value_of,
 };
+use indexmap::IndexMap;
 use proptest::prelude::*;
 use sdsi::payload::{BuildError, PayloadBuilder, Placement};
+use sdsi::validate::{BigIntegers, ValidateOptions};
 use sdsi::{CompiledSchema, KeyType, SchemaTemplate};
 use serde_json::{Map, Value, json};
 
 fn oracle(schema: &Value) -> jsonschema::Validator {
     jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("{e}: {schema}"))
+}
+
+/// Whole numbers at the 64-bit edges and past them, as JSON text: parsed,
+/// a number past `u64` is a float (with serde_json's `arbitrary_precision`,
+/// its digits); `-9223372036854775809` reads as `-2^63`, which an `i64`
+/// holds. Some sit inside an array or an object, where no policy looks.
+const EDGE_INTEGERS: [&str; 16] = [
+    "18446744073709551615",
+    "18446744073709551616",
+    "18446744073709549568",
+    "1.8446744073709552e19",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "-9223372036854775809",
+    "-9223372036854777856",
+    "1e19",
+    "-1e19",
+    "1e20",
+    "-1e300",
+    "4.0",
+    "[18446744073709551616, 1e20]",
+    r#"{"n": -1e19}"#,
+];
+
+/// One of [`EDGE_INTEGERS`], parsed.
+fn edge_integer() -> impl Strategy<Value = Value> {
+    proptest::sample::select(EDGE_INTEGERS.to_vec())
+        .prop_map(|text| serde_json::from_str(text).unwrap())
+}
+
+/// Options an export can express: the unknown-key policy and the
+/// big-integer policy, with default limits.
+fn export_options() -> impl Strategy<Value = ValidateOptions> {
+    (unknown_key_policy(), any::<bool>()).prop_map(|(options, reject)| {
+        options.big_integers(if reject {
+            BigIntegers::Reject
+        } else {
+            BigIntegers::Accept
+        })
+    })
+}
+
+/// Messages near `template` (`message_for`), some of whose keys then hold
+/// an edge integer (whatever the key's type).
+fn messages_with_edge_integers(template: &SchemaTemplate) -> BoxedStrategy<Vec<Value>> {
+    let names: Vec<String> = template
+        .keys
+        .iter()
+        .map(|k| k.key_name.to_string())
+        .collect();
+    let edits = if names.is_empty() {
+        Just(Vec::new()).boxed()
+    } else {
+        prop::collection::vec((proptest::sample::select(names), edge_integer()), 0..3).boxed()
+    };
+    prop::collection::vec((message_for(template), edits), 1..6)
+        .prop_map(|messages| {
+            messages
+                .into_iter()
+                .map(|(mut message, edits)| {
+                    if let Some(Value::Object(payload)) = message.get_mut("payload") {
+                        payload.extend(edits);
+                    }
+                    message
+                })
+                .collect()
+        })
+        .boxed()
+}
+
+/// JSON read with every object's members in the order of the text (a
+/// `Value`'s map is sorted unless serde_json's `preserve_order` is on);
+/// anything but an object is skipped.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum InOrder {
+    Object(IndexMap<String, InOrder>),
+    Other(serde::de::IgnoredAny),
+}
+
+/// The member names of the object at `path` in `text`, in the text's order.
+fn names_at(text: &str, path: &[&str]) -> Vec<String> {
+    let mut node: InOrder = serde_json::from_str(text).unwrap();
+    for step in path {
+        node = match node {
+            InOrder::Object(mut members) => members
+                .swap_remove(*step)
+                .unwrap_or_else(|| panic!("no {step} in {text}")),
+            _ => panic!("{step}: not an object in {text}"),
+        };
+    }
+    match node {
+        InOrder::Object(members) => members.into_keys().collect(),
+        _ => panic!("{path:?}: not an object in {text}"),
+    }
 }
 
 /// A payload for the strict schema: every producer key present, optional
@@ -122,14 +221,15 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 768, ..ProptestConfig::default() })]
 
     /// The headline property: accepted by the JSON Schema export iff
-    /// accepted by the validator.
+    /// accepted by the validator, under either big-integer policy, with
+    /// whole numbers at and past the 64-bit edges in any key.
     #[test]
     fn json_schema_accepts_exactly_what_the_validator_accepts(
         (template, messages) in template(Extras::None).prop_flat_map(|t| {
-            let m = prop::collection::vec(message_for(&t), 1..6);
+            let m = messages_with_edge_integers(&t);
             (Just(t), m)
         }),
-        opts in unknown_key_policy(),
+        opts in export_options(),
     ) {
         let schema = CompiledSchema::with_options(&template, opts).unwrap();
         let exported = schema.json_schema();
@@ -143,6 +243,34 @@ proptest! {
         }
         // The MCP tool input schema is the payload member of the same schema.
         prop_assert_eq!(&exported["properties"]["payload"], &schema.mcp_input_schema());
+    }
+
+    /// Every export lists the template's keys in the template's order (an
+    /// undeclared `other` last), in its serialized text, whatever serde_json
+    /// features are on: `scripts/test.sh` runs this without and with
+    /// `preserve_order`.
+    #[test]
+    fn exports_keep_the_template_key_order(template in template(Extras::None)) {
+        let schema = CompiledSchema::new(&template).unwrap();
+        let mut keys: Vec<String> = template.keys.iter().map(|k| k.key_name.to_string()).collect();
+        if template.key("other").is_none() {
+            keys.push("other".to_owned());
+        }
+        let text = schema.json_schema().to_string();
+        prop_assert_eq!(names_at(&text, &["properties"]), ["schema_id", "payload"]);
+        prop_assert_eq!(&names_at(&text, &["properties", "payload", "properties"]), &keys);
+        let text = serde_json::to_string(&schema.mcp_input_schema()).unwrap();
+        prop_assert_eq!(&names_at(&text, &["properties"]), &keys);
+        let strict = schema.strict_schema();
+        let text = serde_json::to_string(&strict).unwrap();
+        let offered: Vec<String> = keys.iter().filter(|k| strict.schema["properties"].get(k.as_str()).is_some()).cloned().collect();
+        prop_assert_eq!(&names_at(&text, &["schema", "properties"]), &offered);
+        prop_assert_eq!(&strict.schema["required"], &json!(offered));
+        let form = schema.mcp_elicitation_schema();
+        let text = form.schema.to_string();
+        let mut asked: Vec<String> = keys.iter().filter(|k| *k != "other" && form.schema["properties"].get(k.as_str()).is_some()).cloned().collect();
+        asked.push("other".to_owned());
+        prop_assert_eq!(&names_at(&text, &["properties"]), &asked);
     }
 
     /// The same, over the JSON-Schema-derived shape of valid messages only
@@ -335,4 +463,161 @@ fn sensitive_keys_never_reach_an_elicitation_form() {
     assert!(!properties.contains_key("passport_number"));
     let paths: Vec<&str> = export.warnings.iter().map(|w| w.path()).collect();
     assert_eq!(paths, ["/keys/1", "/keys/2"]);
+}
+
+/// A template whose key order is not the alphabet's, `other` declared
+/// between two keys.
+fn unsorted() -> CompiledSchema {
+    let template = SchemaTemplate::from_value(&json!({
+        "schema_id": "order_v1", "scenario": "coffee",
+        "keys": [
+            {"key_name": "size", "key_type": "string", "required": true, "semantic_description": "Cup size."},
+            {"key_name": "other", "key_type": "string", "required": false, "semantic_description": "Rest."},
+            {"key_name": "milk", "key_type": "string", "required": false, "semantic_description": "Milk."},
+            {"key_name": "amount", "key_type": "integer", "required": true, "semantic_description": "Cups."}
+        ]
+    }))
+    .unwrap();
+    CompiledSchema::new(&template).unwrap()
+}
+
+/// Held out: the strict schema a decoder is constrained by lists `size`
+/// first, never `other` (which sorts before `size`) nor `amount`, and its
+/// text is the same whatever serde_json features are on; the other exports
+/// keep the order too, as text, through serde and in their `Export`.
+/// `scripts/test.sh` runs this without and with serde_json's
+/// `preserve_order`; without it a `Value` sorts them, which is what went
+/// wrong.
+#[test]
+fn exports_write_the_template_key_order() {
+    let schema = unsorted();
+    let order = ["size", "other", "milk", "amount"];
+    let strict = schema.strict_schema();
+    assert_eq!(
+        strict.schema.to_string(),
+        r#"{"type":"object","properties":{"size":{"type":"string","description":"Cup size."},"other":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}],"description":"Rest."},"milk":{"type":["string","null"],"description":"Milk."},"amount":{"type":"integer","description":"Cups."}},"required":["size","other","milk","amount"],"additionalProperties":false}"#
+    );
+    let exported = serde_json::to_string(&strict).unwrap();
+    assert_eq!(names_at(&exported, &["schema", "properties"]), order);
+    let pretty = format!("{:#}", schema.json_schema());
+    assert_eq!(
+        names_at(&pretty, &[]),
+        [
+            "$schema",
+            "title",
+            "description",
+            "type",
+            "properties",
+            "required"
+        ]
+    );
+    assert_eq!(
+        names_at(&pretty, &["properties", "payload", "properties"]),
+        order
+    );
+    let input = serde_json::to_string_pretty(&schema.mcp_output_schema()).unwrap();
+    assert_eq!(names_at(&input, &["properties"]), order);
+    let form = serde_json::to_string(&schema.mcp_elicitation_schema()).unwrap();
+    assert_eq!(
+        names_at(&form, &["schema", "properties"]),
+        ["size", "milk", "amount", "other"]
+    );
+    // The document reads and compares as the `Value` it holds, whose own
+    // order is serde_json's: sorted unless `preserve_order` is on.
+    let value = strict.schema.clone().into_value();
+    assert_eq!(strict.schema, value);
+    let preserve_order = json!({"b": 0, "a": 0}).to_string().starts_with(r#"{"b""#);
+    let value_order = names_at(&value.to_string(), &["properties"]);
+    if preserve_order {
+        assert_eq!(value_order, order);
+    } else {
+        assert_eq!(value_order, ["amount", "milk", "other", "size"]);
+    }
+    assert_send_sync::<sdsi::export::OrderedJson>();
+}
+
+/// An integer key's schema carries `minimum`/`maximum` when the schema
+/// was compiled with `BigIntegers::Reject` (nothing under `Accept`), so that
+/// each export accepts an edge integer only if the validator does: the JSON
+/// Schema exactly, the strict schema and the elicitation form never more
+/// (the form stops at `i64::MAX`, the most `rmcp`'s form schema holds;
+/// `rmcp` reads the form).
+#[test]
+fn big_integer_rejection_is_bounded_in_every_export() {
+    let template = SchemaTemplate::from_value(&json!({
+        "schema_id": "count_v1", "scenario": "count",
+        "keys": [
+            {"key_name": "cups", "key_type": "integer", "required": true, "semantic_description": "Cups."},
+            {"key_name": "spare", "key_type": "integer", "required": false, "semantic_description": "Spare."},
+            {"key_name": "weight", "key_type": "number", "required": false, "semantic_description": "Grams."},
+            {"key_name": "notes", "key_type": "array", "required": false, "semantic_description": "Notes."}
+        ]
+    }))
+    .unwrap();
+    let accept = CompiledSchema::new(&template).unwrap();
+    for export in [accept.mcp_input_schema(), accept.strict_schema().schema] {
+        assert!(export["properties"]["cups"].get("maximum").is_none());
+    }
+    let reject = CompiledSchema::with_options(
+        &template,
+        ValidateOptions::default().big_integers(BigIntegers::Reject),
+    )
+    .unwrap();
+    let input = reject.mcp_input_schema();
+    for key in ["cups", "spare"] {
+        assert_eq!(input["properties"][key]["minimum"], json!(i64::MIN));
+        assert_eq!(input["properties"][key]["maximum"], json!(u64::MAX));
+    }
+    assert!(input["properties"]["weight"].get("minimum").is_none());
+    let strict = reject.strict_schema().schema;
+    assert_eq!(strict["properties"]["spare"]["maximum"], json!(u64::MAX));
+    let form = reject.mcp_elicitation_schema().schema;
+    assert_eq!(form["properties"]["cups"]["minimum"], json!(i64::MIN));
+    assert_eq!(form["properties"]["cups"]["maximum"], json!(i64::MAX));
+    serde_json::from_value::<rmcp::model::ElicitationSchema>(form.clone().into_value()).unwrap();
+
+    let (whole, strict, form) = (
+        oracle(&reject.json_schema()),
+        oracle(&strict),
+        oracle(&form),
+    );
+    for text in EDGE_INTEGERS {
+        let edge: Value = serde_json::from_str(text).unwrap();
+        for payload in [
+            json!({"cups": edge, "spare": null, "weight": null, "notes": null, "other": null}),
+            json!({"cups": 1, "spare": edge, "weight": edge, "notes": [edge], "other": null}),
+        ] {
+            let message = json!({"schema_id": "count_v1", "payload": payload});
+            let valid = reject.is_valid(&message);
+            assert_eq!(whole.is_valid(&message), valid, "{message}");
+            if strict.is_valid(&payload) {
+                assert!(valid, "strict: {payload}");
+            }
+            let answer: Map<String, Value> = payload
+                .as_object()
+                .unwrap()
+                .iter()
+                .filter(|(k, v)| ["cups", "spare", "weight"].contains(&k.as_str()) && !v.is_null())
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            if form.is_valid(&json!(answer)) {
+                let message = json!({"schema_id": "count_v1", "payload": answer});
+                assert!(reject.is_valid(&message), "form: {message}");
+            }
+        }
+    }
+    // What the policy refuses, the schema refuses: both edges.
+    for (text, valid) in [
+        ("18446744073709551615", true),
+        ("18446744073709551616", false),
+        ("-9223372036854775808", true),
+        ("-1e19", false),
+    ] {
+        let message: Value = serde_json::from_str(&format!(
+            r#"{{"schema_id": "count_v1", "payload": {{"cups": {text}}}}}"#
+        ))
+        .unwrap();
+        assert_eq!(reject.is_valid(&message), valid, "{text}");
+        assert_eq!(whole.is_valid(&message), valid, "{text}");
+    }
 }

@@ -3,10 +3,10 @@
 //! a prompt).
 
 use sdsi::Issue;
-use sdsi::a2a::{AgentExtension, fields_from_template};
+use sdsi::a2a::{AgentExtension, FieldDefinition, fields_from_template};
+use sdsi::export::OrderedJson;
 use sdsi::validate::ValidateOptions;
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::input;
 use crate::output::{Entry, Format, Outcome, Status, entries};
@@ -57,7 +57,19 @@ struct ExportOutput<'a> {
     valid: bool,
     errors: Vec<Entry<'a>>,
     warnings: Vec<Entry<'a>>,
-    export: Option<Value>,
+    export: Option<Exported>,
+}
+
+/// An export, written straight from what the library returns (never
+/// through a `Value`, whose maps serde_json sorts by default): a template's
+/// keys in the template's order, a struct's fields in theirs.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum Exported {
+    Schema(OrderedJson),
+    Fields(Vec<FieldDefinition>),
+    Extension(AgentExtension),
+    Prompt(String),
 }
 
 /// Runs the command: exit 0 exported (warnings list what could not be
@@ -91,27 +103,24 @@ pub fn run(args: &Args, format: Format) -> Outcome {
     let schema = &usable.schema;
     let mut warnings: Vec<Issue> = usable.warnings.clone();
     let export = match args.format {
-        ExportFormat::JsonSchema => schema.json_schema(),
-        ExportFormat::McpInput => schema.mcp_input_schema(),
+        ExportFormat::JsonSchema => Exported::Schema(schema.json_schema()),
+        ExportFormat::McpInput => Exported::Schema(schema.mcp_input_schema()),
         ExportFormat::McpElicitation => {
             let export = schema.mcp_elicitation_schema();
             warnings.extend(export.warnings);
-            export.schema
+            Exported::Schema(export.schema)
         }
         ExportFormat::Strict => {
             let export = schema.strict_schema();
             warnings.extend(export.warnings);
-            export.schema
+            Exported::Schema(export.schema)
         }
-        ExportFormat::A2aFields => {
-            serde_json::to_value(fields_from_template(schema.template())).unwrap_or(Value::Null)
-        }
-        ExportFormat::A2aExtension => serde_json::to_value(AgentExtension::for_templates(
+        ExportFormat::A2aFields => Exported::Fields(fields_from_template(schema.template())),
+        ExportFormat::A2aExtension => Exported::Extension(AgentExtension::for_templates(
             std::slice::from_ref(schema.template()),
             false,
-        ))
-        .unwrap_or(Value::Null),
-        ExportFormat::Prompt => Value::String(schema.prompt()),
+        )),
+        ExportFormat::Prompt => Exported::Prompt(schema.prompt()),
     };
     // Document order: `/keys/2` before `/keys/10` (as strings they would not be).
     warnings.sort_by(|a, b| document_order(a.path(), b.path()));

@@ -3,7 +3,7 @@
 //! `docs/cli.md`: one JSON object on stdout with exactly the documented
 //! members, in order, and exit status 0 / 1 / 2.
 
-use crate::common::{checked, codes, fixture, pairs, run_with_stdin};
+use crate::common::{checked, codes, fixture, pairs, run_with_stdin, sdsi};
 use serde_json::{Value, json};
 
 const ENVELOPE: [&str; 3] = ["valid", "errors", "warnings"];
@@ -190,6 +190,55 @@ fn export_every_format() {
                     .unwrap()
                     .starts_with("Fill in a structured payload")
             ),
+        }
+    }
+}
+
+/// Every schema export prints the template's keys in the template's order
+/// (`origin` first, `other` last), not the alphabet's (`cabin_class`
+/// first, and `other` before `origin` and `passenger_count`); a decoder
+/// constrained by the strict schema writes keys in that order.
+#[test]
+fn export_prints_the_template_key_order() {
+    let template = fixture("flight_template.json");
+    let keys = [
+        "origin",
+        "destination",
+        "departure_date",
+        "cabin_class",
+        "passenger_count",
+        "other",
+    ];
+    for (format, pretty) in [
+        ("json-schema", false),
+        ("mcp-input", true),
+        ("mcp-elicitation", false),
+        ("strict", true),
+    ] {
+        // The form leaves `departure_date` out (it reads as identity data).
+        let keys: Vec<&str> = keys
+            .into_iter()
+            .filter(|key| format != "mcp-elicitation" || *key != "departure_date")
+            .collect();
+        let mut args = vec!["export", "--format", format, "--schema", &template];
+        if pretty {
+            args.insert(0, "--pretty");
+        }
+        let run = sdsi(&args);
+        assert_eq!(run.code, 0, "{format}: {}", run.stderr);
+        // Where each key's schema starts: `"origin":{` (`"origin": {` pretty).
+        let at: Vec<usize> = keys
+            .iter()
+            .map(|key| {
+                let member = format!("\"{key}\":{}{{", if pretty { " " } else { "" });
+                run.stdout
+                    .find(&member)
+                    .unwrap_or_else(|| panic!("{format}: no {member} in {}", run.stdout))
+            })
+            .collect();
+        assert!(at.is_sorted(), "{format}: {at:?} in {}", run.stdout);
+        if format == "json-schema" {
+            assert!(run.stdout.find("\"schema_id\":{") < run.stdout.find("\"payload\":{"));
         }
     }
 }
