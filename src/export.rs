@@ -12,13 +12,14 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::issue::{Issue, IssueCode};
+use crate::mcp::version::McpVersion;
 use crate::key::{KeyDefinition, KeyType, OTHER_KEY, Sensitivity, whole_number};
 use crate::validate::core::check::Check;
 use crate::validate::core::compiled_key::{CompiledKey, KeyStatus};
 use crate::validate::core::options::{BigIntegers, UnknownKeys};
 use crate::validate::core::schema::CompiledSchema;
 
-mod ordered;
+pub(crate) mod ordered;
 pub use self::ordered::OrderedJson;
 use self::ordered::{Node, Object};
 
@@ -134,8 +135,42 @@ impl CompiledSchema {
     /// holds when the tool's arguments are the payload. It is the `payload`
     /// member of [`CompiledSchema::json_schema`]; the server validates a call
     /// as `{"schema_id": <this schema's id>, "payload": <arguments>}`.
+    ///
+    /// It follows the newest MCP revision:
+    /// [`CompiledSchema::mcp_input_schema_for`] with [`McpVersion::LATEST`].
     pub fn mcp_input_schema(&self) -> OrderedJson {
-        self.payload_schema().into_document()
+        self.mcp_input_schema_for(McpVersion::LATEST)
+    }
+
+    /// The payload object's JSON Schema as MCP revision `version` carries a
+    /// tool's `inputSchema` (or `outputSchema`): under 2026-07-28 it names
+    /// its dialect first (`"$schema"`, JSON Schema 2020-12, the revision's
+    /// default, named so that no reader has to assume it); under 2025-11-25
+    /// it does not.
+    ///
+    /// ```
+    /// use sdsi::{CompiledSchema, SchemaTemplate};
+    /// use sdsi::mcp::McpVersion;
+    /// use serde_json::json;
+    ///
+    /// let template = SchemaTemplate::from_value(&json!({
+    ///     "schema_id": "coffee_v1", "scenario": "coffee_order",
+    ///     "keys": [{"key_name": "size", "key_type": "string", "required": true,
+    ///               "semantic_description": "Cup size."}]
+    /// }))?;
+    /// let schema = CompiledSchema::new(&template)?;
+    /// let newest = schema.mcp_input_schema_for(McpVersion::V2026_07_28);
+    /// assert_eq!(newest["$schema"], "https://json-schema.org/draft/2020-12/schema");
+    /// assert!(newest.to_string().starts_with(r#"{"$schema""#));
+    /// assert!(schema.mcp_input_schema_for(McpVersion::V2025_11_25).get("$schema").is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn mcp_input_schema_for(&self, version: McpVersion) -> OrderedJson {
+        let mut schema = self.payload_schema();
+        if version != McpVersion::V2025_11_25 {
+            schema.insert_first("$schema", JSON_SCHEMA_DIALECT);
+        }
+        schema.into_document()
     }
 
     /// The payload object's schema, in the template's key order.
@@ -190,6 +225,12 @@ impl CompiledSchema {
     /// which [`CompiledSchema::validate_structured_content`] checks.
     pub fn mcp_output_schema(&self) -> OrderedJson {
         self.mcp_input_schema()
+    }
+
+    /// [`CompiledSchema::mcp_output_schema`] as MCP revision `version`
+    /// carries it (see [`CompiledSchema::mcp_input_schema_for`]).
+    pub fn mcp_output_schema_for(&self, version: McpVersion) -> OrderedJson {
+        self.mcp_input_schema_for(version)
     }
 
     /// An MCP elicitation `requestedSchema`: a flat object whose properties

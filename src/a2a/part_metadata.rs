@@ -13,7 +13,7 @@ use super::fields::JSON_MEDIA_TYPE;
 pub(crate) fn data_part_metadata(schema: &CompiledSchema) -> Map<String, Value> {
     let mut metadata = Map::new();
     metadata.insert("mediaType".to_owned(), JSON_MEDIA_TYPE.into());
-    metadata.insert("schema".to_owned(), schema.json_schema());
+    metadata.insert("schema".to_owned(), schema.json_schema().into_value());
     metadata
 }
 

@@ -71,6 +71,12 @@ impl OrderedJson {
         self.value
     }
 
+    /// The document as a part of a larger one, its order kept (a
+    /// `Node::from` would take it as a `Value` and lose the order).
+    pub(crate) fn into_node(self) -> Node {
+        self.ordered
+    }
+
     /// The document from its written form.
     pub(crate) fn new(ordered: Node) -> Self {
         let value = ordered.to_value();
@@ -183,6 +189,8 @@ impl Serialize for Node {
     }
 }
 
+// An `OrderedJson` converts too, through its `Value`: use
+// `OrderedJson::into_node` to keep its order.
 impl<T: Into<Value>> From<T> for Node {
     fn from(value: T) -> Self {
         Node::Leaf(value.into())
@@ -203,6 +211,11 @@ pub(crate) struct Object(IndexMap<String, Node>);
 impl Object {
     pub(crate) fn new() -> Self {
         Self::default()
+    }
+
+    /// Adds member `name` before every other (or moves it there).
+    pub(crate) fn insert_first(&mut self, name: impl Into<String>, value: impl Into<Node>) {
+        self.0.shift_insert(0, name.into(), value.into());
     }
 
     /// Adds (or replaces) member `name`.
@@ -263,6 +276,17 @@ mod tests {
             OrderedJson::from(value.clone()).to_string(),
             value.to_string()
         );
+    }
+
+    #[test]
+    fn a_first_member_goes_before_the_others_and_a_document_nests_in_order() {
+        let mut object = Object::new();
+        object.insert("b", 1);
+        object.insert_first("a", 2);
+        let mut outer = Object::new();
+        outer.insert("z", object.into_document().into_node());
+        outer.insert("y", 0);
+        assert_eq!(outer.into_document().to_string(), r#"{"z":{"a":2,"b":1},"y":0}"#);
     }
 
     #[test]

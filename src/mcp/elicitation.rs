@@ -2,10 +2,9 @@
 //! `elicitation/create` request, sent as its own request under 2025-11-25
 //! and carried inside an `InputRequiredResult` under 2026-07-28.
 
-use serde_json::{Map, Value, json};
-
 use super::version::McpVersion;
 use crate::export::Export;
+use crate::export::ordered::Object;
 use crate::validate::core::schema::CompiledSchema;
 
 impl CompiledSchema {
@@ -46,23 +45,25 @@ impl CompiledSchema {
     /// ```
     pub fn mcp_elicitation_request(&self, message: &str, version: McpVersion) -> Export {
         let form = self.mcp_elicitation_schema();
-        let request = json!({
-            "method": "elicitation/create",
-            "params": {
-                "mode": "form",
-                "message": message,
-                "requestedSchema": form.schema,
-            },
-        });
+        let mut params = Object::new();
+        params.insert("mode", "form");
+        params.insert("message", message);
+        params.insert("requestedSchema", form.schema.into_node());
+        let mut request = Object::new();
+        request.insert("method", "elicitation/create");
+        request.insert("params", params);
         let schema = if version.elicits_in_result() {
-            let mut requests = Map::new();
-            requests.insert(self.schema_id().to_owned(), request);
-            json!({"resultType": "input_required", "inputRequests": Value::Object(requests)})
+            let mut requests = Object::new();
+            requests.insert(self.schema_id(), request);
+            let mut result = Object::new();
+            result.insert("resultType", "input_required");
+            result.insert("inputRequests", requests);
+            result
         } else {
             request
         };
         Export {
-            schema,
+            schema: schema.into_document(),
             warnings: form.warnings,
         }
     }

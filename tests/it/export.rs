@@ -241,8 +241,12 @@ proptest! {
                 "message {} against {}", message, exported
             );
         }
-        // The MCP tool input schema is the payload member of the same schema.
-        prop_assert_eq!(&exported["properties"]["payload"], &schema.mcp_input_schema());
+        // The MCP tool input schema is the payload member of the same
+        // schema (as 2025-11-25 writes it; 2026-07-28 adds `$schema`).
+        prop_assert_eq!(
+            &exported["properties"]["payload"],
+            &schema.mcp_input_schema_for(sdsi::mcp::McpVersion::V2025_11_25)
+        );
     }
 
     /// Every export lists the template's keys in the template's order (an

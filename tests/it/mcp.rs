@@ -18,7 +18,7 @@ fn the_2026_elicitation_is_an_input_required_result_rmcp_reads() {
     let ask = schema.mcp_elicitation_request("Tell us about your trip", McpVersion::V2026_07_28);
     assert_eq!(ask.warnings, schema.mcp_elicitation_schema().warnings);
     let typed: rmcp::model::InputRequiredResult =
-        serde_json::from_value(ask.schema.clone()).unwrap();
+        serde_json::from_value(ask.schema.clone().into_value()).unwrap();
     let requests = typed.input_requests.as_ref().unwrap();
     assert_eq!(requests.keys().collect::<Vec<_>>(), [schema.schema_id()]);
     let Some(rmcp::model::InputRequest::Elicitation(request)) = requests.get(schema.schema_id())
@@ -38,6 +38,12 @@ fn the_2026_elicitation_is_an_input_required_result_rmcp_reads() {
         serde_json::to_value(requested_schema).unwrap(),
         schema.mcp_elicitation_schema().schema
     );
+    // The form inside keeps the template's key order.
+    assert!(
+        ask.schema
+            .to_string()
+            .contains(&schema.mcp_elicitation_schema().schema.to_string())
+    );
     // Written back by the SDK, nothing was refused or dropped.
     assert_eq!(serde_json::to_value(&typed).unwrap(), ask.schema);
 }
@@ -47,7 +53,7 @@ fn the_2025_elicitation_is_a_request_of_its_own() {
     let schema = schema();
     let ask = schema.mcp_elicitation_request("Tell us", McpVersion::V2025_11_25);
     assert!(ask.schema.get("resultType").is_none());
-    let typed: rmcp::model::ElicitRequest = serde_json::from_value(ask.schema.clone()).unwrap();
+    let typed: rmcp::model::ElicitRequest = serde_json::from_value(ask.schema.clone().into_value()).unwrap();
     let wire = serde_json::to_value(&typed).unwrap();
     assert_eq!(wire["method"], "elicitation/create");
     assert_eq!(wire["params"], ask.schema["params"]);
@@ -133,4 +139,32 @@ fn revisions_read_as_mcp_writes_them() {
     assert_eq!(McpVersion::default(), McpVersion::LATEST);
     let error = "2024-01-01".parse::<McpVersion>().unwrap_err();
     assert!(error.to_string().contains("2026-07-28"));
+}
+
+#[test]
+fn the_2026_tool_schemas_name_their_dialect() {
+    let schema = schema();
+    let newest = schema.mcp_input_schema();
+    assert_eq!(newest["$schema"], sdsi::export::JSON_SCHEMA_DIALECT);
+    assert_eq!(newest, schema.mcp_input_schema_for(McpVersion::V2026_07_28));
+    let older = schema.mcp_input_schema_for(McpVersion::V2025_11_25);
+    assert!(older.get("$schema").is_none());
+    let mut without = newest.clone().into_value();
+    without.as_object_mut().unwrap().remove("$schema");
+    assert_eq!(without, older.clone().into_value());
+    for version in McpVersion::ALL.iter().copied() {
+        assert_eq!(
+            schema.mcp_output_schema_for(version),
+            schema.mcp_input_schema_for(version)
+        );
+    }
+    // MCP's Rust SDK reads a tool carrying either and writes it back whole.
+    for input in [newest, older] {
+        let tool = json!({"name": "book", "inputSchema": input.into_value(),
+                          "outputSchema": schema.mcp_output_schema().into_value()});
+        let typed: rmcp::model::Tool = serde_json::from_value(tool.clone()).unwrap();
+        let back = serde_json::to_value(&typed).unwrap();
+        assert_eq!(back["inputSchema"], tool["inputSchema"]);
+        assert_eq!(back["outputSchema"], tool["outputSchema"]);
+    }
 }

@@ -155,7 +155,7 @@ impl Representation {
                 "A structured payload of scenario {}",
                 template.scenario
             )),
-            schema: Some(SchemaDescriptor::inline_json_schema(schema.json_schema())),
+            schema: Some(SchemaDescriptor::inline_json_schema(schema.json_schema().into_value())),
         }
     }
 
