@@ -111,3 +111,39 @@ def test_random_messages_agree_as_dict_and_as_text():
             valid += schema.is_valid(m)
     # Enough valid messages that the normalized payloads are compared often.
     assert valid >= 500, valid
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "1" + "]" * depth
+
+
+def test_a_dict_and_its_text_agree_on_names_repeated_inside_values():
+    """JSON text may repeat a member name inside a value; `json.loads` keeps
+    the last occurrence, as the crate's reader of the text must: a deep first
+    occurrence replaced by a shallow one is no depth error."""
+    t = {"schema_id": "notes_v1", "scenario": "notes", "keys": [
+        {"key_name": "meta", "key_type": "object", "required": True,
+         "semantic_description": "Anything about the note."},
+        {"key_name": "tags", "key_type": "array", "required": False,
+         "semantic_description": "Labels."}]}
+    deep = nested(40)
+    payloads = [
+        f'{{"meta":{{"a":{deep},"a":1}}}}',
+        f'{{"meta":{{"a":1,"a":{deep}}}}}',
+        f'{{"meta":{{"list":[{{"b":{{"a":{deep},"a":[]}}}}]}}}}',
+        f'{{"meta":{{}},"tags":[1,{{"a":{deep},"a":"x"}}]}}',
+        f'{{"meta":{{}},"extra":{{"a":{deep},"a":null}}}}',
+        f'{{"meta":{{}},"extra":{{"a":null,"a":{deep}}}}}',
+        '{"meta":{"a":[[1]],"a":1}}',
+    ]
+    schemas = [sdsi.CompiledSchema(t, unknown_keys=u, max_depth=d)
+               for u in ("reject", "warn") for d in (None, 2)]
+    for payload in payloads:
+        text = f'{{"schema_id":"notes_v1","payload":{payload}}}'
+        m = json.loads(text)
+        for schema in schemas:
+            assert answer(schema.validate(m)) == answer(schema.validate(text)), text
+            assert schema.is_valid(m) == schema.is_valid(text), text
+    # The issue's example is valid either way.
+    text = f'{{"schema_id":"notes_v1","payload":{payloads[0]}}}'
+    assert schemas[0].is_valid(text) and schemas[0].is_valid(json.loads(text))

@@ -54,6 +54,7 @@ mod pool_properties;
 mod properties;
 #[cfg(feature = "evolution")]
 mod redact;
+mod repeats;
 mod respelled;
 #[cfg(feature = "export")]
 mod response;

@@ -1,48 +1,80 @@
 //! Property tests: serde round trips, bytes path ≡ Value path, no input panics.
 
+use crate::common::repeats::{first_member_of, plants, text_with_repeats};
 use crate::common::{
     Extras, assert_send_sync, extra_members, json_value, key_definition, message_for,
-    options_with_limits, template,
+    numbers_arrive_as_maps, options_with_limits, template, text_numbers_arrive_as_maps,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use sdsi::negotiate::{ExecutionResult, SchemaRequest, SchemaUpdateSuggestion};
-use sdsi::validate::{Limits, UnknownKeys, ValidateOptions};
+use sdsi::validate::{Limits, Refusal, UnknownKeys, ValidateOptions};
 use sdsi::{CompiledSchema, IssueCode, KeyDefinition, SchemaTemplate, StructuredPayload};
 use serde_json::{Value, json};
 
-/// Serializes `message` and, when asked, repeats one payload member (first
-/// occurrence replaced by `decoy`) so the bytes path meets duplicate members.
-fn to_text(message: &Value, duplicate: Option<Value>) -> String {
-    let text = serde_json::to_string(message).unwrap();
-    let Some(decoy) = duplicate else { return text };
-    let Some(payload) = message.get("payload").and_then(Value::as_object) else {
-        return text;
-    };
-    let Some((name, _)) = payload.iter().next() else {
-        return text;
-    };
-    let prefix = format!("{}:{},", serde_json::to_string(name).unwrap(), decoy);
-    text.replacen("\"payload\":{", &format!("\"payload\":{{{prefix}"), 1)
+/// Serializes `message` with the decoys of `plants` written in at any
+/// depth (`common::repeats`) and, when asked, one more before the
+/// payload's first member, so the text readers meet repeated members.
+fn to_text(message: &Value, duplicate: Option<Value>, plants: &[(usize, Value)]) -> String {
+    let mut plants = plants.to_vec();
+    if let (Some(decoy), Some(first)) = (duplicate, first_member_of(message, "payload")) {
+        plants.push((first, decoy));
+    }
+    text_with_repeats(message, &plants)
 }
 
-/// The bytes path (`validate_str`, `is_valid_str`) agrees with the `Value`
-/// path on `message` as text, with `decoy` as a duplicate payload member;
-/// a normalized payload validates to itself under default limits.
+/// Every reader of `message` as text (bytes: `validate_str`,
+/// `is_valid_str`; typed: `deserialize_slice`; serde source:
+/// `is_valid_from`, `problems_from`) agrees with the `Value` path on the
+/// parsed text, with `decoy` as a duplicate payload member and `plants`
+/// repeating names at any depth; a normalized payload validates to itself
+/// under default limits.
 fn check_bytes_path(
     template: &SchemaTemplate,
     message: &Value,
     opts: ValidateOptions,
     decoy: Option<Value>,
+    plants: &[(usize, Value)],
 ) -> Result<(), TestCaseError> {
     let schema = CompiledSchema::with_options(template, opts).unwrap();
-    let text = to_text(message, decoy);
+    let repeats = decoy.is_some() || !plants.is_empty();
+    let text = to_text(message, decoy, plants);
     // The reference: what serde_json makes of the text (last duplicate wins).
     let parsed: Value = serde_json::from_str(&text).unwrap();
     let report = schema.validate(&parsed);
     prop_assert_eq!(&schema.validate_str(&text), &report);
     prop_assert_eq!(schema.is_valid_str(&text), report.is_valid());
     prop_assert_eq!(schema.is_valid(&parsed), report.is_valid());
+    match schema.deserialize_slice::<serde_json::Map<String, Value>>(text.as_bytes()) {
+        Ok(accepted) => {
+            prop_assert_eq!(
+                Some(accepted.payload),
+                report.normalized().map(|n| n.to_map())
+            );
+            prop_assert_eq!(&accepted.warnings[..], report.warnings());
+        }
+        Err(Refusal::Invalid(refused)) => prop_assert_eq!(&*refused, &report),
+        Err(other) => return Err(TestCaseError::fail(other.to_string())),
+    }
+    if !text_numbers_arrive_as_maps() {
+        // A serde source that may repeat names settles the text as the
+        // `Value` path does, or leaves it to that path (`None`): only when
+        // something repeats, is too deep, or there are too many members.
+        let members = parsed
+            .get("payload")
+            .and_then(Value::as_object)
+            .map_or(0, |p| p.len());
+        let unsettled = repeats || members > opts.limits.max_keys || limit_exceeded(&report);
+        let source = || serde_json::Deserializer::from_str(&text);
+        match schema.is_valid_from(&mut source()).unwrap() {
+            Some(valid) => prop_assert_eq!(valid, report.is_valid()),
+            None => prop_assert!(unsettled),
+        }
+        match schema.problems_from(&mut source()).unwrap() {
+            Some(checked) => prop_assert_eq!(&checked.problems, report.problems()),
+            None => prop_assert!(unsettled),
+        }
+    }
     // Nothing accepted from the input is nested deeper than the limit,
     // unknown keys kept under `UnknownKeys::Warn` included (defaults come from
     // the template, not the input, and are not limited).
@@ -66,6 +98,14 @@ fn check_bytes_path(
         prop_assert_eq!(again.normalized(), Some(normalized));
     }
     Ok(())
+}
+
+/// Whether `report` has a limit error (a value too deep, too many members).
+fn limit_exceeded(report: &sdsi::Report<'_>) -> bool {
+    report
+        .errors()
+        .iter()
+        .any(|e| e.code() == IssueCode::LimitExceeded)
 }
 
 /// Nesting of arrays and objects (a scalar is 0, `[1]` is 1).
@@ -95,26 +135,32 @@ proptest! {
         (template, message) in template(Extras::All).prop_flat_map(|t| { let m = message_for(&t); (Just(t), m) }),
         opts in options_with_limits(),
         decoy in proptest::option::of(json_value()),
+        plants in plants(),
     ) {
-        check_bytes_path(&template, &message, opts, decoy)?;
+        check_bytes_path(&template, &message, opts, decoy, &plants)?;
     }
 
     /// A message read through any serde `Deserializer` (here `&Value`'s own)
-    /// gets the `Value` path's verdict and problems, or `None` exactly when
-    /// one pass cannot settle it (more members than `max_keys`).
+    /// gets the `Value` path's verdict and problems, or `None` only when one
+    /// pass cannot settle it (more members than `max_keys`; a value too deep,
+    /// unless the source promises unique names).
     #[test]
     fn deserializer_path_equals_value_path(
         (template, message) in template(Extras::All).prop_flat_map(|t| { let m = message_for(&t); (Just(t), m) }),
         opts in options_with_limits(),
     ) {
         let schema = CompiledSchema::with_options(&template, opts).unwrap();
-        if value_numbers_arrive_as_maps() {
+        if numbers_arrive_as_maps() {
             // serde_json's `arbitrary_precision` hands numbers to visitors
             // as maps: that source is read with `validate`, as documented.
             return Ok(());
         }
         let report = schema.validate(&message);
         let members = message.get("payload").and_then(Value::as_object).map_or(0, |p| p.len());
+        let too_many = members > opts.limits.max_keys;
+        // A source that may repeat names leaves a value too deep to the
+        // `Value` path too (a repeat inside it may have made it look deeper).
+        let unsettled = too_many || limit_exceeded(&report);
         match schema.problems_from(&message).unwrap() {
             Some(checked) => {
                 prop_assert_eq!(&checked.problems, report.problems());
@@ -124,17 +170,17 @@ proptest! {
                 let edited = checked.edits.as_ref().map(|edits| apply_edits(&schema, edits, &message));
                 prop_assert_eq!(edited, normalized);
             }
-            None => prop_assert!(members > opts.limits.max_keys),
+            None => prop_assert!(unsettled),
         }
         match schema.is_valid_from(&message).unwrap() {
             Some(valid) => prop_assert_eq!(valid, report.is_valid()),
-            None => prop_assert!(members > opts.limits.max_keys),
+            None => prop_assert!(unsettled),
         }
         // A `Value` cannot repeat a member: stopping at the first error
         // changes nothing.
         match schema.is_valid_from_unique(&message).unwrap() {
             Some(valid) => prop_assert_eq!(valid, report.is_valid()),
-            None => prop_assert!(members > opts.limits.max_keys),
+            None => prop_assert!(too_many),
         }
         // The documented contract: text inside a member's value is not read.
         let blanked = blank_member_values(&message);
@@ -395,25 +441,6 @@ fn blank_member_values(message: &Value) -> Value {
     out
 }
 
-/// Whether `&Value`, as its Deserializer, hands a float to visitors as a map
-/// (serde_json built with `arbitrary_precision`).
-fn value_numbers_arrive_as_maps() -> bool {
-    struct IsMap;
-    impl<'de> serde::de::Visitor<'de> for IsMap {
-        type Value = bool;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a number")
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
-            Ok(false)
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, _: A) -> Result<bool, A::Error> {
-            Ok(true)
-        }
-    }
-    serde::Deserializer::deserialize_any(&Value::from(0.5), IsMap).unwrap()
-}
-
 fn flight() -> SchemaTemplate {
     SchemaTemplate::from_value(&json!({
         "schema_id": "flight_booking_v1", "scenario": "flight_booking",
@@ -460,7 +487,7 @@ fn bytes_path_regression_nested_defaults_under_tight_limits() {
         .unknown_keys(UnknownKeys::Warn)
         .limits(Limits::default().with_max_depth(3).with_max_keys(4));
     let decoy = json!([[], [null, 474_622.666_178_251_8]]);
-    check_bytes_path(&template, &message, opts, Some(decoy)).unwrap();
+    check_bytes_path(&template, &message, opts, Some(decoy), &[]).unwrap();
 }
 
 #[test]

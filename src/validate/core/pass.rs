@@ -18,6 +18,28 @@ use super::shape::Shape;
 use crate::issue::{Issue, IssueCode, IssuePath};
 use crate::key::{JsonKind, KeyType};
 
+/// Where a pass's members come from, which decides what it must leave to
+/// the `Value` path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// A parsed map, or values a caller hands over key by key (`keyed.rs`):
+    /// no name repeats, so none is looked for.
+    Map,
+    /// A serde source that promises unique member names
+    /// (`is_valid_from_unique`): a repeated payload member is still
+    /// noticed, and a value too deep is too deep.
+    UniqueNames,
+    /// JSON text, or a serde source that may repeat a name at any depth.
+    /// Besides a repeated payload member, a value deeper than the limit is
+    /// left to the `Value` path: its depth is measured over every
+    /// occurrence of a name repeated inside it, where serde_json keeps the
+    /// last one only, so a value too deep here may be within the limit
+    /// there. Depth is the only fact a reader takes from inside a member's
+    /// value (its type and `other`'s elements are the value's own), so no
+    /// other answer can differ.
+    Text,
+}
+
 /// One validation pass over a payload's members, shared by both paths.
 pub(crate) struct Pass<'s> {
     pub(crate) schema: &'s SchemaCore,
@@ -26,8 +48,10 @@ pub(crate) struct Pass<'s> {
     required_seen: usize,
     /// Set when a key appears twice (only the bytes path can see that).
     pub(crate) duplicate: bool,
-    /// Whether to remember unknown names, to notice their duplicates.
-    track_unknown: bool,
+    /// Set when a value from a [`Source::Text`] is deeper than the limit.
+    deep: bool,
+    /// Where the members come from.
+    source: Source,
     /// The unknown names seen: a set, so that checking a name against the
     /// earlier ones costs the same however many came before. The standard
     /// hasher's random keys keep names chosen to collide from making it
@@ -47,17 +71,36 @@ pub(crate) enum ValueOrShape<'v> {
 }
 
 impl<'s> Pass<'s> {
-    /// A pass; `streaming` when members come from bytes and may repeat.
-    pub(crate) fn new(schema: &'s SchemaCore, streaming: bool) -> Self {
+    /// A pass over members from `source`.
+    pub(crate) fn new(schema: &'s SchemaCore, source: Source) -> Self {
         Self {
             schema,
             plan: Edits::new(schema.keys.len()),
             required_seen: 0,
             duplicate: false,
-            track_unknown: streaming,
+            deep: false,
+            source,
             unknown_seen: None,
             cursor: Cursor::default(),
         }
+    }
+
+    /// Whether the pass cannot settle the payload, which the `Value` path
+    /// then does: a member repeated, or a value from [`Source::Text`]
+    /// deeper than the limit.
+    #[inline]
+    pub(crate) fn unsettled(&self) -> bool {
+        self.duplicate || self.deep
+    }
+
+    /// For a value found too deep: whether to leave it to the `Value` path
+    /// (noted in `deep`) rather than report it. Asked on that rare branch
+    /// only, so the usual member pays nothing for it.
+    fn defer_too_deep(&mut self) -> bool {
+        if self.source == Source::Text {
+            self.deep = true;
+        }
+        self.deep
     }
 
     /// Checks one payload member; `Break` when the outcome wants no more
@@ -149,6 +192,9 @@ impl<'s> Pass<'s> {
                 return ControlFlow::Continue(());
             }
             Fit::TooDeep => {
+                if self.defer_too_deep() {
+                    return ControlFlow::Continue(());
+                }
                 out.error(|| {
                     Issue::limit(self.schema.path(index), "nesting depth", max_depth as u64)
                 })?;
@@ -190,7 +236,7 @@ impl<'s> Pass<'s> {
         shape: Option<Shape>,
         out: &mut O,
     ) -> ControlFlow<()> {
-        if self.track_unknown {
+        if self.source != Source::Map {
             // One hash per name; only a repeat, which ends the single pass,
             // copies a name it did not need.
             let seen = self.unknown_seen.get_or_insert_with(HashSet::new);
@@ -205,6 +251,9 @@ impl<'s> Pass<'s> {
             }
             UnknownKeys::Warn => {
                 if shape.is_some_and(|s| too_deep(self.schema, &s)) {
+                    if self.defer_too_deep() {
+                        return ControlFlow::Continue(());
+                    }
                     out.error(|| {
                         Issue::limit(
                             IssuePath::member("/payload", name),

@@ -7,7 +7,9 @@
 //! `Pass` as the `Value` path; the report's normalized payload parses the
 //! validated text only when it is read. JSON that repeats a member is the
 //! one case a single pass cannot settle the way `serde_json::Value` does
-//! (the last one wins), so it falls back to the `Value` path.
+//! (the last one wins), so it falls back to the `Value` path: a repeated
+//! payload member, and a value found deeper than the limit, which a name
+//! repeated inside it may have made look deeper than it parses.
 
 use serde::de::DeserializeSeed;
 use serde_json::Value;
@@ -17,6 +19,7 @@ use super::serde_source::MessageSeed;
 use super::stream::Stream;
 use crate::issue::Issue;
 use crate::validate::core::outcome::{Collect, Outcome, Verdict};
+use crate::validate::core::pass::Source;
 use crate::validate::core::schema::{CompiledSchema, SchemaCore};
 use crate::validate::normalized::Normalized;
 use crate::validate::report::{Report, finish_report};
@@ -37,7 +40,7 @@ impl CompiledSchema {
         if schema.numbers_arrive_as_maps() {
             return self.validate_parsed(bytes);
         }
-        let mut stream = Stream::new(schema, Collect::default());
+        let mut stream = Stream::new(schema, Collect::default(), Source::Text);
         match run(&mut stream, bytes) {
             Err(error) => Report::invalid_json(&error),
             Ok(()) if stream.fallback => self.validate_parsed(bytes),
@@ -80,6 +83,7 @@ impl CompiledSchema {
                 valid: true,
                 fail_fast: false,
             },
+            Source::Text,
         );
         match run(&mut stream, bytes) {
             Err(_) => false,
@@ -112,7 +116,7 @@ fn run<O: Outcome>(stream: &mut Stream<'_, O>, bytes: &[u8]) -> Result<(), serde
             if scan::message(stream, text).is_ok() {
                 return Ok(());
             }
-            *stream = Stream::new(stream.schema, fresh);
+            *stream = Stream::new(stream.schema, fresh, stream.source);
             let mut de = serde_json::Deserializer::from_str(text);
             MessageSeed(&mut *stream).deserialize(&mut de)?;
             de.end()

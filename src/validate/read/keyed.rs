@@ -14,7 +14,7 @@ use super::probe::{Probe, UnknownValue};
 use crate::validate::core::edits::Checked;
 use crate::validate::core::options::UnknownKeys;
 use crate::validate::core::outcome::{Collect, Outcome, Verdict, finish_problems};
-use crate::validate::core::pass::{Pass, ValueOrShape};
+use crate::validate::core::pass::{Pass, Source, ValueOrShape};
 use crate::validate::core::schema::{CompiledSchema, SchemaCore};
 
 impl CompiledSchema {
@@ -35,6 +35,13 @@ impl CompiledSchema {
     /// schema's and whose `payload` is an object, the verdict is
     /// [`CompiledSchema::is_valid`]'s on the same message. Any other
     /// message goes through [`CompiledSchema::is_valid_from`].
+    ///
+    /// Each value is read as one whose objects cannot repeat a member name
+    /// (a dict's, a `Value`'s): a value nested deeper than
+    /// [`Limits::max_depth`](crate::validate::Limits::max_depth) is an error,
+    /// every member inside it counted. JSON text, where a name repeated
+    /// inside a value can make it look deeper than it parses, goes through
+    /// [`CompiledSchema::validate_slice`] instead.
     pub fn keyed_verdict(&self, members: usize) -> Option<KeyedVerdict<'_>> {
         Keyed::new(&self.core, members, Verdict::fail_fast()).map(KeyedVerdict)
     }
@@ -208,7 +215,7 @@ struct Keyed<'s, O> {
 impl<'s, O: Outcome> Keyed<'s, O> {
     fn new(schema: &'s SchemaCore, members: usize, out: O) -> Option<Self> {
         (members <= schema.options.limits.max_keys).then(|| Keyed {
-            pass: Pass::new(schema, false),
+            pass: Pass::new(schema, Source::Map),
             out,
             members,
             found: 0,

@@ -23,7 +23,7 @@ use crate::key::JsonKind;
 use crate::validate::core::edits::Edits;
 use crate::validate::core::options::UnknownKeys;
 use crate::validate::core::outcome::Outcome;
-use crate::validate::core::pass::{Pass, ValueOrShape};
+use crate::validate::core::pass::{Pass, Source, ValueOrShape};
 use crate::validate::core::shape::{ContainerShape, Shape};
 
 /// The scanner did not settle the text; serde_json's reader will.
@@ -365,7 +365,7 @@ impl<'t> Scanner<'t> {
         self.at += 1;
         let schema = stream.schema;
         let limits = &schema.options.limits;
-        let mut pass = Pass::new(schema, true);
+        let mut pass = Pass::new(schema, Source::Text);
         let mut count = 0usize;
         if !self.empty_container(b'}') {
             loop {
@@ -392,9 +392,10 @@ impl<'t> Scanner<'t> {
                         pass.unknown(name, kept.then_some(shape), &mut stream.out)
                     }
                 };
-                // A repeated member is settled by the `Value` path; an
-                // outcome that stops early by serde_json's reader.
-                if pass.duplicate || flow.is_break() {
+                // A repeated member, or a value too deep (a name repeated
+                // inside it may hide its depth), is settled by the `Value`
+                // path; an outcome that stops early by serde_json's reader.
+                if pass.unsettled() || flow.is_break() {
                     return Err(Unsure);
                 }
                 if self.end_of_member(b'}')? {

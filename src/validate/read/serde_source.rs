@@ -15,7 +15,7 @@ use super::skip::{Skip, drain_seq};
 use super::stream::{Payload, STOPPED, Stream};
 use crate::validate::core::edits::Checked;
 use crate::validate::core::outcome::{Collect, Outcome, Verdict, finish_problems};
-use crate::validate::core::pass::{Pass, ValueOrShape, check_schema_id};
+use crate::validate::core::pass::{Pass, Source, ValueOrShape, check_schema_id};
 use crate::validate::core::schema::CompiledSchema;
 
 impl CompiledSchema {
@@ -27,8 +27,12 @@ impl CompiledSchema {
     /// (`tests/it/properties.rs` checks it with `&Value` as the source), where
     /// a repeated member counts once, its last occurrence.
     ///
-    /// `Ok(None)` when one pass cannot settle it: a member repeated, or more
-    /// payload members than [`Limits::max_keys`](crate::validate::Limits::max_keys).
+    /// `Ok(None)` when one pass cannot settle it: a member repeated, more
+    /// payload members than [`Limits::max_keys`](crate::validate::Limits::max_keys),
+    /// or a payload member's value nested deeper than
+    /// [`Limits::max_depth`](crate::validate::Limits::max_depth) (its depth
+    /// counts every occurrence of a name repeated inside it, where a `Value`
+    /// keeps the last one only, so only the parsed value can tell).
     /// Read the message into a `Value` and call `is_valid` then. The
     /// deserializer's own errors are returned as they are.
     ///
@@ -55,7 +59,9 @@ impl CompiledSchema {
     /// error further on is not seen), and over a source that does repeat a
     /// member after its first error, the answer is that of the first
     /// occurrence, which a later one could have replaced: such a source
-    /// needs `is_valid_from`.
+    /// needs `is_valid_from`. For the same reason a value nested deeper than
+    /// the limit is an error at once, not left to the `Value` path (no
+    /// repeated name inside it can have made it look deeper).
     pub fn is_valid_from_unique<'de, D: de::Deserializer<'de>>(
         &self,
         deserializer: D,
@@ -74,7 +80,13 @@ impl CompiledSchema {
             valid: true,
             fail_fast: stop_early,
         };
-        let mut stream = Stream::new(&self.core, verdict);
+        // A source that promises unique names is taken at its word.
+        let source = if stop_early {
+            Source::UniqueNames
+        } else {
+            Source::Text
+        };
+        let mut stream = Stream::new(&self.core, verdict, source);
         match MessageSeed(&mut stream).deserialize(deserializer) {
             Err(_) if stream.stopped => return Ok(Some(false)),
             Err(error) => return Err(error),
@@ -98,7 +110,7 @@ impl CompiledSchema {
         &self,
         deserializer: D,
     ) -> Result<Option<Checked>, D::Error> {
-        let mut stream = Stream::new(&self.core, Collect::default());
+        let mut stream = Stream::new(&self.core, Collect::default(), Source::Text);
         MessageSeed(&mut stream).deserialize(deserializer)?;
         if stream.fallback {
             return Ok(None);
@@ -292,7 +304,7 @@ impl<'de, O: Outcome> Visitor<'de> for MessageSeed<'_, '_, O> {
                     stream.seen_schema_id = true;
                     if let Some(value) = found {
                         let flow = check_schema_id(stream.schema, Some(&value), &mut stream.out);
-                        if stream.stop(flow, false) {
+                        if stream.stop(flow) {
                             return Err(de::Error::custom(STOPPED));
                         }
                     }
@@ -341,7 +353,7 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Payload, A::Error> {
         let stream = self.0;
         let schema = stream.schema;
-        let mut pass = Pass::new(schema, true);
+        let mut pass = Pass::new(schema, stream.source);
         let mut count = 0usize;
         while let Some(member) = map.next_key_seed(PayloadMemberNameSeed(&mut pass))? {
             count += 1;
@@ -361,11 +373,12 @@ impl<'de, O: Outcome> Visitor<'de> for PayloadSeed<'_, '_, O> {
                     pass.unknown(&name, shape, &mut stream.out)
                 }
             };
-            if stream.stop(flow, pass.duplicate) {
+            // Once unsettled, the rest of the payload is only read.
+            stream.fallback |= pass.unsettled();
+            if stream.stop(flow) {
                 return Err(de::Error::custom(STOPPED));
             }
         }
-        stream.fallback |= pass.duplicate;
         if stream.fallback {
             return Ok(Payload::Missing);
         }

@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 use crate::validate::core::edits::Edits;
 use crate::validate::core::outcome::Outcome;
 use crate::validate::core::pass::{
-    check_schema_id, message_not_object, missing_payload, payload_not_object,
+    Source, check_schema_id, message_not_object, missing_payload, payload_not_object,
 };
 use crate::validate::core::schema::SchemaCore;
 
@@ -30,31 +30,36 @@ pub(crate) struct Stream<'s, O> {
     pub(crate) is_object: bool,
     pub(crate) seen_schema_id: bool,
     pub(crate) payload: Payload,
-    /// Set when the single pass cannot decide exactly (repeated members, too many members).
+    /// Where the message comes from: whether its names may repeat.
+    pub(crate) source: Source,
+    /// Set when the single pass cannot decide exactly (repeated members,
+    /// too many members, a value too deep from a source that may repeat names).
     pub(crate) fallback: bool,
     /// Set when reading stopped at the first error (an outcome that fails
-    /// fast said `Break`, and no repeated member could undo the error).
+    /// fast said `Break`, and nothing left to the `Value` path could undo
+    /// the error).
     pub(crate) stopped: bool,
 }
 
 impl<'s, O: Outcome> Stream<'s, O> {
-    pub(crate) fn new(schema: &'s SchemaCore, out: O) -> Self {
+    pub(crate) fn new(schema: &'s SchemaCore, out: O, source: Source) -> Self {
         Self {
             schema,
             out,
             is_object: false,
             seen_schema_id: false,
             payload: Payload::Missing,
+            source,
             fallback: false,
             stopped: false,
         }
     }
 
     /// Whether to stop reading after a check that said `flow`: only when
-    /// the outcome wants no more, and no repeated member seen so far could
-    /// replace the offending one.
-    pub(crate) fn stop(&mut self, flow: ControlFlow<()>, repeated: bool) -> bool {
-        self.stopped = flow.is_break() && !self.fallback && !repeated;
+    /// the outcome wants no more, and the message is not left to the
+    /// `Value` path (where a repeated member could replace the offending one).
+    pub(crate) fn stop(&mut self, flow: ControlFlow<()>) -> bool {
+        self.stopped = flow.is_break() && !self.fallback;
         self.stopped
     }
 

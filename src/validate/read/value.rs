@@ -8,7 +8,7 @@ use crate::validate::core::key_index::{Cursor, same_name};
 use crate::validate::core::options::UnknownKeys;
 use crate::validate::core::outcome::{Collect, Outcome};
 use crate::validate::core::pass::{
-    Fit, Pass, ValueOrShape, check_schema_id, fit, is_schema_id_of, message_not_object,
+    Fit, Pass, Source, ValueOrShape, check_schema_id, fit, is_schema_id_of, message_not_object,
     missing_payload, payload_not_object, too_deep, too_many_keys,
 };
 use crate::validate::core::schema::{CompiledSchema, SchemaCore};
@@ -210,7 +210,7 @@ fn run_payload<O: Outcome>(
         let _ = too_many_keys(schema, out);
         return None;
     }
-    let mut pass = Pass::new(schema, false);
+    let mut pass = Pass::new(schema, Source::Map);
     for (name, value) in payload {
         if pass
             .member(name, ValueOrShape::Value(value), out)

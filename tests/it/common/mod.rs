@@ -1,7 +1,8 @@
 //! Helpers shared by the integration tests' modules: proptest generators
 //! (key names and types, JSON values, values of a key type, key
 //! definitions, valid templates, messages near a template and validation
-//! options), the draft's figure templates, and the planted-burst streams
+//! options), the draft's figure templates, JSON text that repeats member
+//! names at any depth ([`repeats`]), and the planted-burst streams
 //! ([`planted`], also compiled into sdsi-model's tests).
 
 // With every feature, an unused helper is an error; without some, the
@@ -22,6 +23,7 @@
 
 #[cfg(feature = "evolution")]
 pub mod planted;
+pub mod repeats;
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -370,6 +372,36 @@ pub fn message_for(template: &SchemaTemplate) -> BoxedStrategy<Value> {
             }
         })
         .boxed()
+}
+
+/// Whether `&Value`, as its Deserializer, hands a float to visitors as a map
+/// (serde_json built with `arbitrary_precision`).
+pub fn numbers_arrive_as_maps() -> bool {
+    serde::Deserializer::deserialize_any(&Value::from(0.5), IsMap).unwrap()
+}
+
+/// Whether serde_json's text reader hands a number to visitors as a map
+/// (serde_json built with `arbitrary_precision`, whatever `&Value` does):
+/// then it is no source for `is_valid_from`, as documented.
+pub fn text_numbers_arrive_as_maps() -> bool {
+    let mut text = serde_json::Deserializer::from_str("0.5");
+    serde::Deserializer::deserialize_any(&mut text, IsMap).unwrap()
+}
+
+/// Says whether a number arrived as a map.
+struct IsMap;
+
+impl<'de> serde::de::Visitor<'de> for IsMap {
+    type Value = bool;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a number")
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, _: A) -> Result<bool, A::Error> {
+        Ok(true)
+    }
 }
 
 /// Options that vary the unknown-key policy only, with default limits (what
