@@ -142,7 +142,7 @@
 //! | `src/evolution/storage.rs` | Keeping a server's state between runs: what is saved (`SavedServer`) and the trait a storage back-end … | `SavedServer`, `SplitState`, `Versioned`, `StateStorage`, `SavedServer::{new, to_bytes, encode, encode_split, from_split, from_split_sealed, from_bytes, from_bytes_sealed}`, `Versioned::new` |
 //! | `src/evolution/vectors.rs` | The vector math of the pool: dot products, unit vectors, and the mean similarity of groups of unit vectors … | — |
 //! | `src/export/ordered.rs` | `OrderedJson`: an exported document that keeps its members in the order the export wrote them, whatever … | `OrderedJson`, `OrderedJson::{as_value, into_value}` |
-//! | `src/export.rs` | Exports of a compiled schema for the tools agents already use: JSON Schema 2020-12, MCP (a tool's … | `JSON_SCHEMA_DIALECT`, `Export`, `CompiledSchema::{json_schema, mcp_input_schema, mcp_output_schema, mcp_elicitation_schema, strict_schema, prompt}` |
+//! | `src/export.rs` | Exports of a compiled schema for the tools agents already use: JSON Schema 2020-12, MCP (a tool's … | `JSON_SCHEMA_DIALECT`, `Export`, `CompiledSchema::{json_schema, mcp_input_schema, mcp_input_schema_for, mcp_output_schema, mcp_output_schema_for, mcp_elicitation_schema, strict_schema, prompt}` |
 //! | `src/extra_members.rs` | Members a typed value does not know (a template's or a key's `extra`), kept so that a round trip loses … | — |
 //! | `src/import/importer.rs` | The import's running state: the keys made so far and every difference reported, plus the vocabulary the … | — |
 //! | `src/import/mod.rs` | Templates from the schemas agents already publish: a JSON Schema object (draft 2020-12 or 07) or an MCP … | `Imported`, `from_json_schema`, `from_mcp_tool` |
