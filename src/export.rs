@@ -12,8 +12,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::issue::{Issue, IssueCode};
-use crate::mcp::version::McpVersion;
 use crate::key::{KeyDefinition, KeyType, OTHER_KEY, Sensitivity, whole_number};
+use crate::mcp::version::McpVersion;
 use crate::validate::core::check::Check;
 use crate::validate::core::compiled_key::{CompiledKey, KeyStatus};
 use crate::validate::core::options::{BigIntegers, UnknownKeys};

@@ -170,6 +170,7 @@ impl Command {
         }
         match self {
             Command::Evolve(args) => evolve::misused(args),
+            Command::Export(args) => export::misused(args),
             _ => None,
         }
     }

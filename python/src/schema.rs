@@ -249,14 +249,45 @@ impl PySchema {
         ordered_to_py(py, &self.inner.json_schema())
     }
 
-    /// The payload as an MCP tool's ``inputSchema`` dict.
-    fn mcp_input_schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        ordered_to_py(py, &self.inner.mcp_input_schema())
+    /// The payload as an MCP tool's ``inputSchema`` dict, as MCP protocol
+    /// revision ``protocol_version`` carries it (``"2026-07-28"``, the
+    /// default, names its dialect in ``$schema``; ``"2025-11-25"`` does not).
+    #[pyo3(signature = (*, protocol_version = None))]
+    fn mcp_input_schema<'py>(
+        &self,
+        py: Python<'py>,
+        protocol_version: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let version = mcp_version(protocol_version)?;
+        ordered_to_py(py, &self.inner.mcp_input_schema_for(version))
     }
 
-    /// The payload as an MCP tool's ``outputSchema`` dict.
-    fn mcp_output_schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        ordered_to_py(py, &self.inner.mcp_output_schema())
+    /// The payload as an MCP tool's ``outputSchema`` dict (see
+    /// ``mcp_input_schema``).
+    #[pyo3(signature = (*, protocol_version = None))]
+    fn mcp_output_schema<'py>(
+        &self,
+        py: Python<'py>,
+        protocol_version: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let version = mcp_version(protocol_version)?;
+        ordered_to_py(py, &self.inner.mcp_output_schema_for(version))
+    }
+
+    /// What an MCP server sends to ask the user for the payload, with
+    /// ``message`` shown to them: ``(request, warnings)``. Under
+    /// ``"2026-07-28"`` (the default) an ``InputRequiredResult`` whose
+    /// ``inputRequests`` holds the form under the schema's id; under
+    /// ``"2025-11-25"`` the ``elicitation/create`` request itself.
+    #[pyo3(signature = (message, *, protocol_version = None))]
+    fn mcp_elicitation_request<'py>(
+        &self,
+        py: Python<'py>,
+        message: &str,
+        protocol_version: Option<&str>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let version = mcp_version(protocol_version)?;
+        export_pair(py, self.inner.mcp_elicitation_request(message, version))
     }
 
     /// The payload as an MCP elicitation ``requestedSchema``:

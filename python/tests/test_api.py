@@ -418,3 +418,22 @@ def test_mcp_tool_results_are_read_by_protocol_revision(schema):
     assert schema.validate_mcp_tool_result(odd, protocol_version="2025-11-25").valid
     with pytest.raises(sdsi.InputError, match="2026-07-28"):
         schema.validate_mcp_tool_result(done, protocol_version="2024-01-01")
+
+
+def test_mcp_exports_follow_the_protocol_revision(schema):
+    newest = schema.mcp_input_schema()
+    assert newest["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert list(newest)[0] == "$schema"
+    older = schema.mcp_input_schema(protocol_version="2025-11-25")
+    assert "$schema" not in older and older["properties"] == newest["properties"]
+    assert schema.mcp_output_schema(protocol_version="2025-11-25") == older
+    asking, warnings = schema.mcp_elicitation_request("Your order?")
+    form, form_warnings = schema.mcp_elicitation_schema()
+    assert asking["resultType"] == "input_required"
+    assert [(i.code, i.path) for i in warnings] == [(i.code, i.path) for i in form_warnings]
+    assert asking["inputRequests"]["coffee_v1"]["params"]["requestedSchema"] == form
+    own, _ = schema.mcp_elicitation_request("Your order?", protocol_version="2025-11-25")
+    assert own["method"] == "elicitation/create" and own["params"]["message"] == "Your order?"
+    answer = {"action": "accept", "content": {"size": "s"}}
+    assert schema.validate_mcp_elicit_result(answer).valid
+    assert [i.code for i in schema.validate_mcp_elicit_result({"action": "decline"}).errors] == ["missing_payload"]

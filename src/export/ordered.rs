@@ -286,7 +286,10 @@ mod tests {
         let mut outer = Object::new();
         outer.insert("z", object.into_document().into_node());
         outer.insert("y", 0);
-        assert_eq!(outer.into_document().to_string(), r#"{"z":{"a":2,"b":1},"y":0}"#);
+        assert_eq!(
+            outer.into_document().to_string(),
+            r#"{"z":{"a":2,"b":1},"y":0}"#
+        );
     }
 
     #[test]

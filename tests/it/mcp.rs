@@ -53,7 +53,8 @@ fn the_2025_elicitation_is_a_request_of_its_own() {
     let schema = schema();
     let ask = schema.mcp_elicitation_request("Tell us", McpVersion::V2025_11_25);
     assert!(ask.schema.get("resultType").is_none());
-    let typed: rmcp::model::ElicitRequest = serde_json::from_value(ask.schema.clone().into_value()).unwrap();
+    let typed: rmcp::model::ElicitRequest =
+        serde_json::from_value(ask.schema.clone().into_value()).unwrap();
     let wire = serde_json::to_value(&typed).unwrap();
     assert_eq!(wire["method"], "elicitation/create");
     assert_eq!(wire["params"], ask.schema["params"]);

@@ -5,6 +5,7 @@
 use sdsi::Issue;
 use sdsi::a2a::{AgentExtension, FieldDefinition, fields_from_template};
 use sdsi::export::OrderedJson;
+use sdsi::mcp::McpVersion;
 use sdsi::validate::ValidateOptions;
 use serde::Serialize;
 
@@ -22,6 +23,10 @@ pub enum ExportFormat {
     McpInput,
     /// An MCP elicitation's `requestedSchema` (flat, primitive properties).
     McpElicitation,
+    /// What an MCP server sends to ask the user for the payload (needs
+    /// `--message`): an `InputRequiredResult` under 2026-07-28, an
+    /// `elicitation/create` request under 2025-11-25.
+    McpElicitationRequest,
     /// A strict structured-output schema for constrained decoding.
     Strict,
     /// A2A input field definitions (issue #813).
@@ -42,6 +47,43 @@ pub struct Args {
     /// The template: `--schema TEMPLATE`.
     #[command(flatten)]
     pub template: SchemaArg,
+
+    /// The MCP protocol revision of an `mcp-*` format: 2026-07-28 (the
+    /// default) or 2025-11-25.
+    #[arg(long, value_name = "REVISION", value_parser = parse_mcp_version)]
+    pub mcp_version: Option<McpVersion>,
+
+    /// The text shown to the user with an `mcp-elicitation-request`.
+    #[arg(long, value_name = "TEXT")]
+    pub message: Option<String>,
+}
+
+fn parse_mcp_version(text: &str) -> Result<McpVersion, String> {
+    text.parse()
+        .map_err(|e: sdsi::mcp::UnknownMcpVersion| e.to_string())
+}
+
+/// Why the flags given cannot go together, if they cannot: each applies to
+/// some formats only, and no flag is silently ignored.
+pub fn misused(args: &Args) -> Option<String> {
+    let format = args.format;
+    let mcp = matches!(
+        format,
+        ExportFormat::McpInput | ExportFormat::McpElicitationRequest
+    );
+    if args.mcp_version.is_some() && !mcp {
+        return Some(
+            "--mcp-version applies to --format mcp-input and mcp-elicitation-request only"
+                .to_owned(),
+        );
+    }
+    match (format == ExportFormat::McpElicitationRequest, &args.message) {
+        (true, None) => Some("--format mcp-elicitation-request needs --message TEXT".to_owned()),
+        (false, Some(_)) => {
+            Some("--message applies to --format mcp-elicitation-request only".to_owned())
+        }
+        _ => None,
+    }
 }
 
 /// What `--help` says of the exit status.
@@ -101,10 +143,17 @@ pub fn run(args: &Args, format: Format) -> Outcome {
         Err(rejected) => return rejected_outcome(&rejected, format),
     };
     let schema = &usable.schema;
+    let version = args.mcp_version.unwrap_or_default();
     let mut warnings: Vec<Issue> = usable.warnings.clone();
     let export = match args.format {
         ExportFormat::JsonSchema => Exported::Schema(schema.json_schema()),
-        ExportFormat::McpInput => Exported::Schema(schema.mcp_input_schema()),
+        ExportFormat::McpInput => Exported::Schema(schema.mcp_input_schema_for(version)),
+        ExportFormat::McpElicitationRequest => {
+            let message = args.message.as_deref().unwrap_or_default();
+            let export = schema.mcp_elicitation_request(message, version);
+            warnings.extend(export.warnings);
+            Exported::Schema(export.schema)
+        }
         ExportFormat::McpElicitation => {
             let export = schema.mcp_elicitation_schema();
             warnings.extend(export.warnings);

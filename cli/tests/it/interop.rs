@@ -329,3 +329,60 @@ fn export_usage_errors_exit_2() {
     assert_eq!(run.code, 2);
     assert!(run.stdout.is_empty());
 }
+
+/// The MCP formats follow a protocol revision: 2026-07-28 unless
+/// `--mcp-version` names 2025-11-25; the elicitation request needs its
+/// message, and a flag no format given reads is a usage error.
+#[test]
+fn export_follows_the_mcp_revision_asked_for() {
+    let template = fixture("flight_template.json");
+    let export = |extra: &[&str]| {
+        let mut args = vec!["export", "--schema", &template];
+        args.extend_from_slice(extra);
+        let (code, out) = checked(&args, b"", &EXPORT);
+        assert_eq!(code, 0, "{extra:?}");
+        out["export"].clone()
+    };
+    let newest = export(&["--format", "mcp-input"]);
+    assert_eq!(
+        newest["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    let older = export(&["--format", "mcp-input", "--mcp-version", "2025-11-25"]);
+    assert!(older.get("$schema").is_none());
+    assert_eq!(older["properties"], newest["properties"]);
+
+    let asking = export(&[
+        "--format",
+        "mcp-elicitation-request",
+        "--message",
+        "Where to?",
+    ]);
+    assert_eq!(asking["resultType"], "input_required");
+    let request = &asking["inputRequests"]["flight_booking_v1"];
+    assert_eq!(request["params"]["message"], "Where to?");
+    let form = export(&["--format", "mcp-elicitation"]);
+    assert_eq!(request["params"]["requestedSchema"], form);
+    let own = export(&[
+        "--format",
+        "mcp-elicitation-request",
+        "--message",
+        "Where to?",
+        "--mcp-version",
+        "2025-11-25",
+    ]);
+    assert_eq!(own["method"], "elicitation/create");
+
+    for misuse in [
+        &["--format", "mcp-elicitation-request"][..],
+        &["--format", "strict", "--mcp-version", "2025-11-25"],
+        &["--format", "mcp-input", "--message", "hi"],
+        &["--format", "mcp-input", "--mcp-version", "2024-01-01"],
+    ] {
+        let mut args = vec!["export", "--schema", &template];
+        args.extend_from_slice(misuse);
+        let run = run_with_stdin(&args, b"");
+        assert_eq!(run.code, 2, "{misuse:?}");
+        assert!(run.stdout.is_empty(), "{misuse:?}");
+    }
+}

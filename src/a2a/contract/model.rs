@@ -155,7 +155,9 @@ impl Representation {
                 "A structured payload of scenario {}",
                 template.scenario
             )),
-            schema: Some(SchemaDescriptor::inline_json_schema(schema.json_schema().into_value())),
+            schema: Some(SchemaDescriptor::inline_json_schema(
+                schema.json_schema().into_value(),
+            )),
         }
     }
 

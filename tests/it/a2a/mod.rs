@@ -241,7 +241,10 @@ fn data_part_bridge() {
         pairs(schema.validate_a2a_data_part(&part).errors())
     };
     assert_eq!(
-        said(|p, o| p["metadata"]["schema"] = o.json_schema().into_value(), &other),
+        said(
+            |p, o| p["metadata"]["schema"] = o.json_schema().into_value(),
+            &other
+        ),
         [(
             "schema_id_mismatch",
             "/metadata/schema/properties/schema_id/const".to_owned()
