@@ -674,6 +674,7 @@ mod tests {
         assert_eq!(
             schema,
             json!({
+                "$schema": JSON_SCHEMA_DIALECT,
                 "type": "object",
                 "properties": {
                     "origin": {"type": "string", "description": "From.\nIATA code."},
