@@ -44,6 +44,9 @@ pub(crate) struct Field {
 pub(crate) struct Variant {
     pub(crate) rename: Option<String>,
     pub(crate) skip_deserializing: bool,
+    /// `#[serde(other)]`: serde reads every name no other variant has as
+    /// this one.
+    pub(crate) other: bool,
 }
 
 /// serde container attributes under which the type's wire form is not the
@@ -191,6 +194,7 @@ impl Variant {
         let mut variant = Self {
             rename: None,
             skip_deserializing: false,
+            other: false,
         };
         for attr in attrs {
             if attr.path().is_ident("serde") {
@@ -202,6 +206,8 @@ impl Variant {
                     } else if meta.path.is_ident("skip") || meta.path.is_ident("skip_deserializing")
                     {
                         variant.skip_deserializing = true;
+                    } else if meta.path.is_ident("other") {
+                        variant.other = true;
                     } else {
                         skip(&meta)?;
                     }

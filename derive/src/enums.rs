@@ -1,5 +1,6 @@
 //! `#[derive(Template)]` on an enum of unit variants: a `string` key whose
-//! description lists the values serde reads.
+//! description lists the values serde reads, and says when a
+//! `#[serde(other)]` variant takes any other value.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -25,6 +26,8 @@ pub(crate) fn expand(
         ));
     }
     let mut values = Vec::new();
+    // The `#[serde(other)]` variant (serde allows one) and its doc.
+    let mut catch_all: Option<(String, &syn::Ident)> = None;
     for variant in &data.variants {
         let variant_attrs = attrs::Variant::read(&variant.attrs, errors);
         if variant_attrs.skip_deserializing {
@@ -53,7 +56,22 @@ pub(crate) fn expand(
                 continue;
             }
         };
+        if variant_attrs.other {
+            // Not a value to list: serde reads its name and every name the
+            // other variants do not have as this variant, so the description
+            // says that any other value is accepted instead.
+            catch_all.get_or_insert((doc, &variant.ident));
+            continue;
+        }
         values.push(quote!((#name, #doc)));
+    }
+    if let (true, Some((_, variant))) = (values.is_empty() && errors.is_empty(), &catch_all) {
+        errors.push(syn::Error::new(
+            variant.span(),
+            format!(
+                "variant `{variant}` is `#[serde(other)]` and serde reads no other variant: a key of this type would list no value and take any string; declare the values the enum knows, or make the field a `String`"
+            ),
+        ));
     }
     if values.is_empty() && errors.is_empty() {
         errors.push(syn::Error::new(
@@ -71,12 +89,16 @@ pub(crate) fn expand(
         return TokenStream::new();
     }
     let ident = &input.ident;
+    let other = match catch_all {
+        Some((doc, _)) => quote!(::core::option::Option::Some(#doc)),
+        None => quote!(::core::option::Option::None),
+    };
     quote! {
         #[automatically_derived]
         impl ::sdsi::derive::TemplateField for #ident {
             const KEY_TYPE: ::sdsi::KeyType = ::sdsi::KeyType::String;
             fn describe() -> ::core::option::Option<::std::string::String> {
-                ::core::option::Option::Some(::sdsi::derive::__private::values(&[#(#values),*]))
+                ::core::option::Option::Some(::sdsi::derive::__private::values(&[#(#values),*], #other))
             }
         }
     }

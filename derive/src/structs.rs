@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
@@ -15,6 +15,10 @@ use crate::docs::doc_text;
 
 /// The name the draft reserves for unmapped fragments.
 const OTHER: &str = "other";
+
+/// The local that holds the struct's own default under a container
+/// `#[serde(default)]`.
+const CONTAINER_DEFAULT: &str = "__sdsi_default";
 
 /// The key type names a `#[sdsi(key_type = "...")]` may give, with the
 /// `sdsi::KeyType` variant each stands for.
@@ -191,6 +195,12 @@ fn generate(input: &DeriveInput, container: &Container, keys: &[Key]) -> TokenSt
     let mut members = Vec::new();
     let mut checks = Vec::new();
     let mut uses_container_default = false;
+    // One identifier for the local's declaration and every read of it, with
+    // the macro's own (mixed-site) hygiene: a read built under a field's
+    // span would resolve in the field's macro context (a `macro_rules!`
+    // that declares the struct) and not find it, and no name the user
+    // writes can see or shadow it.
+    let container_local = Ident::new(CONTAINER_DEFAULT, Span::mixed_site());
     for key in keys {
         let Key { name, ty, doc, .. } = key;
         let has_default = key.attrs.default.is_some() || container.default.is_some();
@@ -229,7 +239,12 @@ fn generate(input: &DeriveInput, container: &Container, keys: &[Key]) -> TokenSt
                 quote_spanned!(ty.span()=> <#ty as ::sdsi::derive::TemplateField>::describe()),
             ),
         };
-        let default = default_value(key, container, &mut uses_container_default);
+        let default = default_value(
+            key,
+            container,
+            &container_local,
+            &mut uses_container_default,
+        );
         definitions.push(quote! {
             ::sdsi::derive::__private::key(#name, #key_type, #required, #doc, #more, #default)
         });
@@ -242,8 +257,8 @@ fn generate(input: &DeriveInput, container: &Container, keys: &[Key]) -> TokenSt
     }
     let container_default = if uses_container_default {
         match &container.default {
-            Some(DefaultFrom::Path(path)) => quote!(let __sdsi_default: Self = #path();),
-            _ => quote!(let __sdsi_default: Self = ::core::default::Default::default();),
+            Some(DefaultFrom::Path(path)) => quote!(let #container_local: Self = #path();),
+            _ => quote!(let #container_local: Self = ::core::default::Default::default();),
         }
     } else {
         TokenStream::new()
@@ -275,10 +290,12 @@ fn generate(input: &DeriveInput, container: &Container, keys: &[Key]) -> TokenSt
 }
 
 /// The expression of a key's default: the JSON of what serde puts in a
-/// missing member, or `None`.
+/// missing member, or `None`. `container_local` names the struct's own
+/// default, which the caller declares when `uses_container_default` is set.
 fn default_value(
     key: &Key,
     container: &Container,
+    container_local: &Ident,
     uses_container_default: &mut bool,
 ) -> TokenStream {
     let Key { ident, ty, .. } = key;
@@ -297,8 +314,11 @@ fn default_value(
         },
         (None, Some(_)) => {
             *uses_container_default = true;
+            // Built outside the field's span, which is only for the call:
+            // a missing `Serialize` is reported at the field's type.
+            let field = quote!(#container_local.#ident);
             quote_spanned! {ty.span()=>
-                ::sdsi::derive::__private::default_value::<#ty>(&__sdsi_default.#ident)
+                ::sdsi::derive::__private::default_value::<#ty>(&#field)
             }
         }
         (None, None) => quote!(::core::option::Option::None),
@@ -306,7 +326,12 @@ fn default_value(
 }
 
 /// Whether the type is spelled `Option<...>` (serde's own test).
-fn is_option(ty: &Type) -> bool {
+fn is_option(mut ty: &Type) -> bool {
+    // A type a `macro_rules!` passed on as `$ty:ty` arrives wrapped in
+    // invisible groups, which serde looks through too.
+    while let Type::Group(group) = ty {
+        ty = &group.elem;
+    }
     let Type::Path(path) = ty else { return false };
     path.path
         .segments

@@ -84,20 +84,30 @@ pub fn members(members: &[(&str, KeyType, bool)]) -> String {
 }
 
 /// What a unit-only enum adds to its key's description: the values, as
-/// JSON strings, each with its variant's doc comment when it has one.
-pub fn values(values: &[(&str, &str)]) -> String {
+/// JSON strings, each with its variant's doc comment when it has one; and,
+/// when a `#[serde(other)]` variant takes every other name (`other` is its
+/// doc comment, maybe empty), that any other value is accepted.
+pub fn values(values: &[(&str, &str)], other: Option<&str>) -> String {
     let listed: Vec<String> = values
         .iter()
-        .map(|(value, doc)| {
-            let quoted = Value::from(*value).to_string();
-            if doc.is_empty() {
-                quoted
-            } else {
-                format!("{quoted} ({doc})")
-            }
-        })
+        .map(|(value, doc)| with_doc(Value::from(*value).to_string(), doc))
         .collect();
-    format!("One of: {}.", listed.join(", "))
+    let mut text = format!("One of: {}.", listed.join(", "));
+    if let Some(doc) = other {
+        text.push(' ');
+        text.push_str(&with_doc("Any other value is accepted".to_owned(), doc));
+        text.push('.');
+    }
+    text
+}
+
+/// `text`, followed by `doc` in parentheses when there is one.
+fn with_doc(text: String, doc: &str) -> String {
+    if doc.is_empty() {
+        text
+    } else {
+        format!("{text} ({doc})")
+    }
 }
 
 /// The type of a struct's `other` field with a serde default.

@@ -3,6 +3,9 @@
 //! reads back into the type with `deserialize_slice`. The compile-fail
 //! cases live with the derive crate (`derive/tests/ui`).
 
+mod catch_all;
+mod through_macro;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::num::NonZeroU16;
 use std::sync::Arc;
