@@ -10,9 +10,9 @@ use serde::{Serialize, Serializer};
 use crate::key::{JsonKind, KeyType};
 
 mod path;
-mod quote;
+pub(crate) mod quote;
 pub(crate) use path::{IssuePath, pointer};
-pub(crate) use quote::{describe_short, json_kind, quote_short};
+pub(crate) use quote::{describe_short, json_kind, quote_list, quote_short};
 
 /// The stable, machine-readable code of an [`Issue`].
 ///

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::issue::{Issue, IssueCode};
+use crate::issue::{Issue, IssueCode, quote_short};
 use crate::validate::core::schema::CompiledSchema;
 
 use super::fields::JSON_MEDIA_TYPE;
@@ -89,7 +89,11 @@ pub(crate) fn metadata_issues(
                 issues.push(Issue::new(
                     IssueCode::InvalidMember,
                     "/metadata/mediaType",
-                    format!("the metadata's mediaType {stated:?} differs from the part's {own:?}"),
+                    format!(
+                        "the metadata's mediaType {} differs from the part's {}",
+                        quote_short(stated),
+                        quote_short(own)
+                    ),
                 ));
             }
         }
@@ -107,7 +111,10 @@ pub(crate) fn metadata_issues(
                 issues.push(Issue::new(
                     IssueCode::SchemaIdMismatch,
                     "/metadata/schema/properties/schema_id/const",
-                    format!("the metadata's schema is for {named:?}, not {own:?}"),
+                    format!(
+                        "the metadata's schema is for {}, not {own:?}",
+                        quote_short(named)
+                    ),
                 ));
             }
         }

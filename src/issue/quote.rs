@@ -21,6 +21,21 @@ pub(crate) fn quote_short(text: &str) -> String {
     }
 }
 
+/// The most names [`quote_list`] writes.
+const LISTED: usize = 8;
+
+/// Names for a message, joined by commas: the first eight, each through
+/// [`quote_short`], then how many more there are.
+pub(crate) fn quote_list<'t>(names: impl IntoIterator<Item = &'t str>) -> String {
+    let mut names = names.into_iter();
+    let mut list: Vec<String> = names.by_ref().take(LISTED).map(quote_short).collect();
+    let more = names.count();
+    if more > 0 {
+        list.push(format!("{more} more"));
+    }
+    list.join(", ")
+}
+
 /// A JSON value for a message: a string through [`quote_short`], any other
 /// value by its kind (`a number`, `an object`), never its content.
 pub(crate) fn describe_short(value: &Value) -> String {
@@ -57,6 +72,16 @@ mod tests {
         assert_eq!(
             quote_short(&long),
             format!("{:?}… (1000 characters)", "é".repeat(SHORT))
+        );
+    }
+
+    #[test]
+    fn lists_stop_after_eight() {
+        assert_eq!(quote_list(["a", "b"]), "\"a\", \"b\"");
+        let many: Vec<String> = (0..20).map(|i| i.to_string()).collect();
+        assert_eq!(
+            quote_list(many.iter().map(String::as_str)),
+            "\"0\", \"1\", \"2\", \"3\", \"4\", \"5\", \"6\", \"7\", 12 more"
         );
     }
 

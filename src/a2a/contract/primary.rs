@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::issue::{Issue, IssueCode, pointer};
+use crate::issue::{Issue, IssueCode, pointer, quote_short};
 use crate::payload::message::StructuredPayload;
 use crate::validate::core::schema::CompiledSchema;
 use crate::validate::report::Report;
@@ -181,8 +181,8 @@ impl CompiledSchema {
                         IssueCode::InvalidMember,
                         format!("{at}/contractId"),
                         format!(
-                            "the part is of contract {:?}, not {contract_id:?}",
-                            identity.contract_id
+                            "the part is of contract {}, not {contract_id:?}",
+                            quote_short(&identity.contract_id)
                         ),
                     ));
                 }

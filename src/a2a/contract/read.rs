@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use crate::issue::{Issue, IssueCode, pointer};
+use crate::issue::{Issue, IssueCode, pointer, quote_short};
 
 use super::model::{
     Bundle, Catalog, DigestAlgorithm, DirectionContract, Integrity, Presence, Representation,
@@ -55,7 +55,10 @@ impl Walk {
             self.error(
                 IssueCode::InvalidMember,
                 pointer(path, name),
-                format!("{what} has no member {name:?} in the schema contract draft"),
+                format!(
+                    "{what} has no member {} in the schema contract draft",
+                    quote_short(name)
+                ),
             );
         }
         Some(object)
@@ -200,7 +203,7 @@ fn read_contracts(walk: &mut Walk, value: &Value, at: &str) -> Option<Vec<Schema
                 walk.error(
                     IssueCode::InvalidMember,
                     format!("{path}/id"),
-                    format!("contract id {:?} is listed twice", contract.id),
+                    format!("contract id {} is listed twice", quote_short(&contract.id)),
                 );
             }
             contracts.push(contract);
@@ -285,7 +288,7 @@ fn read_unique_strings(
                 walk.error(
                     IssueCode::InvalidMember,
                     path,
-                    format!("{text:?} is listed twice"),
+                    format!("{} is listed twice", quote_short(&text)),
                 );
             }
         }
@@ -337,7 +340,10 @@ fn read_direction(walk: &mut Walk, value: &Value, at: &str) -> Option<DirectionC
                 walk.error(
                     IssueCode::InvalidMember,
                     format!("{path}/id"),
-                    format!("representation id {:?} is listed twice", representation.id),
+                    format!(
+                        "representation id {} is listed twice",
+                        quote_short(&representation.id)
+                    ),
                 );
             }
             representations.push(representation);
