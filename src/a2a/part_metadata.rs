@@ -17,6 +17,11 @@ pub(crate) fn data_part_metadata(schema: &CompiledSchema) -> Map<String, Value> 
     metadata
 }
 
+/// Whether `value` can be a JSON Schema: an object or a boolean.
+pub(crate) fn is_json_schema(value: &Value) -> bool {
+    matches!(value, Value::Object(_) | Value::Bool(_))
+}
+
 /// A media type's essence (`type/subtype`), lowercase, parameters dropped.
 fn essence(media_type: &str) -> String {
     media_type
@@ -99,7 +104,11 @@ pub(crate) fn metadata_issues(
         }
     }
     match metadata.get("schema") {
-        None | Some(Value::Bool(_)) => {}
+        Some(described) if !is_json_schema(described) => issues.push(Issue::new(
+            IssueCode::InvalidMember,
+            "/metadata/schema",
+            "the metadata's schema must be a JSON Schema (an object or a boolean)",
+        )),
         Some(Value::Object(described)) => {
             let named = described
                 .get("properties")
@@ -118,11 +127,7 @@ pub(crate) fn metadata_issues(
                 ));
             }
         }
-        Some(_) => issues.push(Issue::new(
-            IssueCode::InvalidMember,
-            "/metadata/schema",
-            "the metadata's schema must be a JSON Schema (an object or a boolean)",
-        )),
+        _ => {}
     }
     issues
 }

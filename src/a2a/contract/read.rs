@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::issue::{Issue, IssueCode, pointer, quote_short};
 
+use super::super::part_metadata::is_json_schema;
 use super::model::{
     Bundle, Catalog, DigestAlgorithm, DirectionContract, Integrity, Presence, Representation,
     SchemaContract, SchemaDescriptor, SchemaSource,
@@ -48,6 +49,18 @@ impl Walk {
             );
             return None;
         };
+        self.members(object, path, what, allowed);
+        Some(object)
+    }
+
+    /// Reports each member of `object` (at `path`) outside `allowed`.
+    pub(crate) fn members(
+        &mut self,
+        object: &Map<String, Value>,
+        path: &str,
+        what: &str,
+        allowed: &[&str],
+    ) {
         for name in object
             .keys()
             .filter(|name| !allowed.contains(&name.as_str()))
@@ -61,7 +74,14 @@ impl Walk {
                 ),
             );
         }
-        Some(object)
+    }
+
+    /// What was read, when nothing was reported on the way.
+    pub(crate) fn finish<T>(self, read: Option<T>) -> Result<T, Vec<Issue>> {
+        match read {
+            Some(read) if self.errors.is_empty() => Ok(read),
+            _ => Err(self.errors),
+        }
     }
 
     /// Member `name` of `object`, reported when absent.
@@ -126,7 +146,8 @@ impl Walk {
     }
 }
 
-fn any_text(_: &str) -> bool {
+/// Any string passes.
+pub(crate) fn any_text(_: &str) -> bool {
     true
 }
 
@@ -138,13 +159,28 @@ fn non_empty(text: &str) -> bool {
 pub(crate) fn read_params(params: &Value, at: &str) -> Result<Catalog, Vec<Issue>> {
     let mut walk = Walk::default();
     let catalog = walk
-        .object(params, at, "params", &["catalog"])
-        .and_then(|object| walk.required(object, "catalog", at))
-        .and_then(|catalog| read_catalog(&mut walk, catalog, &format!("{at}/catalog")));
-    match catalog {
-        Some(catalog) if walk.errors.is_empty() => Ok(catalog),
-        _ => Err(walk.errors),
-    }
+        .object(params, at, "params", &PARAMS)
+        .and_then(|object| params_catalog(&mut walk, object, at));
+    walk.finish(catalog)
+}
+
+/// [`read_params`] of `params` known to be an object (a typed entry's).
+pub(crate) fn read_params_object(
+    params: &Map<String, Value>,
+    at: &str,
+) -> Result<Catalog, Vec<Issue>> {
+    let mut walk = Walk::default();
+    walk.members(params, at, "params", &PARAMS);
+    let catalog = params_catalog(&mut walk, params, at);
+    walk.finish(catalog)
+}
+
+/// The members of `params`.
+const PARAMS: [&str; 1] = ["catalog"];
+
+fn params_catalog(walk: &mut Walk, params: &Map<String, Value>, at: &str) -> Option<Catalog> {
+    let catalog = walk.required(params, "catalog", at)?;
+    read_catalog(walk, catalog, &format!("{at}/catalog"))
 }
 
 fn read_catalog(walk: &mut Walk, value: &Value, at: &str) -> Option<Catalog> {
@@ -412,7 +448,18 @@ fn read_schema(walk: &mut Walk, value: &Value, at: &str) -> Option<SchemaDescrip
                 &["integrity", "entrypoint"],
                 "an inline schema",
             );
-            object.get("inline").map(|inline| SchemaSource::Inline {
+            let inline = object.get("inline").filter(|inline| {
+                let schema = is_json_schema(inline);
+                if !schema {
+                    walk.error(
+                        IssueCode::InvalidMember,
+                        pointer(at, "inline"),
+                        "an inline schema must be a JSON Schema (an object or a boolean)",
+                    );
+                }
+                schema
+            });
+            inline.map(|inline| SchemaSource::Inline {
                 inline: inline.clone(),
             })
         }
