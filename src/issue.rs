@@ -12,7 +12,9 @@ use crate::key::{JsonKind, KeyType};
 mod path;
 pub(crate) mod quote;
 pub(crate) use path::{IssuePath, pointer};
-pub(crate) use quote::{describe_short, json_kind, quote_list, quote_short};
+#[cfg(feature = "a2a")]
+pub(crate) use quote::quote_list;
+pub(crate) use quote::{describe_short, json_kind, quote_short};
 
 /// The stable, machine-readable code of an [`Issue`].
 ///

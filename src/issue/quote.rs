@@ -22,10 +22,12 @@ pub(crate) fn quote_short(text: &str) -> String {
 }
 
 /// The most names [`quote_list`] writes.
+#[cfg(feature = "a2a")]
 const LISTED: usize = 8;
 
 /// Names for a message, joined by commas: the first eight, each through
 /// [`quote_short`], then how many more there are.
+#[cfg(feature = "a2a")]
 pub(crate) fn quote_list<'t>(names: impl IntoIterator<Item = &'t str>) -> String {
     let mut names = names.into_iter();
     let mut list: Vec<String> = names.by_ref().take(LISTED).map(quote_short).collect();
@@ -75,6 +77,7 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "a2a")]
     #[test]
     fn lists_stop_after_eight() {
         assert_eq!(quote_list(["a", "b"]), "\"a\", \"b\"");
