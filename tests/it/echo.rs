@@ -156,12 +156,11 @@ fn a_long_hostile_text_is_not_echoed() {
     sites.push(("message schema_id", at(report.errors(), "/schema_id")));
 
     let echoed = "A".repeat(25);
-    for (site, message) in &sites {
-        assert!(
-            !message.contains(&echoed) && message.len() < 600,
-            "{site} echoes the text: {}...",
-            message.get(..200).unwrap_or(message)
-        );
-    }
+    let echoing: Vec<&str> = sites
+        .iter()
+        .filter(|(_, message)| message.contains(&echoed) || message.len() >= 600)
+        .map(|(site, _)| *site)
+        .collect();
+    assert!(echoing.is_empty(), "these echo the text: {echoing:?}");
     assert_eq!(sites.len(), 20);
 }
