@@ -10,7 +10,11 @@ use serde::{Serialize, Serializer};
 use crate::key::{JsonKind, KeyType};
 
 mod path;
+pub(crate) mod quote;
 pub(crate) use path::{IssuePath, pointer};
+#[cfg(feature = "a2a")]
+pub(crate) use quote::quote_list;
+pub(crate) use quote::{describe_short, json_kind, quote_short};
 
 /// The stable, machine-readable code of an [`Issue`].
 ///

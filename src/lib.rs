@@ -150,6 +150,7 @@
 //! | `src/import/property.rs` | One property → one key: its name made snake_case, its type read where it is written (see `shape`), its … | — |
 //! | `src/import/shape.rs` | Where a property's type is written: in the property itself, in the schema a local `$ref` names … | — |
 //! | `src/issue/path.rs` | Where an issue points, held without an allocation whenever it can be. | — |
+//! | `src/issue/quote.rs` | Text from the other side (a remote card or part, a tool result, an imported schema, a client's payload) … | — |
 //! | `src/issue.rs` | Problems found in templates and payloads: a stable code, a JSON Pointer and a message. | `IssueCode`, `UnknownIssueCode`, `Issue`, `Problems`, `IssueCode::{ALL, as_str}`, `Issue::{new, prefixed, code, path, message, limit_value, expected, found}`, `Problems::{is_valid, errors, warnings, into_parts}` |
 //! | `src/key/definition.rs` | `KeyDefinition`: one key of a template, with its wire flags. | `EXPERIMENTAL_MEMBER`, `DEPRECATED_MEMBER`, `KeyDefinition`, `KeyDefinition::{new, with_default, is_experimental, is_deprecated, effective_default}` |
 //! | `src/key/key_type.rs` | `KeyType`, a key's value type, and `JsonKind`, the JSON type of a value, with the JSON Schema 2020-12 … | `KeyType`, `UnknownKeyType`, `JsonKind`, `KeyType::{ALL, as_str, matches, accepts}`, `JsonKind::{of, as_str}` |

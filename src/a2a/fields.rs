@@ -7,7 +7,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::issue::{Issue, IssueCode, pointer};
+use crate::issue::{Issue, IssueCode, pointer, quote_list, quote_short};
 use crate::key::{KeyDefinition, KeyName, KeyType, is_snake_case, snake_case};
 use crate::template::{SchemaTemplate, is_other_value};
 
@@ -203,7 +203,10 @@ pub(super) fn convert(fields: &[FieldDefinition]) -> Converted {
             out.warnings.push(Issue::owned(
                 IssueCode::NotExpressible,
                 pointer(&path, "name"),
-                format!("field name {name:?} cannot be made a snake_case key name"),
+                format!(
+                    "field name {} cannot be made a snake_case key name",
+                    quote_short(name)
+                ),
             ));
             continue;
         };
@@ -212,8 +215,9 @@ pub(super) fn convert(fields: &[FieldDefinition]) -> Converted {
                 IssueCode::NotExpressible,
                 pointer(&path, "name"),
                 format!(
-                    "field {name:?} maps onto key {:?}, already made from /{first}",
-                    key_name.as_str()
+                    "field {} maps onto key {}, already made from /{first}",
+                    quote_short(name),
+                    quote_short(key_name.as_str())
                 ),
             ));
             continue;
@@ -224,8 +228,9 @@ pub(super) fn convert(fields: &[FieldDefinition]) -> Converted {
                 IssueCode::FieldRenamed,
                 pointer(&path, "name"),
                 format!(
-                    "field name {name:?} is not snake_case: the key is {:?}",
-                    key_name.as_str()
+                    "field name {} is not snake_case: the key is {}",
+                    quote_short(name),
+                    quote_short(key_name.as_str())
                 ),
             ));
         }
@@ -361,7 +366,7 @@ fn convert_field(
     if !dropped.is_empty() {
         warnings.push(lossy(
             schema_path.clone(),
-            format!("schema keywords not kept: {}", dropped.join(", ")),
+            format!("schema keywords not kept: {}", quote_list(dropped)),
         ));
     }
 
@@ -390,7 +395,10 @@ fn convert_field(
         if !plain && !types.is_empty() {
             warnings.push(lossy(
                 pointer(path, "mimeTypes"),
-                format!("media types not kept: {}", types.join(", ")),
+                format!(
+                    "media types not kept: {}",
+                    quote_list(types.iter().map(String::as_str))
+                ),
             ));
         }
     }
@@ -398,7 +406,7 @@ fn convert_field(
         let names: Vec<&str> = field.extra.keys().map(String::as_str).collect();
         warnings.push(lossy(
             path.to_owned(),
-            format!("members not kept: {}", names.join(", ")),
+            format!("members not kept: {}", quote_list(names)),
         ));
     }
 

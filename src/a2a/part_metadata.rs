@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::issue::{Issue, IssueCode};
+use crate::issue::{Issue, IssueCode, quote_short};
 use crate::validate::core::schema::CompiledSchema;
 
 use super::fields::JSON_MEDIA_TYPE;
@@ -15,6 +15,11 @@ pub(crate) fn data_part_metadata(schema: &CompiledSchema) -> Map<String, Value> 
     metadata.insert("mediaType".to_owned(), JSON_MEDIA_TYPE.into());
     metadata.insert("schema".to_owned(), schema.json_schema().into_value());
     metadata
+}
+
+/// Whether `value` can be a JSON Schema: an object or a boolean.
+pub(crate) fn is_json_schema(value: &Value) -> bool {
+    matches!(value, Value::Object(_) | Value::Bool(_))
 }
 
 /// A media type's essence (`type/subtype`), lowercase, parameters dropped.
@@ -89,13 +94,21 @@ pub(crate) fn metadata_issues(
                 issues.push(Issue::new(
                     IssueCode::InvalidMember,
                     "/metadata/mediaType",
-                    format!("the metadata's mediaType {stated:?} differs from the part's {own:?}"),
+                    format!(
+                        "the metadata's mediaType {} differs from the part's {}",
+                        quote_short(stated),
+                        quote_short(own)
+                    ),
                 ));
             }
         }
     }
     match metadata.get("schema") {
-        None | Some(Value::Bool(_)) => {}
+        Some(described) if !is_json_schema(described) => issues.push(Issue::new(
+            IssueCode::InvalidMember,
+            "/metadata/schema",
+            "the metadata's schema must be a JSON Schema (an object or a boolean)",
+        )),
         Some(Value::Object(described)) => {
             let named = described
                 .get("properties")
@@ -107,15 +120,14 @@ pub(crate) fn metadata_issues(
                 issues.push(Issue::new(
                     IssueCode::SchemaIdMismatch,
                     "/metadata/schema/properties/schema_id/const",
-                    format!("the metadata's schema is for {named:?}, not {own:?}"),
+                    format!(
+                        "the metadata's schema is for {}, not {own:?}",
+                        quote_short(named)
+                    ),
                 ));
             }
         }
-        Some(_) => issues.push(Issue::new(
-            IssueCode::InvalidMember,
-            "/metadata/schema",
-            "the metadata's schema must be a JSON Schema (an object or a boolean)",
-        )),
+        _ => {}
     }
     issues
 }

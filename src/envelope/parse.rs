@@ -14,7 +14,9 @@ use super::limits::EnvelopeLimits;
 use super::message::{Envelope, FIELDS, MAX_PAYLOAD_OBJECT_NESTING};
 use super::timestamp::Timestamp;
 use super::version::ProtocolVersion;
-use crate::issue::{Issue, IssueCode, Problems, pointer, sort_by_path, write_problems};
+use crate::issue::{
+    Issue, IssueCode, Problems, pointer, quote_short, sort_by_path, write_problems,
+};
 use crate::key::is_snake_case;
 use crate::validate::core::schema::CompiledSchema;
 
@@ -589,7 +591,7 @@ fn push_members<'v>(
             warnings.push(Issue::owned(
                 IssueCode::PayloadKeyNotSnakeCase,
                 member_path.clone(),
-                format!("payload key {name:?} is not snake_case"),
+                format!("payload key {} is not snake_case", quote_short(name)),
             ));
         }
         stack.push((value, member_path, level, reported, depth));

@@ -30,6 +30,13 @@ use serde_json::{Map, Value};
 /// itself, not the `Value`, when the order matters. Equality is JSON
 /// equality (member order ignored), with a `Value` too.
 ///
+/// Where a schema travels inside another document it is that document's
+/// `Value`, in serde_json's order: the A2A bridges embed the message's JSON
+/// Schema in a part's `metadata.schema` and in a contract representation's
+/// inline schema, and A2A's Rust types (the `a2a-lf` crate) hold metadata
+/// as `serde_json::Value` too, so there `properties` is sorted unless
+/// `preserve_order` is on. Give a model the export itself.
+///
 /// [`CompiledSchema::json_schema`]: crate::CompiledSchema::json_schema
 /// [`Export::schema`]: crate::export::Export::schema
 ///

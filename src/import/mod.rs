@@ -52,7 +52,10 @@ pub struct Imported {
     /// schema, in document order: a keyword the template cannot express
     /// (`/properties/city/pattern`), an open object made closed (at its
     /// `additionalProperties`, present or not), a `required` name with no
-    /// property (`/required/2`), a property left out.
+    /// property (`/required/2`), a property left out. A schema reached
+    /// from many properties (a shared `$defs` entry) is reported once. At
+    /// most 1,000 issues (and 1 MiB of paths and messages) are listed; past
+    /// that, one last issue at the root counts the rest.
     pub unsupported: Vec<Issue>,
 }
 

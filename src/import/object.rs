@@ -2,19 +2,21 @@
 //! about members beyond them (open or closed) and its `required` list are
 //! checked against what a template can say.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 
 use super::importer::{Importer, is_annotation, refuse};
-use super::shape::Document;
-use crate::issue::{IssueCode, pointer};
+use super::shape::{Document, Shapes};
+use crate::issue::{IssueCode, describe_short, pointer, quote_short};
 use crate::template::TemplateError;
 
 impl Importer {
     /// Reads the payload object's schema at `at`.
-    pub(super) fn object(
+    pub(super) fn object<'a>(
         &mut self,
-        document: Document<'_>,
-        schema: &Value,
+        document: Document<'a>,
+        schema: &'a Value,
         at: &str,
     ) -> Result<(), TemplateError> {
         let Some(object) = schema.as_object() else {
@@ -62,18 +64,16 @@ impl Importer {
             if !known {
                 self.report(
                     pointer(at, keyword),
-                    format!("{keyword:?} on the payload object has no template equivalent (keys are closed, unbounded in number)"),
+                    format!("{} on the payload object has no template equivalent (keys are closed, unbounded in number)", quote_short(keyword)),
                 );
             }
         }
         let properties_at = pointer(at, "properties");
+        let mut shapes = Shapes::new(document);
         for (name, property) in properties.into_iter().flatten() {
-            let entry = required
-                .iter()
-                .find(|(required, _)| *required == name)
-                .map(|(_, entry_at)| entry_at.as_str());
+            let entry = required.get(name.as_str()).map(String::as_str);
             self.property(
-                document,
+                &mut shapes,
                 name,
                 property,
                 entry,
@@ -107,15 +107,16 @@ impl Importer {
     }
 
     /// The names `required` lists that have a property, each with the
-    /// pointer of its entry; every other entry is reported.
+    /// pointer of its (first) entry; every other entry is reported.
     fn required<'a>(
         &mut self,
         object: &'a Map<String, Value>,
         properties: Option<&Map<String, Value>>,
         at: &str,
-    ) -> Vec<(&'a str, String)> {
+    ) -> HashMap<&'a str, String> {
+        let mut names = HashMap::new();
         let Some(list) = object.get("required") else {
-            return Vec::new();
+            return names;
         };
         let list_at = pointer(at, "required");
         let Some(list) = list.as_array() else {
@@ -123,22 +124,21 @@ impl Importer {
                 list_at,
                 "\"required\" is not an array: no key is made required".to_owned(),
             );
-            return Vec::new();
+            return names;
         };
-        let mut names = Vec::new();
         for (index, entry) in list.iter().enumerate() {
             let entry_at = pointer(&list_at, &index.to_string());
             match entry.as_str() {
                 Some(name) if properties.is_some_and(|p| p.contains_key(name)) => {
-                    names.push((name, entry_at));
+                    names.entry(name).or_insert(entry_at);
                 }
                 Some(name) => self.report(
                     entry_at,
-                    format!("required {name:?} names no property, so no key is made for it: the template takes payloads without that member, and refuses it as an unknown key"),
+                    format!("required {} names no property, so no key is made for it: the template takes payloads without that member, and refuses it as an unknown key", quote_short(name)),
                 ),
                 None => self.report(
                     entry_at,
-                    format!("required entry {entry} is not a name: ignored"),
+                    format!("required entry {} is not a name: ignored", describe_short(entry)),
                 ),
             }
         }

@@ -5,8 +5,8 @@
 use serde_json::{Map, Value};
 
 use super::importer::{Importer, is_annotation};
-use super::shape::{Document, Shape, shape};
-use crate::issue::pointer;
+use super::shape::{Shape, Shapes};
+use crate::issue::{pointer, quote_short};
 use crate::key::{KeyDefinition, KeyName, KeyType, is_snake_case, snake_case};
 use crate::template::is_other_value;
 
@@ -14,11 +14,11 @@ impl Importer {
     /// Makes the key of property `name` (schema `property` at `at`), or
     /// reports why there is none. `required` is the pointer of its entry in
     /// `required`, if listed there.
-    pub(super) fn property(
+    pub(super) fn property<'a>(
         &mut self,
-        document: Document<'_>,
+        shapes: &mut Shapes<'a>,
         name: &str,
-        property: &Value,
+        property: &'a Value,
         required: Option<&str>,
         at: &str,
     ) {
@@ -26,7 +26,8 @@ impl Importer {
             self.report(
                 at.to_owned(),
                 format!(
-                    "property {name:?} is not a schema object (true/false schemas have no type)"
+                    "property {} is not a schema object (true/false schemas have no type)",
+                    quote_short(name)
                 ),
             );
             return;
@@ -38,14 +39,17 @@ impl Importer {
             self.other(key_name, schema, required, at);
             return;
         }
-        let shape = match shape(document, schema, at) {
+        let shape = match shapes.shape(schema, at) {
             Ok(shape) => shape,
-            Err((path, message)) => {
-                self.report(path, format!("property {name:?}: {message}"));
+            Err(why) => {
+                self.report_with(|| {
+                    let message = format!("property {}: {why}: left out", quote_short(name));
+                    (at.to_owned(), message)
+                });
                 return;
             }
         };
-        let Some(key_type) = self.key_type(name, &shape, required.is_some()) else {
+        let Some(key_type) = self.key_type(name, &shape, required.is_some(), at) else {
             return;
         };
         let mut key =
@@ -56,19 +60,31 @@ impl Importer {
         if schema.get("deprecated") == Some(&Value::Bool(true)) {
             key.extra.insert("deprecated".to_owned(), Value::Bool(true));
         }
-        let last = shape.hops.len().saturating_sub(1);
-        for (index, hop) in shape.hops.iter().enumerate() {
+        for (index, hop) in shape.hops().enumerate() {
+            // The property's own schema is its alone; one reached through a
+            // reference or a union may be reached from many properties, and
+            // is reported once, for the first.
+            let own = index == 0;
+            if !own && !self.first_report_of(hop.schema) {
+                continue;
+            }
             for (keyword, _) in hop.schema {
                 let known = is_annotation(keyword)
                     || hop.followed == Some(keyword.as_str())
-                    || (index == last && keyword == "type")
-                    || (index == 0 && matches!(keyword.as_str(), "default" | "deprecated"));
-                if !known {
-                    self.report(
-                        pointer(&hop.at, keyword),
-                        format!("{keyword:?} on property {name:?} has no template equivalent: the key takes any {key_type}"),
-                    );
+                    || (hop.followed.is_none() && keyword == "type")
+                    || (own && matches!(keyword.as_str(), "default" | "deprecated"));
+                if known {
+                    continue;
                 }
+                self.report_with(|| {
+                    let (keyword_name, property) = (quote_short(keyword), quote_short(name));
+                    let message = if own {
+                        format!("{keyword_name} on property {property} has no template equivalent: the key takes any {key_type}")
+                    } else {
+                        format!("{keyword_name} has no template equivalent: every key whose type is read through here (the first, property {property}) takes any {key_type}")
+                    };
+                    (pointer(&hop.at, keyword), message)
+                });
             }
         }
         self.push_key(key);
@@ -82,81 +98,101 @@ impl Importer {
         }
         let converted = snake_case(name).and_then(|s| KeyName::new(&s).ok());
         let message = match &converted {
-            Some(converted) => {
-                format!("property {name:?} is key {converted:?}: key names are snake_case")
-            }
-            None => format!("property {name:?} has no snake_case form: left out"),
+            Some(converted) => format!(
+                "property {} is key {}: key names are snake_case",
+                quote_short(name),
+                quote_short(converted.as_str())
+            ),
+            None => format!(
+                "property {} has no snake_case form: left out",
+                quote_short(name)
+            ),
         };
         self.report(at.to_owned(), message);
         converted
     }
 
-    /// The key type written at the end of `shape`: one type, or one type
-    /// and `null` (an optional key already takes `null` as "not given").
-    fn key_type(&mut self, name: &str, shape: &Shape<'_>, required: bool) -> Option<KeyType> {
-        let hop = shape.typed()?;
-        let type_at = pointer(&hop.at, "type");
-        let types: Vec<&str> = match hop.schema.get("type") {
-            Some(Value::String(t)) => vec![t.as_str()],
-            Some(Value::Array(list)) => list.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        let mut concrete = types.iter().filter(|t| **t != "null");
-        let key_type = match (concrete.next(), concrete.next()) {
-            (None, _) if types.contains(&"null") => return Some(KeyType::Null),
-            (None, _) => {
-                let union = ["anyOf", "oneOf", "allOf"]
-                    .iter()
-                    .any(|k| hop.schema.contains_key(*k));
-                let why = if union {
-                    "a union of schemas, not one type"
-                } else {
-                    "any value"
-                };
-                self.report(
-                    hop.at.clone(),
-                    format!("property {name:?} has no type ({why}): left out"),
-                );
+    /// The key type written at the end of `shape` (the property at `at`):
+    /// one type, or one type and `null` (an optional key already takes
+    /// `null` as "not given").
+    fn key_type(
+        &mut self,
+        name: &str,
+        shape: &Shape<'_>,
+        required: bool,
+        at: &str,
+    ) -> Option<KeyType> {
+        let (hop, typed) = shape.typed()?;
+        let type_at = || pointer(&hop.at, "type");
+        let key_type = match typed.first {
+            None if typed.null => return Some(KeyType::Null),
+            None => {
+                self.report_with(|| {
+                    let why = if typed.union {
+                        "a union of schemas, not one type"
+                    } else {
+                        "any value"
+                    };
+                    // Said at the property, with where the type was looked
+                    // for when that is elsewhere.
+                    let place = if hop.at == at {
+                        String::new()
+                    } else {
+                        format!(", at {}", hop.at)
+                    };
+                    let message = format!(
+                        "property {} has no type ({why}{place}): left out",
+                        quote_short(name)
+                    );
+                    (at.to_owned(), message)
+                });
                 return None;
             }
-            (Some(t), None) => {
-                let Ok(key_type) = t.parse::<KeyType>() else {
-                    self.report(
-                        type_at,
-                        format!("property {name:?} has unknown type {t:?}: left out"),
+            Some((t, None)) if !typed.several => {
+                self.report_with(|| {
+                    let message = format!(
+                        "property {} has unknown type {}: left out",
+                        quote_short(name),
+                        quote_short(t)
                     );
-                    return None;
-                };
-                key_type
+                    (type_at(), message)
+                });
+                return None;
             }
-            (Some(first), Some(_)) => {
-                let Ok(key_type) = first.parse::<KeyType>() else {
-                    self.report(
-                        type_at,
-                        format!(
-                            "property {name:?} takes several types, the first unknown: left out"
-                        ),
+            Some((_, None)) => {
+                self.report_with(|| {
+                    let message = format!(
+                        "property {} takes several types, the first unknown: left out",
+                        quote_short(name)
                     );
-                    return None;
-                };
-                self.report(
-                    type_at.clone(),
-                    format!(
-                        "property {name:?} takes several types; the key keeps the first, {first}"
-                    ),
-                );
-                key_type
+                    (type_at(), message)
+                });
+                return None;
+            }
+            Some((_, Some(first))) => {
+                if typed.several {
+                    self.report_with(|| {
+                        let message = format!(
+                            "property {} takes several types; the key keeps the first, {first}",
+                            quote_short(name)
+                        );
+                        (type_at(), message)
+                    });
+                }
+                first
             }
         };
-        let null_at = shape
-            .null_branch
-            .clone()
-            .or_else(|| types.contains(&"null").then_some(type_at));
-        if let (true, Some(null_at)) = (required, null_at) {
-            self.report(
-                null_at,
-                format!("required property {name:?} also takes null, which a required key does not (null is a missing key)"),
-            );
+        if required {
+            let null_at = shape
+                .null_branch()
+                .map(str::to_owned)
+                .or_else(|| typed.null.then(type_at));
+            if let Some(null_at) = null_at {
+                self.report(
+                    null_at,
+                    format!("required property {} also takes null, which a required key does not (null is a missing key)", quote_short(name)),
+                );
+            }
         }
         Some(key_type)
     }
@@ -177,14 +213,20 @@ impl Importer {
         if required {
             self.report(
                 at,
-                format!("the default of required property {name:?} never applies: left out"),
+                format!(
+                    "the default of required property {} never applies: left out",
+                    quote_short(name)
+                ),
             );
             return None;
         }
         if !fits(default) {
             self.report(
                 at,
-                format!("the default of property {name:?} does not fit its key's type: left out"),
+                format!(
+                    "the default of property {} does not fit its key's type: left out",
+                    quote_short(name)
+                ),
             );
             return None;
         }
@@ -217,7 +259,7 @@ impl Importer {
             if !known {
                 self.report(
                     pointer(at, keyword),
-                    format!("{keyword:?} on \"other\" has no template equivalent: the reserved key takes a string or an array of strings"),
+                    format!("{} on \"other\" has no template equivalent: the reserved key takes a string or an array of strings", quote_short(keyword)),
                 );
             }
         }
@@ -239,8 +281,7 @@ impl Importer {
 /// property's own, then a referenced schema's.
 fn description<'a>(shape: &Shape<'a>) -> &'a str {
     shape
-        .hops
-        .iter()
+        .hops()
         .find_map(|hop| {
             let text = |k: &str| hop.schema.get(k).and_then(Value::as_str);
             text("description").or_else(|| text("title"))

@@ -32,7 +32,7 @@ pub enum KeyType {
 
 /// The error for a `key_type` that is not a JSON Schema type name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown key type {name:?}{}", .hint.map(|h| format!(" (did you mean {:?}?)", h.as_str())).unwrap_or_default())]
+#[error("unknown key type {}{}", crate::issue::quote::quote_short(.name), .hint.map(|h| format!(" (did you mean {:?}?)", h.as_str())).unwrap_or_default())]
 #[non_exhaustive]
 pub struct UnknownKeyType {
     /// The rejected name.

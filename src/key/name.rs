@@ -28,7 +28,10 @@ pub struct KeyName(Arc<str>);
 
 /// The error for a string that is not a snake_case key name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("key name {name:?} is not snake_case (lowercase ascii words joined by single underscores)")]
+#[error(
+    "key name {} is not snake_case (lowercase ascii words joined by single underscores)",
+    crate::issue::quote::quote_short(.name)
+)]
 #[non_exhaustive]
 pub struct InvalidKeyName {
     /// The rejected name.

@@ -639,3 +639,143 @@ fn an_open_object_and_a_dangling_required_are_reported() {
             .is_empty()
     );
 }
+
+/// `count` properties that all name one definition with `keywords` keywords
+/// a template cannot express (and a type).
+fn fan_out(count: usize, keywords: usize) -> Value {
+    let mut definition: serde_json::Map<String, Value> = (0..keywords)
+        .map(|k| (format!("x-rule-{k}"), json!(k)))
+        .collect();
+    definition.insert("type".into(), json!("string"));
+    let properties: serde_json::Map<String, Value> = (0..count)
+        .map(|p| (format!("field_{p}"), json!({"$ref": "#/$defs/Shared"})))
+        .collect();
+    json!({"type": "object", "properties": properties, "additionalProperties": false,
+           "$defs": {"Shared": definition}})
+}
+
+/// A definition shared by many properties is reported once, at its own
+/// pointer: a 2,000-property schema naming one definition with 50
+/// unexpressible keywords gives 50 reports, not 100,000.
+#[test]
+fn a_shared_definition_is_reported_once_however_many_properties_name_it() {
+    let imported = from_json_schema(&fan_out(2_000, 50), "s", "x").unwrap();
+    assert_eq!(imported.template.keys.len(), 2_000);
+    assert_eq!(imported.unsupported.len(), 50);
+    let mut paths: Vec<&str> = imported.unsupported.iter().map(|i| i.path()).collect();
+    paths.sort_unstable();
+    let mut expected: Vec<String> = (0..50)
+        .map(|k| format!("/$defs/Shared/x-rule-{k}"))
+        .collect();
+    expected.sort_unstable();
+    assert_eq!(paths, expected);
+    // The message says the report stands for every property that refers here.
+    assert_eq!(
+        imported.unsupported[0].message(),
+        "\"x-rule-0\" has no template equivalent: every key whose type is read through here (the first, property \"field_0\") takes any string"
+    );
+}
+
+/// However many differences a schema has, an import lists at most 1,000
+/// (and at most 1 MiB of paths and messages), then one issue at the root
+/// counting the rest.
+#[test]
+fn an_import_lists_a_bounded_number_of_differences() {
+    let properties: serde_json::Map<String, Value> = (0..1_500)
+        .map(|p| {
+            (
+                format!("field_{p}"),
+                json!({"type": "string", "minLength": 1}),
+            )
+        })
+        .collect();
+    let schema = json!({"type": "object", "properties": properties, "additionalProperties": false});
+    let imported = from_json_schema(&schema, "s", "x").unwrap();
+    assert_eq!(imported.template.keys.len(), 1_500);
+    assert_eq!(imported.unsupported.len(), 1_001);
+    let last = imported.unsupported.last().unwrap();
+    assert_eq!((last.code().as_str(), last.path()), ("not_expressible", ""));
+    assert_eq!(
+        last.message(),
+        "500 more differences are not listed: an import lists at most 1000, in at most 1 MiB of paths and messages"
+    );
+
+    // A long property name is in the path of every report about it: the
+    // bytes bound the list too.
+    let name = "n".repeat(100_000);
+    let mut property: serde_json::Map<String, Value> = (0..100)
+        .map(|k| (format!("x-rule-{k}"), json!(k)))
+        .collect();
+    property.insert("type".into(), json!("string"));
+    let schema =
+        json!({"type": "object", "properties": {name: property}, "additionalProperties": false});
+    let imported = from_json_schema(&schema, "s", "x").unwrap();
+    let bytes: usize = imported
+        .unsupported
+        .iter()
+        .map(|i| i.path().len() + i.message().len())
+        .sum();
+    assert!(bytes < 1_200_000, "{bytes} bytes");
+    assert!(imported.unsupported.len() < 20);
+    assert!(
+        imported
+            .unsupported
+            .last()
+            .unwrap()
+            .message()
+            .contains("more differences are not listed")
+    );
+}
+
+/// A property whose type cannot be read through its references is reported
+/// at the property, and the message says where the chain broke.
+#[test]
+fn a_broken_chain_is_reported_at_the_property_saying_where() {
+    let schema = json!({"type": "object", "additionalProperties": false,
+    "properties": {
+        "looping": {"$ref": "#/$defs/A"},
+        "dangling": {"$ref": "#/$defs/Broken"},
+        "untyped": {"$ref": "#/$defs/Anything"},
+        "deep": {"$ref": "#/$defs/D0"}
+    },
+    "$defs": {
+        "A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"},
+        "Broken": {"anyOf": [{"$ref": "#/$defs/Gone"}, {"type": "null"}]},
+        "Anything": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+        "D0": {"$ref": "#/$defs/D1"}, "D1": {"$ref": "#/$defs/D2"}, "D2": {"$ref": "#/$defs/D3"},
+        "D3": {"$ref": "#/$defs/D4"}, "D4": {"$ref": "#/$defs/D5"}, "D5": {"$ref": "#/$defs/D6"},
+        "D6": {"$ref": "#/$defs/D7"}, "D7": {"$ref": "#/$defs/D8"}, "D8": {"$ref": "#/$defs/D9"},
+        "D9": {"$ref": "#/$defs/DA"}, "DA": {"$ref": "#/$defs/DB"}, "DB": {"$ref": "#/$defs/DC"},
+        "DC": {"$ref": "#/$defs/DD"}, "DD": {"$ref": "#/$defs/DE"}, "DE": {"$ref": "#/$defs/DF"},
+        "DF": {"type": "string"}
+    }});
+    let imported = from_json_schema(&schema, "s", "x").unwrap();
+    assert!(imported.template.keys.is_empty());
+    let mut reports: Vec<(&str, String)> = imported
+        .unsupported
+        .iter()
+        .map(|i| (i.path(), i.message().into_owned()))
+        .collect();
+    reports.sort();
+    assert_eq!(
+        reports,
+        [
+            (
+                "/properties/dangling",
+                "property \"dangling\": the $ref at /$defs/Broken/anyOf/0/$ref, \"#/$defs/Gone\", names no schema object in this document: left out".to_owned()
+            ),
+            (
+                "/properties/deep",
+                "property \"deep\": from /properties/deep, the type is more than 16 references or unions deep: left out".to_owned()
+            ),
+            (
+                "/properties/looping",
+                "property \"looping\": the $ref at /$defs/B/$ref leads back to /$defs/A: the references loop: left out".to_owned()
+            ),
+            (
+                "/properties/untyped",
+                "property \"untyped\" has no type (a union of schemas, not one type, at /$defs/Anything): left out".to_owned()
+            ),
+        ]
+    );
+}

@@ -26,6 +26,8 @@ mod compiled;
 mod conformance;
 #[cfg(feature = "derive")]
 mod derive;
+#[cfg(all(feature = "a2a", feature = "envelope"))]
+mod echo;
 #[cfg(feature = "envelope")]
 mod envelope;
 #[cfg(feature = "evolution")]

@@ -9,7 +9,7 @@ use crate::issue::{Issue, IssueCode};
 use super::super::card::AgentExtension;
 use super::error::ContractError;
 use super::model::{Catalog, Integrity, SCHEMA_CONTRACT_URI, SchemaContract};
-use super::read::read_params;
+use super::read::{read_params, read_params_object};
 
 /// What the entry says when the caller gives no description.
 const DEFAULT_DESCRIPTION: &str = "Input and output contracts of this agent's payloads \
@@ -108,21 +108,16 @@ impl SchemaContractExtension {
     /// id, a bad representation id, two contracts with one id, an empty
     /// catalog...). Errors point into the entry (`/params/catalog/...`).
     pub fn to_agent_extension(&self) -> Result<AgentExtension, ContractError> {
-        let params = match serde_json::to_value(&self.catalog) {
-            Ok(catalog) => {
-                let mut params = Map::new();
-                params.insert("catalog".to_owned(), catalog);
-                params
-            }
-            Err(error) => {
-                return Err(ContractError::new(vec![Issue::new(
-                    IssueCode::InvalidMember,
-                    "/params/catalog",
-                    format!("the catalog does not serialize: {error}"),
-                )]));
-            }
-        };
-        read_params(&Value::Object(params.clone()), "/params").map_err(ContractError::new)?;
+        let catalog = serde_json::to_value(&self.catalog).map_err(|error| {
+            ContractError::new(vec![Issue::new(
+                IssueCode::InvalidMember,
+                "/params/catalog",
+                format!("the catalog does not serialize: {error}"),
+            )])
+        })?;
+        let mut params = Map::new();
+        params.insert("catalog".to_owned(), catalog);
+        read_params_object(&params, "/params").map_err(ContractError::new)?;
         Ok(AgentExtension {
             uri: SCHEMA_CONTRACT_URI.to_owned(),
             description: self.description.clone(),
@@ -143,20 +138,12 @@ impl SchemaContractExtension {
                 format!("not the schema contract extension ({SCHEMA_CONTRACT_URI})"),
             )]));
         }
-        let Some(params) = &entry.params else {
-            return Err(ContractError::new(vec![Issue::new(
-                IssueCode::MissingMember,
-                "/params",
-                "params is required",
-            )]));
+        let catalog = match &entry.params {
+            Some(params) => read_params_object(params, "/params"),
+            None => Err(vec![no_params("")]),
         };
-        let catalog =
-            read_params(&Value::Object(params.clone()), "/params").map_err(ContractError::new)?;
-        Ok(Self {
-            catalog,
-            required: entry.required.unwrap_or(false),
-            description: entry.description.clone(),
-        })
+        let required = entry.required.unwrap_or(false);
+        Self::assemble(catalog, required, entry.description.clone(), Vec::new())
     }
 
     /// The Schema Contract entry of an AgentCard's
@@ -187,6 +174,7 @@ impl SchemaContractExtension {
                 "the schema contract extension is declared twice",
             )]));
         }
+        // The members a typed entry (`AgentExtension`) has typed already.
         let mut errors = Vec::new();
         let required = match entry.get("required") {
             None => false,
@@ -214,18 +202,25 @@ impl SchemaContractExtension {
         };
         let catalog = match entry.get("params") {
             Some(params) => read_params(params, &format!("{at}/params")),
-            None => Err(vec![Issue::new(
-                IssueCode::MissingMember,
-                format!("{at}/params"),
-                "params is required",
-            )]),
+            None => Err(vec![no_params(&at)]),
         };
+        Self::assemble(catalog, required, description, errors).map(Some)
+    }
+
+    /// The extension read from an entry, or every error found in it:
+    /// `errors` from its other members, then the catalog's.
+    fn assemble(
+        catalog: Result<Catalog, Vec<Issue>>,
+        required: bool,
+        description: Option<String>,
+        mut errors: Vec<Issue>,
+    ) -> Result<Self, ContractError> {
         match catalog {
-            Ok(catalog) if errors.is_empty() => Ok(Some(Self {
+            Ok(catalog) if errors.is_empty() => Ok(Self {
                 catalog,
                 required,
                 description,
-            })),
+            }),
             Ok(_) => Err(ContractError::new(errors)),
             Err(mut more) => {
                 errors.append(&mut more);
@@ -233,4 +228,13 @@ impl SchemaContractExtension {
             }
         }
     }
+}
+
+/// An entry (at `at`) without `params`.
+fn no_params(at: &str) -> Issue {
+    Issue::new(
+        IssueCode::MissingMember,
+        format!("{at}/params"),
+        "params is required",
+    )
 }

@@ -6,13 +6,13 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::export::JSON_SCHEMA_DIALECT;
-use crate::issue::{Issue, IssueCode};
+use crate::issue::{Issue, IssueCode, pointer};
 
 use super::super::fields::JSON_MEDIA_TYPE;
 use super::error::ContractError;
 use super::model::{Direction, SCHEMA_CONTRACT_URI};
 use super::primary::{PrimaryPart, direction_of};
-use super::read::Walk;
+use super::read::{Walk, any_text};
 use super::syntax::{is_absolute_uri, is_representation_id};
 
 /// The codes of the draft's error detail.
@@ -147,15 +147,8 @@ impl ContractErrorDetail {
     pub fn from_value(value: &Value) -> Result<Self, ContractError> {
         let mut walk = Walk::default();
         let detail = read_detail(&mut walk, value, "");
-        match detail {
-            Some(detail) if walk.errors.is_empty() => Ok(detail),
-            _ => Err(ContractError::new(walk.errors)),
-        }
+        walk.finish(detail).map_err(ContractError::new)
     }
-}
-
-fn any_text(_: &str) -> bool {
-    true
 }
 
 fn read_detail(walk: &mut Walk, value: &Value, at: &str) -> Option<ContractErrorDetail> {
@@ -217,7 +210,8 @@ fn read_detail(walk: &mut Walk, value: &Value, at: &str) -> Option<ContractError
 /// |---|---|---|
 /// | `missing_payload` | `PAYLOAD_PRESENCE_VIOLATION` | `OUTPUT_CONTRACT_VIOLATION` |
 /// | under `/data` or `/text` (the payload) | `INSTANCE_INVALID`, `instancePath` inside the payload | `OUTPUT_CONTRACT_VIOLATION`, same |
-/// | elsewhere (media type, metadata, identity) | `REPRESENTATION_NOT_SUPPORTED`, the part's path in `message` | `OUTPUT_CONTRACT_VIOLATION`, same |
+/// | the identity's `contractId`, or no identity: the part names no contract the agent offers here | `CONTRACT_NOT_FOUND`, the part's path in `message` | `OUTPUT_CONTRACT_VIOLATION`, same |
+/// | elsewhere (media type, metadata, the rest of the identity) | `REPRESENTATION_NOT_SUPPORTED`, the part's path in `message` | `OUTPUT_CONTRACT_VIOLATION`, same |
 ///
 /// The draft's carriers hold one detail and disclose paths only on purpose:
 /// [`ContractFailure::metadata`] gives the sanitized
@@ -251,14 +245,16 @@ impl ContractFailure {
     }
 
     /// The failure in one detail, without paths, keywords or values: the
-    /// most basic code among the details (the representation before the
-    /// presence before the instance; always `OUTPUT_CONTRACT_VIOLATION` for
-    /// an output) and how many problems there are.
+    /// most basic code among the details (the contract before the
+    /// representation before the presence before the instance; always
+    /// `OUTPUT_CONTRACT_VIOLATION` for an output) and how many problems
+    /// there are.
     pub fn summary(&self) -> ContractErrorDetail {
         let rank = |code: &ContractErrorCode| match code {
-            ContractErrorCode::RepresentationNotSupported => 0,
-            ContractErrorCode::PayloadPresenceViolation => 1,
-            _ => 2,
+            ContractErrorCode::ContractNotFound => 0,
+            ContractErrorCode::RepresentationNotSupported => 1,
+            ContractErrorCode::PayloadPresenceViolation => 2,
+            _ => 3,
         };
         let fallback = match self.identity.direction {
             Direction::Input => ContractErrorCode::InstanceInvalid,
@@ -332,11 +328,7 @@ impl ContractFailure {
                 read_detail(&mut walk, value, &format!("/data/errors/{index}"))
             })
             .collect();
-        if walk.errors.is_empty() {
-            Ok(details)
-        } else {
-            Err(ContractError::new(walk.errors))
-        }
+        walk.finish(Some(details)).map_err(ContractError::new)
     }
 }
 
@@ -351,10 +343,28 @@ fn under<'p>(path: &'p str, segment: &str) -> Option<&'p str> {
     (rest.is_empty() || rest.starts_with('/')).then_some(rest)
 }
 
+/// Whether an issue of the part's identity says the part names no contract
+/// the agent offers here: another (or a malformed) `contractId`, or no
+/// identity at all.
+fn names_no_contract(issue: &Issue) -> bool {
+    let at = pointer("/metadata", SCHEMA_CONTRACT_URI);
+    let path = issue.path();
+    path.strip_prefix(at.as_str()).is_some_and(|rest| {
+        rest == "/contractId" || (rest.is_empty() && issue.code() == IssueCode::MissingMember)
+    })
+}
+
 fn detail_of(identity: &PrimaryPart, issue: &Issue) -> ContractErrorDetail {
     let output = identity.direction == Direction::Output;
     let path = issue.path();
     let inside = under(path, "/data").or_else(|| under(path, "/text"));
+    let with_place = || {
+        format!(
+            "{} (at {} of the part)",
+            issue.message(),
+            if path.is_empty() { "/" } else { path }
+        )
+    };
     let (code, instance_path, message) = match (issue.code(), inside) {
         (IssueCode::MissingPayload, _) => (
             ContractErrorCode::PayloadPresenceViolation,
@@ -366,14 +376,13 @@ fn detail_of(identity: &PrimaryPart, issue: &Issue) -> ContractErrorDetail {
             Some(inside.to_owned()),
             issue.message().into_owned(),
         ),
+        (_, None) if names_no_contract(issue) => {
+            (ContractErrorCode::ContractNotFound, None, with_place())
+        }
         (_, None) => (
             ContractErrorCode::RepresentationNotSupported,
             None,
-            format!(
-                "{} (at {} of the part)",
-                issue.message(),
-                if path.is_empty() { "/" } else { path }
-            ),
+            with_place(),
         ),
     };
     let code = if output {

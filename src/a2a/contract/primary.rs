@@ -1,11 +1,11 @@
 //! The primary part of a contracted exchange: the data part whose
 //! `metadata[SCHEMA_CONTRACT_URI]` names the contract, direction and
 //! representation it carries, built for a compiled schema and validated
-//! against one (the identity first, then the payload).
+//! against one (its identity and its payload, in one report).
 
 use serde_json::{Value, json};
 
-use crate::issue::{Issue, IssueCode, pointer};
+use crate::issue::{Issue, IssueCode, pointer, quote_short};
 use crate::payload::message::StructuredPayload;
 use crate::validate::core::schema::CompiledSchema;
 use crate::validate::report::Report;
@@ -98,10 +98,7 @@ impl PrimaryPart {
                 }
                 Some(Self::new(contract_id?, direction?, representation_id?))
             });
-        match identity {
-            Some(identity) if walk.errors.is_empty() => Ok(Some(identity)),
-            _ => Err(ContractError::new(walk.errors)),
-        }
+        walk.finish(identity).map(Some).map_err(ContractError::new)
     }
 }
 
@@ -151,9 +148,12 @@ impl CompiledSchema {
     /// must name `contract_id`, `direction` and this schema's id as its
     /// representation (`invalid_member`, or `schema_id_mismatch` for the
     /// representation, at `/metadata/<the extension URI>/...`; a part
-    /// without one is `missing_member` there); then the part is validated
-    /// as by [`CompiledSchema::validate_a2a_data_part`]. Turn the errors
-    /// into the contract's failure report with
+    /// without one is `missing_member` there), and the part is validated
+    /// as by [`CompiledSchema::validate_a2a_data_part`]. Both are checked
+    /// whatever the other finds, and the report lists every error by path,
+    /// as every report does (the payload's `/data/...` before the
+    /// identity's `/metadata/...`). Turn the errors into the contract's
+    /// failure report with
     /// [`ContractFailure::new`](crate::a2a::ContractFailure::new).
     pub fn validate_a2a_contract_part<'a>(
         &'a self,
@@ -181,8 +181,8 @@ impl CompiledSchema {
                         IssueCode::InvalidMember,
                         format!("{at}/contractId"),
                         format!(
-                            "the part is of contract {:?}, not {contract_id:?}",
-                            identity.contract_id
+                            "the part is of contract {}, not {contract_id:?}",
+                            quote_short(&identity.contract_id)
                         ),
                     ));
                 }

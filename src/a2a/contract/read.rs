@@ -7,8 +7,9 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use crate::issue::{Issue, IssueCode, pointer};
+use crate::issue::{Issue, IssueCode, pointer, quote_short};
 
+use super::super::part_metadata::is_json_schema;
 use super::model::{
     Bundle, Catalog, DigestAlgorithm, DirectionContract, Integrity, Presence, Representation,
     SchemaContract, SchemaDescriptor, SchemaSource,
@@ -48,6 +49,18 @@ impl Walk {
             );
             return None;
         };
+        self.members(object, path, what, allowed);
+        Some(object)
+    }
+
+    /// Reports each member of `object` (at `path`) outside `allowed`.
+    pub(crate) fn members(
+        &mut self,
+        object: &Map<String, Value>,
+        path: &str,
+        what: &str,
+        allowed: &[&str],
+    ) {
         for name in object
             .keys()
             .filter(|name| !allowed.contains(&name.as_str()))
@@ -55,10 +68,20 @@ impl Walk {
             self.error(
                 IssueCode::InvalidMember,
                 pointer(path, name),
-                format!("{what} has no member {name:?} in the schema contract draft"),
+                format!(
+                    "{what} has no member {} in the schema contract draft",
+                    quote_short(name)
+                ),
             );
         }
-        Some(object)
+    }
+
+    /// What was read, when nothing was reported on the way.
+    pub(crate) fn finish<T>(self, read: Option<T>) -> Result<T, Vec<Issue>> {
+        match read {
+            Some(read) if self.errors.is_empty() => Ok(read),
+            _ => Err(self.errors),
+        }
     }
 
     /// Member `name` of `object`, reported when absent.
@@ -123,7 +146,8 @@ impl Walk {
     }
 }
 
-fn any_text(_: &str) -> bool {
+/// Any string passes.
+pub(crate) fn any_text(_: &str) -> bool {
     true
 }
 
@@ -135,13 +159,28 @@ fn non_empty(text: &str) -> bool {
 pub(crate) fn read_params(params: &Value, at: &str) -> Result<Catalog, Vec<Issue>> {
     let mut walk = Walk::default();
     let catalog = walk
-        .object(params, at, "params", &["catalog"])
-        .and_then(|object| walk.required(object, "catalog", at))
-        .and_then(|catalog| read_catalog(&mut walk, catalog, &format!("{at}/catalog")));
-    match catalog {
-        Some(catalog) if walk.errors.is_empty() => Ok(catalog),
-        _ => Err(walk.errors),
-    }
+        .object(params, at, "params", &PARAMS)
+        .and_then(|object| params_catalog(&mut walk, object, at));
+    walk.finish(catalog)
+}
+
+/// [`read_params`] of `params` known to be an object (a typed entry's).
+pub(crate) fn read_params_object(
+    params: &Map<String, Value>,
+    at: &str,
+) -> Result<Catalog, Vec<Issue>> {
+    let mut walk = Walk::default();
+    walk.members(params, at, "params", &PARAMS);
+    let catalog = params_catalog(&mut walk, params, at);
+    walk.finish(catalog)
+}
+
+/// The members of `params`.
+const PARAMS: [&str; 1] = ["catalog"];
+
+fn params_catalog(walk: &mut Walk, params: &Map<String, Value>, at: &str) -> Option<Catalog> {
+    let catalog = walk.required(params, "catalog", at)?;
+    read_catalog(walk, catalog, &format!("{at}/catalog"))
 }
 
 fn read_catalog(walk: &mut Walk, value: &Value, at: &str) -> Option<Catalog> {
@@ -200,7 +239,7 @@ fn read_contracts(walk: &mut Walk, value: &Value, at: &str) -> Option<Vec<Schema
                 walk.error(
                     IssueCode::InvalidMember,
                     format!("{path}/id"),
-                    format!("contract id {:?} is listed twice", contract.id),
+                    format!("contract id {} is listed twice", quote_short(&contract.id)),
                 );
             }
             contracts.push(contract);
@@ -285,7 +324,7 @@ fn read_unique_strings(
                 walk.error(
                     IssueCode::InvalidMember,
                     path,
-                    format!("{text:?} is listed twice"),
+                    format!("{} is listed twice", quote_short(&text)),
                 );
             }
         }
@@ -337,7 +376,10 @@ fn read_direction(walk: &mut Walk, value: &Value, at: &str) -> Option<DirectionC
                 walk.error(
                     IssueCode::InvalidMember,
                     format!("{path}/id"),
-                    format!("representation id {:?} is listed twice", representation.id),
+                    format!(
+                        "representation id {} is listed twice",
+                        quote_short(&representation.id)
+                    ),
                 );
             }
             representations.push(representation);
@@ -406,7 +448,18 @@ fn read_schema(walk: &mut Walk, value: &Value, at: &str) -> Option<SchemaDescrip
                 &["integrity", "entrypoint"],
                 "an inline schema",
             );
-            object.get("inline").map(|inline| SchemaSource::Inline {
+            let inline = object.get("inline").filter(|inline| {
+                let schema = is_json_schema(inline);
+                if !schema {
+                    walk.error(
+                        IssueCode::InvalidMember,
+                        pointer(at, "inline"),
+                        "an inline schema must be a JSON Schema (an object or a boolean)",
+                    );
+                }
+                schema
+            });
+            inline.map(|inline| SchemaSource::Inline {
                 inline: inline.clone(),
             })
         }

@@ -15,7 +15,7 @@ use super::options::{BigIntegers, UnknownKeys};
 use super::outcome::Outcome;
 use super::schema::SchemaCore;
 use super::shape::Shape;
-use crate::issue::{Issue, IssueCode, IssuePath};
+use crate::issue::{Issue, IssueCode, IssuePath, quote_short};
 use crate::key::{JsonKind, KeyType};
 
 /// Where a pass's members come from, which decides what it must leave to
@@ -380,8 +380,9 @@ pub(crate) fn check_schema_id<O: Outcome>(
                 IssueCode::SchemaIdMismatch,
                 "/schema_id",
                 format!(
-                    "expected schema_id {:?}, found {:?}",
-                    &*schema.schema_id, id
+                    "expected schema_id {:?}, found {}",
+                    &*schema.schema_id,
+                    quote_short(id)
                 ),
             )
         }),

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::issue::{Issue, IssueCode, Problems};
+use crate::issue::{Issue, IssueCode, Problems, describe_short, json_kind};
 use crate::key::OTHER_KEY;
 use crate::mcp::version::McpVersion;
 use crate::negotiate::SchemaUpdateSuggestion;
@@ -186,7 +186,7 @@ impl CompiledSchema {
                         "/resultType".to_owned(),
                         format!(
                             "resultType must be \"complete\" or \"input_required\", found {}",
-                            other_result_type(other)
+                            describe_short(other)
                         ),
                     ));
                 }
@@ -245,28 +245,5 @@ impl CompiledSchema {
                 "an elicitation answer's action must be \"accept\", \"decline\" or \"cancel\"",
             )),
         }
-    }
-}
-
-/// An unexpected `resultType` as a message names it: a short string
-/// quoted, a longer one by its length (a server's text is not echoed at
-/// length), anything else by its kind.
-fn other_result_type(value: &Value) -> String {
-    match value {
-        Value::String(text) if text.chars().count() <= 24 => format!("{text:?}"),
-        Value::String(text) => format!("a string of {} characters", text.chars().count()),
-        other => json_kind(other).to_owned(),
-    }
-}
-
-/// What kind of JSON value `value` is, with its article, for messages.
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

@@ -178,6 +178,13 @@ fn broken_contracts() -> Vec<(Value, Vec<(&'static str, &'static str)>)> {
                 "/output/representations/0/schema/entrypoint",
             )],
         ),
+        // An inline schema that is no JSON Schema (neither an object nor a boolean).
+        (
+            json!({"id": "urn:x:4", "input": none, "output": {"presence": "required", "representations": [
+                {"id": "json", "mediaType": "application/json", "schema": {
+                    "inline": "a schema", "mediaType": "application/schema+json"}}]}}),
+            vec![("invalid_member", "/output/representations/0/schema/inline")],
+        ),
         // Bad ids and media types, two sources, a short digest, a member the draft lacks.
         (
             json!({"id": "urn:x:3", "owner": "me", "input": {"presence": "optional", "representations": [
@@ -474,6 +481,55 @@ fn failures_are_reported_in_the_drafts_error_shape() {
         ]
     );
     assert!(ContractFailure::details_of_part(&json!({"text": "no"})).is_err());
+}
+
+/// A part that names another contract, or none, is CONTRACT_NOT_FOUND (the
+/// draft's code for a request naming no contract the agent offers), and
+/// that code comes first in the summary; the rest of a wrong identity is
+/// REPRESENTATION_NOT_SUPPORTED. An output's failures stay
+/// OUTPUT_CONTRACT_VIOLATION.
+#[test]
+fn a_part_of_another_contract_is_contract_not_found() {
+    let (input, _) = flight_schemas();
+    let identity = PrimaryPart::new(FLIGHT_CONTRACT, Direction::Input, "flight_booking_v1");
+    let mut part = input.a2a_contract_part(&flight_message(), "urn:other:1", Direction::Output);
+    part["data"]["payload"]["origin"] = json!(7);
+    let report = input.validate_a2a_contract_part(&part, FLIGHT_CONTRACT, Direction::Input);
+    let failure = ContractFailure::new(&identity, report.errors());
+    let codes: Vec<(ContractErrorCode, &str)> = failure
+        .details()
+        .iter()
+        .map(|d| (d.code, d.keyword.as_deref().unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            (ContractErrorCode::InstanceInvalid, "type_mismatch"),
+            (ContractErrorCode::ContractNotFound, "invalid_member"),
+            (
+                ContractErrorCode::RepresentationNotSupported,
+                "invalid_member"
+            ),
+        ]
+    );
+    assert_eq!(
+        failure.details()[1].message.as_deref(),
+        Some(format!("the part is of contract \"urn:other:1\", not \"{FLIGHT_CONTRACT}\" (at {IDENTITY}/contractId of the part)").as_str())
+    );
+    assert_eq!(failure.summary().code, ContractErrorCode::ContractNotFound);
+
+    let bare = input.a2a_data_part(&flight_message());
+    let report = input.validate_a2a_contract_part(&bare, FLIGHT_CONTRACT, Direction::Input);
+    let failure = ContractFailure::new(&identity, report.errors());
+    assert_eq!(failure.summary().code, ContractErrorCode::ContractNotFound);
+
+    let out = PrimaryPart::new(FLIGHT_CONTRACT, Direction::Output, "flight_booking_v1");
+    let report = input.validate_a2a_contract_part(&bare, FLIGHT_CONTRACT, Direction::Output);
+    let failure = ContractFailure::new(&out, report.errors());
+    assert_eq!(
+        failure.summary().code,
+        ContractErrorCode::OutputContractViolation
+    );
 }
 
 proptest! {
