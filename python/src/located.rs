@@ -12,28 +12,26 @@ use crate::issue::{index, segments};
 
 /// Where a report's error inputs come from.
 pub enum Inputs {
-    /// Not known (a report read back from a pickle that had none, or one
-    /// built from a value the caller no longer holds).
+    /// Not known (a report read back from a pickle that had none).
     Unknown,
-    /// Found when the Python objects were validated, one per error.
+    /// The Python objects validated: each input is looked up when the
+    /// errors are asked for, a reference into them as pydantic's are (a
+    /// value the caller changed in between is seen changed).
+    Objects(Py<PyAny>),
+    /// Looked up already (a report read back from a pickle), one per error.
     Found(Vec<Py<PyAny>>),
     /// JSON text, which cannot change: parsed when first asked for.
     Text(Py<PyAny>),
 }
 
 impl Inputs {
-    /// The inputs of `errors` in the Python objects `root`, found now:
-    /// the objects are the caller's and may change later.
-    pub fn found_in(root: &Bound<'_, PyAny>, errors: &[sdsi::Issue]) -> Self {
+    /// The inputs of `errors`, to be found in `root` when asked for.
+    pub fn in_objects(root: &Bound<'_, PyAny>, errors: &[sdsi::Issue]) -> Self {
         if errors.is_empty() {
-            return Inputs::Unknown;
+            Inputs::Unknown
+        } else {
+            Inputs::Objects(root.clone().unbind())
         }
-        Inputs::Found(
-            errors
-                .iter()
-                .map(|issue| in_objects(root, issue.path()).unbind())
-                .collect(),
-        )
     }
 
     /// One input per error (`None` where not known).
@@ -45,6 +43,10 @@ impl Inputs {
         match self {
             Inputs::Unknown => Ok(errors.iter().map(|_| py.None().into_bound(py)).collect()),
             Inputs::Found(found) => Ok(found.iter().map(|input| input.bind(py).clone()).collect()),
+            Inputs::Objects(root) => Ok(errors
+                .iter()
+                .map(|issue| deepest(root.bind(py), issue.path()))
+                .collect()),
             Inputs::Text(holder) => {
                 let holder = holder.bind(py);
                 let parsed = match Message::of(holder)? {
@@ -65,7 +67,7 @@ impl Inputs {
 }
 
 /// The deepest object `path` reaches from `root`.
-fn in_objects<'py>(root: &Bound<'py, PyAny>, path: &str) -> Bound<'py, PyAny> {
+fn deepest<'py>(root: &Bound<'py, PyAny>, path: &str) -> Bound<'py, PyAny> {
     let mut at = root.clone();
     for segment in segments(path) {
         let next = if let Ok(dict) = at.cast::<PyDict>() {

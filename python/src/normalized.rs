@@ -6,14 +6,18 @@
 //! change, so from text the payload is parsed again when it is read (a
 //! caller who wants only the verdict pays nothing for it).
 
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use sdsi::CompiledSchema;
 use sdsi::validate::Edits;
 use serde_json::{Map, Value};
 
+use crate::borrowed::{DictItems, small_int};
 use crate::convert::{Message, map_to_py, to_py, value_of};
+use crate::depth::{Depth, HARD_DEPTH};
 use crate::errors::input_error;
+use crate::scalar;
 
 /// Where a report's normalized payload comes from.
 pub enum Normalized {
@@ -39,25 +43,30 @@ impl Normalized {
     /// The payload of the dict `message` with the pass's `edits` applied,
     /// copied now.
     pub fn of_dict(schema: &CompiledSchema, message: &Bound<'_, PyAny>, edits: &Edits) -> Self {
+        let py = message.py();
         let payload = message
             .cast::<PyDict>()
             .ok()
-            .and_then(|m| m.get_item("payload").ok().flatten())
-            .filter(|payload| payload.is_instance_of::<PyDict>());
-        if payload.is_none() {
+            .and_then(|m| m.get_item(intern!(py, "payload")).ok().flatten());
+        let copied = match payload.as_ref().map(|p| p.cast::<PyDict>()) {
+            Some(Ok(payload)) => edited_payload(py, schema, payload, edits),
             // A message or payload that stands for a dict (a `Mapping`, a
             // pydantic model): read whole and normalized by the crate.
-            return match value_of(message) {
-                Ok(value) => match schema.validate_owned(value).into_normalized() {
-                    Some(map) => Normalized::Map(map),
-                    None => Normalized::Failed("the message changed while it was validated".into()),
-                },
-                Err(error) => Normalized::failed(message.py(), &error),
-            };
-        }
-        match edited_payload(message.py(), schema, message, edits) {
+            _ => {
+                return match value_of(message) {
+                    Ok(value) => match schema.validate_owned(value).into_normalized() {
+                        Some(map) => Normalized::Map(map),
+                        None => {
+                            Normalized::Failed("the message changed while it was validated".into())
+                        }
+                    },
+                    Err(error) => Normalized::failed(py, &error),
+                };
+            }
+        };
+        match copied {
             Ok(dict) => Normalized::Snapshot(dict.unbind()),
-            Err(error) => Normalized::failed(message.py(), &error),
+            Err(error) => Normalized::failed(py, &error),
         }
     }
 
@@ -91,72 +100,89 @@ impl Normalized {
     }
 }
 
-/// A copy of a snapshot's containers (its scalars are immutable and shared).
+/// A copy of a snapshot's containers (its scalars are immutable and
+/// shared): each dict and list copied whole by CPython, then the containers
+/// among its items copied in turn.
 fn fresh_copy<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let py = value.py();
+    let is_container = |item: &Bound<'py, PyAny>| {
+        item.is_exact_instance_of::<PyDict>() || item.is_exact_instance_of::<PyList>()
+    };
     if let Ok(dict) = value.cast_exact::<PyDict>() {
-        let out = PyDict::new(py);
-        for (name, item) in dict.iter() {
+        let out = dict.copy()?;
+        let nested: Vec<_> = out.iter().filter(|(_, item)| is_container(item)).collect();
+        for (name, item) in nested {
             out.set_item(name, fresh_copy(&item)?)?;
         }
         return Ok(out.into_any());
     }
     if let Ok(list) = value.cast_exact::<PyList>() {
-        let out = PyList::empty(py);
-        for item in list.iter() {
-            out.append(fresh_copy(&item)?)?;
+        let out = list.get_slice(0, list.len());
+        for (at, item) in list.iter().enumerate() {
+            if is_container(&item) {
+                out.set_item(at, fresh_copy(&item)?)?;
+            }
         }
         return Ok(out.into_any());
     }
     Ok(value.clone())
 }
 
-/// The payload of the dict `message` with `edits` applied, as a new dict.
-/// Scalar members are the message's own objects when JSON text would give
-/// the same (a `str`, a float, a bool, `None`, an int of 64 bits); anything
-/// else (containers, subclasses, wider ints) is read as JSON and rebuilt,
-/// so the dict equals what the same message as text normalizes to.
+/// The payload `payload` with `edits` applied, as a new dict of the
+/// report's own, equal to what the same message as text normalizes to.
+///
+/// The dict is copied whole (`PyDict_Copy`, no Python code), then changed
+/// where it must be: members left out, whole floats made ints, defaults
+/// added, and each value that is not an immutable scalar JSON text would
+/// give alike replaced by a copy of its own (`frozen`).
 fn edited_payload<'py>(
     py: Python<'py>,
     schema: &CompiledSchema,
-    message: &Bound<'py, PyAny>,
+    payload: &Bound<'py, PyDict>,
     edits: &Edits,
 ) -> PyResult<Bound<'py, PyDict>> {
-    // Only a `str` subclass's `__eq__` or `__hash__`, run by a lookup
-    // below, could change the message while it is copied.
-    let changed = || input_error("the message changed while it was validated");
-    let payload = message
-        .cast::<PyDict>()
-        .ok()
-        .and_then(|m| m.get_item("payload").ok().flatten())
-        .ok_or_else(changed)?;
-    let payload = payload.cast::<PyDict>().map_err(|_| changed())?;
-    let removed: Vec<&str> = edits.removed(schema).collect();
-    let to_integer: Vec<&str> = edits.to_integer(schema).collect();
-    let out = PyDict::new(py);
-    for (name, value) in payload.iter() {
-        let key = name.cast::<PyString>().map_err(|_| changed())?;
-        let text = crate::scalar::utf8(key)?;
-        if removed.contains(&text) {
-            continue;
-        }
-        let value = if to_integer.contains(&text) {
-            let whole = value.extract::<f64>().map_err(|_| changed())?;
-            // The crate marks only whole numbers that 64 bits hold; `as`
-            // saturates, it cannot fail.
-            if whole < 0.0 {
-                (whole as i64).into_pyobject(py)?.into_any()
-            } else {
-                (whole as u64).into_pyobject(py)?.into_any()
-            }
-        } else {
-            as_json_reads_it(py, value)?
+    let out = payload.copy()?;
+    // Both lists are empty in the usual case, told without a walk.
+    let (removed, to_integer): (Vec<&str>, Vec<&str>) = if edits.keeps_members() {
+        (Vec::new(), Vec::new())
+    } else {
+        (
+            edits.removed(schema).collect(),
+            edits.to_integer(schema).collect(),
+        )
+    };
+    let mut dropped: Vec<Bound<'py, PyAny>> = Vec::new();
+    let mut replaced: Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)> = Vec::new();
+    let mut items = DictItems::new(&out);
+    while let Some((name, value)) = items.next_member() {
+        let Ok(key) = name.cast_exact::<PyString>() else {
+            // A `str` subclass as a name (JSON text gives `str`): rebuilt
+            // in order, the slow way.
+            drop(items);
+            return rebuilt_payload(py, schema, payload, edits, &removed, &to_integer);
         };
-        if key.is_exact_instance_of::<PyString>() {
-            out.set_item(key, value)?;
-        } else {
-            out.set_item(PyString::new(py, text), value)?;
+        if !removed.is_empty() || !to_integer.is_empty() {
+            let text = scalar::utf8(&key)?;
+            if removed.contains(&text) {
+                dropped.push(key.to_owned().into_any());
+                continue;
+            }
+            if to_integer.contains(&text) {
+                let whole = whole_number(py, &value.to_owned())?;
+                replaced.push((key.to_owned().into_any(), whole));
+                continue;
+            }
         }
+        if !shareable(&value)? {
+            // Held first: `frozen` may run Python code (borrowed.rs).
+            let (key, value) = (key.to_owned().into_any(), value.to_owned());
+            replaced.push((key, frozen(value, 2)?));
+        }
+    }
+    for key in dropped {
+        out.del_item(key)?;
+    }
+    for (key, value) in replaced {
+        out.set_item(key, value)?;
     }
     for (name, default) in edits.defaults(schema) {
         out.set_item(name, to_py(py, default)?)?;
@@ -164,21 +190,114 @@ fn edited_payload<'py>(
     Ok(out)
 }
 
-/// `value` itself when JSON text would read back an equal object of the
-/// same type; otherwise `value` read as JSON and rebuilt.
-fn as_json_reads_it<'py>(py: Python<'py>, value: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let reusable = if let Ok(text) = value.cast_exact::<PyString>() {
-        crate::scalar::utf8(text)?;
-        true
-    } else if value.is_exact_instance_of::<PyInt>() {
-        value.extract::<i64>().is_ok() || value.extract::<u64>().is_ok()
+/// `edited_payload` member by member, for a payload with a `str`
+/// subclass among its names.
+fn rebuilt_payload<'py>(
+    py: Python<'py>,
+    schema: &CompiledSchema,
+    payload: &Bound<'py, PyDict>,
+    edits: &Edits,
+    removed: &[&str],
+    to_integer: &[&str],
+) -> PyResult<Bound<'py, PyDict>> {
+    let changed = || input_error("the message changed while it was validated");
+    let out = PyDict::new(py);
+    for (name, value) in payload.iter() {
+        let key = name.cast::<PyString>().map_err(|_| changed())?;
+        let text = scalar::utf8(key)?;
+        if removed.contains(&text) {
+            continue;
+        }
+        let value = if to_integer.contains(&text) {
+            whole_number(py, &value)?
+        } else {
+            frozen(value, 2)?
+        };
+        out.set_item(PyString::new(py, text), value)?;
+    }
+    for (name, default) in edits.defaults(schema) {
+        out.set_item(name, to_py(py, default)?)?;
+    }
+    Ok(out)
+}
+
+/// The int a whole float the crate marked becomes.
+fn whole_number<'py>(py: Python<'py>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let whole = value
+        .extract::<f64>()
+        .map_err(|_| input_error("the message changed while it was validated"))?;
+    // The crate marks only whole numbers that 64 bits hold; `as` saturates,
+    // it cannot fail.
+    Ok(if whole < 0.0 {
+        (whole as i64).into_pyobject(py)?.into_any()
     } else {
-        value.is_none()
-            || value.is_exact_instance_of::<PyBool>()
-            || value.is_exact_instance_of::<PyFloat>()
-    };
-    if reusable {
+        (whole as u64).into_pyobject(py)?.into_any()
+    })
+}
+
+/// Whether JSON text would give `value` back as an equal object of the
+/// same immutable type (an exact `str`, `float`, `bool`, `None`, an `int`
+/// of 64 bits), so the snapshot may share it. A `str` with a lone
+/// surrogate, which text cannot carry, is an error.
+fn shareable(value: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if let Ok(text) = value.cast_exact::<PyString>() {
+        scalar::utf8(text)?;
+        return Ok(true);
+    }
+    if value.is_exact_instance_of::<PyInt>() {
+        return Ok(small_int(value).is_some() || value.extract::<u64>().is_ok());
+    }
+    Ok(value.is_none()
+        || value.is_exact_instance_of::<PyBool>()
+        || value.is_exact_instance_of::<PyFloat>())
+}
+
+/// `value` as JSON text would read it back, owned by the snapshot: an
+/// immutable scalar that text would give as the same type (an exact `str`,
+/// `float`, `bool`, `None`, an `int` of 64 bits) is shared; a dict, list or
+/// tuple is copied, its items likewise; anything else (a subclass, a wider
+/// int, an object standing for JSON) is read as JSON and rebuilt.
+fn frozen<'py>(value: Bound<'py, PyAny>, level: usize) -> PyResult<Bound<'py, PyAny>> {
+    let py = value.py();
+    if shareable(&value)? {
         return Ok(value);
+    }
+    let container = value.is_instance_of::<PyDict>()
+        || value.is_instance_of::<PyList>()
+        || value.is_instance_of::<PyTuple>();
+    if container && level >= HARD_DEPTH {
+        return Err(Depth::FULL.too_deep());
+    }
+    if let Ok(dict) = value.cast::<PyDict>() {
+        let out = PyDict::new(py);
+        for (name, item) in dict.iter() {
+            let Ok(name) = name.cast::<PyString>() else {
+                // Unreachable after a clean validation, which read every name.
+                return to_py(py, &value_of(&value)?);
+            };
+            let text = scalar::utf8(name)?;
+            let item = frozen(item, level + 1)?;
+            if name.is_exact_instance_of::<PyString>() {
+                out.set_item(name, item)?;
+            } else {
+                out.set_item(text, item)?;
+            }
+        }
+        return Ok(out.into_any());
+    }
+    if let Ok(list) = value.cast::<PyList>() {
+        let out = PyList::empty(py);
+        for item in list.iter() {
+            out.append(frozen(item, level + 1)?)?;
+        }
+        return Ok(out.into_any());
+    }
+    if let Ok(tuple) = value.cast::<PyTuple>() {
+        let out = PyList::empty(py);
+        for item in tuple.iter() {
+            out.append(frozen(item, level + 1)?)?;
+        }
+        return Ok(out.into_any());
     }
     to_py(py, &value_of(&value)?)
 }

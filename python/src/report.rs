@@ -53,10 +53,10 @@ impl PyReport {
 
     /// A report the crate made from a value read out of the Python object
     /// `object`, whose members sit under `members`; inputs of errors are
-    /// looked up in `object` now.
+    /// looked up in `object` when asked for.
     pub fn of(report: Report<'_>, members: &str, object: &Bound<'_, PyAny>) -> Self {
         let (problems, normalized) = report.into_parts();
-        let inputs = Inputs::found_in(object, problems.errors());
+        let inputs = Inputs::in_objects(object, problems.errors());
         let normalized = match normalized {
             Some(normalized) => Normalized::Map(normalized.into_map()),
             None => Normalized::Invalid,
@@ -90,7 +90,7 @@ impl PyReport {
             ),
             None => (
                 Normalized::Invalid,
-                Inputs::found_in(message, checked.problems.errors()),
+                Inputs::in_objects(message, checked.problems.errors()),
             ),
         };
         Self::new(checked.problems, MESSAGE_MEMBERS, normalized, inputs)
