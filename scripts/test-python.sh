@@ -26,8 +26,10 @@ if [ ! -x "$venv/bin/python" ]; then
     "$venv/bin/python" -m pip install --quiet --upgrade pip
 fi
 # pytest; pydantic for from_pydantic; mypy for stubtest; numpy for its
-# scalars and arrays; maturin for the sdist.
-"$venv/bin/python" -m pip install --quiet "pytest>=8" "pydantic>=2" "mypy>=1.15" "numpy>=1.24" "maturin>=1.9,<2"
+# scalars and arrays; FastAPI (with httpx, for its TestClient) and the MCP
+# SDK for the examples' tests; maturin for the sdist.
+"$venv/bin/python" -m pip install --quiet "pytest>=8" "pydantic>=2" "mypy>=1.15" "numpy>=1.24" \
+    "fastapi>=0.110" "httpx>=0.27" "mcp>=2,<3" "maturin>=1.9,<2"
 
 # The sdist, and its contents where the last run left them: a file is
 # written only when its bytes differ (the sdist gives every file one old

@@ -49,7 +49,7 @@ def from_pydantic(model: Any, schema_id: str, scenario: str) -> SchemaTemplate:
         # same to a client (docs/python.md).
         if issue.path == "/additionalProperties" and extra in (None, "ignore"):
             continue
-        warnings.warn(ConversionWarning(issue), stacklevel=3)
+        warnings.warn(ConversionWarning(issue), stacklevel=2)
     written = template.to_dict()
     written["keys"] = _in_field_order(written["keys"], list(properties) if isinstance(properties, dict) else [])
     if not any(key["key_name"] == "other" for key in written["keys"]):
@@ -63,7 +63,7 @@ def from_pydantic(model: Any, schema_id: str, scenario: str) -> SchemaTemplate:
                     f"{model.__name__} forbids extra members, so a payload's `other` fails its "
                     "validation: declare an `other` field, or drop it from the normalized payload first",
                 ),
-                stacklevel=3,
+                stacklevel=2,
             )
     return SchemaTemplate.from_dict(written)
 
