@@ -78,6 +78,17 @@ impl Normalized {
         ))
     }
 
+    /// A payload read back from a pickle (`Report._from_state`): a dict,
+    /// copied as a snapshot, so its order and its objects stay as saved;
+    /// anything else means an invalid message.
+    pub fn restored(payload: &Bound<'_, PyAny>) -> PyResult<Self> {
+        if !payload.is_instance_of::<PyDict>() {
+            return Ok(Normalized::Invalid);
+        }
+        let copy = frozen(payload.clone(), 1)?;
+        Ok(Normalized::Snapshot(copy.cast_into::<PyDict>()?.unbind()))
+    }
+
     /// A new dict each time, or `None` for an invalid message.
     pub fn read<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         match self {

@@ -5,7 +5,6 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use sdsi::issue::Problems;
 use sdsi::validate::Checked;
 use sdsi::{CompiledSchema, Issue, Report};
-use serde_json::Value;
 
 use crate::convert::{serialize_to_py, value_of};
 use crate::errors::{Kind, input_error};
@@ -220,10 +219,7 @@ impl PyReport {
         };
         let errors = issues("errors")?;
         let warnings = issues("warnings")?;
-        let normalized = match value_of(&member("normalized")?)? {
-            Value::Object(map) => Normalized::Map(map),
-            _ => Normalized::Invalid,
-        };
+        let normalized = Normalized::restored(&member("normalized")?)?;
         let inputs: Vec<Py<PyAny>> = member("inputs")?
             .try_iter()?
             .map(|input| input.map(Bound::unbind))
