@@ -4,8 +4,9 @@ use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
+use serde::de::Error as _;
 use serde::ser::SerializeStruct;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::key::{JsonKind, KeyType};
 
@@ -293,11 +294,41 @@ impl Serialize for IssueCode {
 
 /// What an issue's message says; rendered only when asked for, so that
 /// collecting issues on a hot path allocates no text.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 enum Message {
     Fixed(&'static str),
     Owned(Box<str>),
     Type { expected: KeyType, found: JsonKind },
+}
+
+/// By what the message says: a fixed text and the same text owned are
+/// equal, so an issue read back from its JSON (`Deserialize`) equals the one
+/// written. A type mismatch compares its two types.
+impl PartialEq for Message {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (
+                Message::Type { expected, found },
+                Message::Type {
+                    expected: e,
+                    found: f,
+                },
+            ) => expected == e && found == f,
+            (Message::Type { .. }, _) | (_, Message::Type { .. }) => false,
+            (a, b) => a.text() == b.text(),
+        }
+    }
+}
+
+impl Message {
+    /// The text of a message that is not a type mismatch.
+    fn text(&self) -> &str {
+        match self {
+            Message::Fixed(text) => text,
+            Message::Owned(text) => text,
+            Message::Type { .. } => "",
+        }
+    }
 }
 
 /// One problem: a stable [`IssueCode`], a JSON Pointer to the offending value
@@ -540,6 +571,66 @@ impl Serialize for Issue {
             s.serialize_field("found", found.as_str())?;
         }
         s.end()
+    }
+}
+
+// Reading an issue back from the JSON it serializes to: a report or an
+// error written by one process (the CLI's output, a pickled Python
+// exception) is the same issue in another.
+
+/// The members [`Issue`]'s `Serialize` writes.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Written {
+    code: String,
+    path: String,
+    message: String,
+    #[serde(default)]
+    limit: Option<u64>,
+    #[serde(default)]
+    expected: Option<String>,
+    #[serde(default)]
+    found: Option<String>,
+}
+
+/// The JSON type named `name` (its [`JsonKind::as_str`]).
+fn json_kind(name: &str) -> Option<JsonKind> {
+    [
+        JsonKind::Null,
+        JsonKind::Boolean,
+        JsonKind::Integer,
+        JsonKind::Number,
+        JsonKind::String,
+        JsonKind::Array,
+        JsonKind::Object,
+    ]
+    .into_iter()
+    .find(|kind| kind.as_str() == name)
+}
+
+/// The inverse of `Serialize`: `{"code", "path", "message"}`, with `limit`,
+/// and `expected` / `found` for a type mismatch (which then make the
+/// message, as they do for the validator's own). An unknown code or type
+/// name is an error, so is `expected` without `found`.
+impl<'de> Deserialize<'de> for Issue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let written = Written::deserialize(deserializer)?;
+        let code: IssueCode = written.code.parse().map_err(D::Error::custom)?;
+        let message = match (written.expected, written.found) {
+            (None, None) => Message::Owned(written.message.into()),
+            (Some(expected), Some(found)) => Message::Type {
+                expected: expected.parse::<KeyType>().map_err(D::Error::custom)?,
+                found: json_kind(&found)
+                    .ok_or_else(|| D::Error::custom(format!("unknown JSON type {found:?}")))?,
+            },
+            _ => return Err(D::Error::custom("`expected` and `found` come together")),
+        };
+        Ok(Issue {
+            code,
+            path: written.path.into(),
+            message,
+            limit: written.limit,
+        })
     }
 }
 

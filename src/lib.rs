@@ -206,7 +206,7 @@
 //! | `src/validate/core/build_facts.rs` | What the serde_json built into this program does, asked at run time: any crate in the dependency tree can … | — |
 //! | `src/validate/core/check.rs` | `Check`: how a key's value is checked, the one fact every reader and the scalar tables decide on. | — |
 //! | `src/validate/core/compiled_key.rs` | `CompiledKey`: one key as validation reads it (its check, whether it is required, where its default lives, … | — |
-//! | `src/validate/core/edits.rs` | `Edits`: what normalizing a valid payload changes. | `Checked`, `Edits`, `Edits::{removed, to_integer, integer, defaults}` |
+//! | `src/validate/core/edits.rs` | `Edits`: what normalizing a valid payload changes. | `Checked`, `Edits`, `Edits::{keeps_members, removed, to_integer, integer, defaults}` |
 //! | `src/validate/core/key_index.rs` | `KeyIndex`: finds a payload member's key by name. | — |
 //! | `src/validate/core/key_set.rs` | `KeySet`: a set of a compiled schema's key indices, inline (no allocation) for schemas of up to 128 keys. | — |
 //! | `src/validate/core/mod.rs` | The layer every reader builds on: the compiled schema and the validation pass. | — |

@@ -24,6 +24,11 @@ import jsonschema
 import jsonschema_rs
 import sdsi
 
+try:  # optional: the bytes tables gain an `orjson.loads` column
+    import orjson
+except ImportError:
+    orjson = None
+
 # python/bench/bench.py -> repository root, so the script runs from anywhere.
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "benches" / "fixtures"
@@ -197,8 +202,11 @@ def check(name, schema, rs, py, msg, expect_valid):
 # --- Timing. ----------------------------------------------------------------
 
 # Each contender is a timeit statement over the same names: `f` is the bound
-# method under test, `m` the message, `loads` json.loads. Statements rather
-# than lambdas keep the loop overhead (equal for all) small next to the call.
+# method under test, `m` the message, `loads` json.loads, `oloads`
+# orjson.loads. Statements rather than lambdas keep the loop overhead (equal
+# for all) small next to the call. A report row reads every issue's message:
+# jsonschema_rs and jsonschema build theirs with each error, sdsi renders
+# its own only when asked.
 MEASURES = {
     "dict_is_valid": ("from a dict: is_valid", {
         "sdsi": ("sdsi.is_valid", "f(m)"),
@@ -206,23 +214,28 @@ MEASURES = {
         "jsonschema": ("py.is_valid", "f(m)"),
     }),
     "dict_report": ("from a dict: full error report", {
-        "sdsi": ("sdsi.validate", "r = f(m); r.valid; r.errors"),
-        "sdsi+normalized": ("sdsi.validate", "r = f(m); r.valid; r.errors; r.normalized"),
-        "jsonschema_rs": ("rs.iter_errors", "list(f(m))"),
-        "jsonschema": ("py.iter_errors", "list(f(m))"),
+        "sdsi": ("sdsi.validate", "r = f(m); r.valid; [i.message for i in r.errors]"),
+        "sdsi+normalized": ("sdsi.validate", "r = f(m); r.valid; [i.message for i in r.errors]; r.normalized"),
+        "jsonschema_rs": ("rs.iter_errors", "[e.message for e in f(m)]"),
+        "jsonschema": ("py.iter_errors", "[e.message for e in f(m)]"),
     }),
     "bytes_is_valid": ("from bytes: is_valid (others: json.loads first)", {
         "sdsi": ("sdsi.is_valid", "f(m)"),
         "jsonschema_rs": ("rs.is_valid", "f(loads(m))"),
+        "jsonschema_rs+orjson": ("rs.is_valid", "f(oloads(m))"),
     }),
     # json.loads hands the caller a dict; sdsi's counterpart is .normalized,
     # so that row is the like-for-like one here.
     "bytes_report": ("from bytes: full error report (others: json.loads first)", {
-        "sdsi": ("sdsi.validate", "r = f(m); r.valid; r.errors"),
-        "sdsi+normalized": ("sdsi.validate", "r = f(m); r.valid; r.errors; r.normalized"),
-        "jsonschema_rs": ("rs.iter_errors", "list(f(loads(m)))"),
+        "sdsi": ("sdsi.validate", "r = f(m); r.valid; [i.message for i in r.errors]"),
+        "sdsi+normalized": ("sdsi.validate", "r = f(m); r.valid; [i.message for i in r.errors]; r.normalized"),
+        "jsonschema_rs": ("rs.iter_errors", "[e.message for e in f(loads(m))]"),
+        "jsonschema_rs+orjson": ("rs.iter_errors", "[e.message for e in f(oloads(m))]"),
     }),
 }
+if orjson is None:
+    for _, contenders in MEASURES.values():
+        contenders.pop("jsonschema_rs+orjson", None)
 
 
 def number_for(timer, target_s):
@@ -262,7 +275,8 @@ def versions():
             "sdsi": getattr(sdsi, "__version__", None) or dist("sdsi"),
             "jsonschema_rs": getattr(jsonschema_rs, "__version__", None)
             or dist("jsonschema_rs", "jsonschema-rs"),
-            "jsonschema": dist("jsonschema")}
+            "jsonschema": dist("jsonschema"),
+            "orjson": getattr(orjson, "__version__", None) or (dist("orjson") if orjson else "not installed")}
 
 
 def main():
@@ -310,8 +324,9 @@ def main():
             methods = {"sdsi.is_valid": schema.is_valid, "sdsi.validate": schema.validate,
                        "rs.is_valid": rs.is_valid, "rs.iter_errors": rs.iter_errors,
                        "py.is_valid": py.is_valid, "py.iter_errors": py.iter_errors}
-            timers = {c: timeit.Timer(stmt, setup="f = _f; m = _m; loads = _loads",
-                                      globals={"_f": methods[fn], "_m": subject, "_loads": json.loads})
+            timers = {c: timeit.Timer(stmt, setup="f = _f; m = _m; loads = _loads; oloads = _oloads",
+                                      globals={"_f": methods[fn], "_m": subject, "_loads": json.loads,
+                                               "_oloads": orjson and orjson.loads})
                       for c, (fn, stmt) in contenders.items()}
             row = time_row(timers, repeats, target_s)
             med = {c: v[0] for c, v in row.items()}

@@ -17,7 +17,17 @@ crate ``sdsi``; see docs/python.md.
 True
 """
 
-from ._errors import EnvelopeError, InputError, PatchError, SdsiError, StateError, TemplateError
+from ._errors import (
+    ConversionWarning,
+    EnvelopeError,
+    InputError,
+    IssueList,
+    PatchError,
+    SdsiError,
+    StateError,
+    TemplateError,
+    ValidationError,
+)
 from ._sdsi import (
     CompiledFields,
     CompiledSchema,
@@ -45,11 +55,13 @@ from ._sdsi import (
 __all__ = [
     "CompiledFields",
     "CompiledSchema",
+    "ConversionWarning",
     "EnvelopeError",
     "EnvelopeReport",
     "Evolution",
     "InputError",
     "Issue",
+    "IssueList",
     "PatchError",
     "Report",
     "SchemaStore",
@@ -57,6 +69,7 @@ __all__ = [
     "SdsiError",
     "StateError",
     "TemplateError",
+    "ValidationError",
     "__version__",
     "a2a_data_part",
     "agent_extension",

@@ -1,76 +1,154 @@
 """Type stubs for the native module; import ``sdsi``, not ``sdsi._sdsi``."""
 
 from datetime import datetime, timedelta
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, TypedDict, Union
+
+from typing_extensions import NotRequired, Self, final
 
 JSON = Any
-"""A JSON value as ``json.loads`` gives it: dict, list, str, int, float, bool or None."""
+"""A JSON value as ``json.loads`` gives it: dict, list, str, int, float, bool or None.
+Where JSON is expected, a ``Mapping``, a pydantic model, a ``Decimal`` and a NumPy
+value are read as the JSON they stand for."""
 Message = Union[Dict[str, JSON], str, bytes, bytearray]
 """A message as Python objects, or its JSON text."""
 TemplateLike = Union["SchemaTemplate", Dict[str, JSON]]
 
+UnknownKeys = Literal["reject", "warn"]
+BigIntegers = Literal["accept", "reject"]
+CompatMode = Literal[
+    "backward", "backward_transitive", "forward", "forward_transitive", "full", "full_transitive", "none"
+]
+McpVersion = Literal["2026-07-28", "2025-11-25"]
+Branching = Literal["global", "global_and_per_client"]
+Lending = Literal["silence", "book"]
+KeyType = Literal["string", "integer", "number", "boolean", "array", "object", "null"]
+
+class IssueDict(TypedDict):
+    """An issue as the crate writes it (``Issue.to_dict``)."""
+
+    code: str
+    path: str
+    message: str
+    limit: NotRequired[int]
+    expected: NotRequired[KeyType]
+    found: NotRequired[str]
+
+class KeyDict(TypedDict):
+    """One key of a template (``SchemaTemplate.keys``); members beyond these
+    (``extra`` in the crate) are kept as they came."""
+
+    key_name: str
+    key_type: KeyType
+    required: bool
+    semantic_description: str
+    default_value: NotRequired[JSON]
+
+class TemplateDict(TypedDict):
+    """A template as a dict (``SchemaTemplate.to_dict``)."""
+
+    schema_id: str
+    scenario: str
+    keys: List[KeyDict]
+
+class ReportDict(TypedDict):
+    """``Report.to_dict()``."""
+
+    valid: bool
+    errors: List[IssueDict]
+    warnings: List[IssueDict]
+    normalized: Optional[Dict[str, JSON]]
+
+class LimitsDict(TypedDict):
+    max_depth: int
+    max_keys: int
+    max_bytes: int
+
+class OptionsDict(TypedDict):
+    """``CompiledSchema.options()``."""
+
+    unknown_keys: UnknownKeys
+    limits: LimitsDict
+    big_integers: BigIntegers
+
 __version__: str
 
+@final
 class Issue:
-    """One problem: a stable code, a JSON Pointer and a message."""
+    """One problem: a stable code, a JSON Pointer (and its ``loc`` tuple) and a message."""
     @property
     def code(self) -> str: ...
     @property
     def path(self) -> str: ...
     @property
+    def loc(self) -> Tuple[Union[str, int], ...]: ...
+    @property
     def message(self) -> str: ...
-    def to_dict(self) -> Dict[str, JSON]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def to_dict(self) -> IssueDict: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+    def __copy__(self) -> Self: ...
+    def __deepcopy__(self, _memo: object) -> Self: ...
 
+@final
 class Report:
     """What validating one message found."""
     @property
     def valid(self) -> bool: ...
     @property
-    def errors(self) -> List[Issue]: ...
+    def errors(self) -> Tuple[Issue, ...]: ...
     @property
-    def warnings(self) -> List[Issue]: ...
+    def warnings(self) -> Tuple[Issue, ...]: ...
     @property
     def normalized(self) -> Optional[Dict[str, JSON]]: ...
-    def to_dict(self) -> Dict[str, JSON]: ...
+    def raise_for_errors(self) -> None: ...
+    def to_dict(self) -> ReportDict: ...
+    def __copy__(self) -> Self: ...
+    def __deepcopy__(self, _memo: object) -> Self: ...
 
+@final
 class SchemaTemplate:
     """A schema template: schema_id, scenario and typed keys."""
     @staticmethod
     def from_json(text: Union[str, bytes]) -> SchemaTemplate: ...
     @staticmethod
     def from_dict(template: Dict[str, JSON]) -> SchemaTemplate: ...
-    def to_dict(self) -> Dict[str, JSON]: ...
+    @staticmethod
+    def from_pydantic(model: type, *, schema_id: str, scenario: str) -> SchemaTemplate: ...
+    def to_dict(self) -> TemplateDict: ...
     def to_json(self) -> str: ...
     @property
     def schema_id(self) -> str: ...
     @property
     def scenario(self) -> str: ...
     @property
-    def keys(self) -> List[Dict[str, JSON]]: ...
-    def key(self, name: str) -> Optional[Dict[str, JSON]]: ...
+    def keys(self) -> List[KeyDict]: ...
+    def key(self, name: str) -> Optional[KeyDict]: ...
     def check(self) -> List[Issue]: ...
     def digest(self) -> str: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+    def __copy__(self) -> Self: ...
+    def __deepcopy__(self, _memo: object) -> Self: ...
 
+@final
 class CompiledSchema:
     """A template compiled for validation; thread-safe."""
-    def __init__(
-        self,
+    def __new__(
+        cls,
         template: TemplateLike,
         *,
-        unknown_keys: str = "reject",
+        unknown_keys: UnknownKeys = "reject",
         max_depth: Optional[int] = None,
         max_keys: Optional[int] = None,
         max_bytes: Optional[int] = None,
-        big_integers: str = "accept",
-    ) -> None: ...
+        big_integers: BigIntegers = "accept",
+    ) -> Self: ...
     def validate(self, message: Message) -> Report: ...
     def is_valid(self, message: Message) -> bool: ...
     def validate_payload(self, payload: Dict[str, JSON]) -> Report: ...
     def validate_execution_result(self, result: Dict[str, JSON]) -> Report: ...
     def validate_mcp_tool_result(
-        self, result: Dict[str, JSON], *, protocol_version: Optional[str] = None
+        self, result: Dict[str, JSON], *, protocol_version: Optional[McpVersion] = None
     ) -> Report: ...
     def validate_mcp_elicit_result(self, result: Dict[str, JSON]) -> Report: ...
     @property
@@ -87,16 +165,19 @@ class CompiledSchema:
     def mcp_elicitation_schema(self) -> Tuple[Dict[str, JSON], List[Issue]]: ...
     def strict_schema(self) -> Tuple[Dict[str, JSON], List[Issue]]: ...
     def prompt(self) -> str: ...
-    def options(self) -> Dict[str, JSON]: ...
+    def options(self) -> OptionsDict: ...
+    def __copy__(self) -> Self: ...
+    def __deepcopy__(self, _memo: object) -> Self: ...
 
+@final
 class EnvelopeReport:
     """What checking one envelope found."""
     @property
     def valid(self) -> bool: ...
     @property
-    def errors(self) -> List[Issue]: ...
+    def errors(self) -> Tuple[Issue, ...]: ...
     @property
-    def warnings(self) -> List[Issue]: ...
+    def warnings(self) -> Tuple[Issue, ...]: ...
     @property
     def envelope(self) -> Optional[Dict[str, JSON]]: ...
     @property
@@ -111,12 +192,13 @@ def make_envelope(
     payload: Dict[str, JSON],
     now: datetime,
     id: Optional[str] = None,
-    capabilities: Sequence[str] = (),
+    capabilities: Sequence[str] = ...,
 ) -> Dict[str, JSON]: ...
 
+@final
 class CompiledFields:
     """A2A skill fields compiled for validating data parts."""
-    def __init__(self, fields: Sequence[Dict[str, JSON]]) -> None: ...
+    def __new__(cls, fields: Sequence[Dict[str, JSON]]) -> Self: ...
     def validate_data(self, data: Dict[str, JSON]) -> Report: ...
     @property
     def warnings(self) -> List[Issue]: ...
@@ -136,18 +218,19 @@ def import_json_schema(
 ) -> Tuple[SchemaTemplate, List[Issue]]: ...
 def import_mcp_tool(tool: Dict[str, JSON]) -> Tuple[SchemaTemplate, List[Issue]]: ...
 def compat_check(
-    history: Sequence[TemplateLike], new: TemplateLike, mode: str = "backward"
+    history: Sequence[TemplateLike], new: TemplateLike, mode: CompatMode = "backward"
 ) -> Dict[str, JSON]: ...
 
+@final
 class SchemaStore:
     """Patches, per-client schemas and the key lifecycle for one scenario."""
-    def __init__(
-        self,
+    def __new__(
+        cls,
         base: TemplateLike,
         *,
         policy: Optional[Dict[str, Union[JSON, timedelta]]] = None,
         allow_sensitive: bool = False,
-    ) -> None: ...
+    ) -> Self: ...
     @staticmethod
     def default_policy() -> Dict[str, JSON]: ...
     def submit(
@@ -191,22 +274,23 @@ def effective_template(
 Embedder = Callable[[List[str]], Sequence[Sequence[float]]]
 """Texts in, one vector per text out (lists, tuples or a NumPy array)."""
 
+@final
 class Evolution:
     """The self-evolution engine."""
-    def __init__(
-        self,
+    def __new__(
+        cls,
         embedder: Optional[Embedder] = None,
         *,
         dimension: Optional[int] = None,
         threshold: Optional[float] = None,
         need_threshold: Optional[float] = None,
         need_contrast: Optional[float] = None,
-        lending: Optional[str] = None,
-        branching: str = "global",
+        lending: Optional[Lending] = None,
+        branching: Branching = "global",
         patch_lifetime: Optional[timedelta] = None,
         max_client_pools: Optional[int] = None,
         pool: Optional[Dict[str, JSON]] = None,
-    ) -> None: ...
+    ) -> Self: ...
     def observe(
         self, store: SchemaStore, message: Dict[str, JSON], client: str, now: datetime
     ) -> List[Dict[str, JSON]]: ...

@@ -89,7 +89,8 @@ impl PyCompiledFields {
 
     /// Validates a data part's ``data`` object against the fields.
     fn validate_data(&self, data: &Bound<'_, PyAny>) -> PyResult<PyReport> {
-        Ok(PyReport::of(self.inner.validate_data(&value_of(data)?)))
+        let report = self.inner.validate_data(&value_of(data)?);
+        Ok(PyReport::of(report, "", data))
     }
 
     /// What converting the fields reported (renamed or lossy fields).
@@ -125,8 +126,14 @@ pub fn validate_a2a_data_part(
     schema: &Bound<'_, PySchema>,
     part: &Bound<'_, PyAny>,
 ) -> PyResult<PyReport> {
-    let part = value_of(part)?;
-    Ok(PyReport::of(
-        schema.get().inner.validate_a2a_data_part(&part),
-    ))
+    let value = value_of(part)?;
+    // A data part's payload members sit under `/data/payload`, a text
+    // part's under `/text/payload`.
+    let members = if value.get("data").is_some() {
+        "/data/payload"
+    } else {
+        "/text/payload"
+    };
+    let report = schema.get().inner.validate_a2a_data_part(&value);
+    Ok(PyReport::of(report, members, part))
 }

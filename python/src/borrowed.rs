@@ -6,17 +6,20 @@
 //!
 //! Why a borrowed item stays valid for as long as it is used: each
 //! container read is held by a reference of its own for the whole read;
-//! an item borrows the reader, so it cannot outlive its step; and while it
-//! is used no Python code runs (the reader calls no method, and allocates
-//! no Python object but to raise an error, which ends the read). That last
-//! point is kept by hand, not by the compiler: the one read that allocates
-//! on the way, an int past 64 bits, takes a reference of its own first
-//! (`depythonize.rs`), since an allocation can run the garbage collector
-//! and with it any finalizer; a member name handed to the crate's
-//! `KeyedVerdict::member` is not used once its value's read begins (the
-//! crate promises it); [`utf8`] holds its `str` for the call.
+//! an item borrows the reader, so it cannot outlive its step; and no other
+//! thread runs Python code meanwhile, which the GIL guarantees (the module
+//! says `gil_used = true`, so a free-threaded CPython turns the GIL back on
+//! when it imports it). Python code this thread runs is kept away by hand,
+//! not by the compiler: the reader calls no method and allocates no Python
+//! object, with these exceptions, each of which first takes a reference of
+//! its own to what it still needs (an allocation can run the garbage
+//! collector and with it any finalizer, and a method can change any
+//! container): an int past 64 bits (`depythonize.rs`); an object that only
+//! stands for JSON, converted by a method of its own (`coerce.rs`); a
+//! member name handed to the crate's `KeyedVerdict::member`, held across
+//! the call (`keyed.rs`); and [`utf8`], which holds its `str`.
 
-use std::os::raw::{c_char, c_int};
+use std::os::raw::c_int;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
@@ -155,16 +158,6 @@ pub fn small_int(int: &Bound<'_, PyAny>) -> Option<i64> {
     Some(n)
 }
 
-unsafe extern "C" {
-    /// CPython's own UTF-8 view of a `str`: in the full API of every
-    /// CPython 3, and in the stable ABI from 3.10 (which is why PyO3 offers
-    /// no borrowed `&str` under `abi3-py39`, the wheel's target).
-    fn PyUnicode_AsUTF8AndSize(
-        text: *mut ffi::PyObject,
-        size: *mut ffi::Py_ssize_t,
-    ) -> *const c_char;
-}
-
 /// The text of a `str`, borrowed: CPython keeps a UTF-8 copy inside the
 /// object (an ASCII string is its own), so nothing is copied. `None` for a
 /// `str` that is not Unicode text (a lone surrogate).
@@ -174,18 +167,7 @@ pub fn utf8<'a>(text: &'a Bound<'_, PyString>) -> Option<&'a str> {
     // `text` from its dict: hold it for the call. (On success the call
     // makes no Python object, so nothing can free it before we are done.)
     let _held = text.clone();
-    let mut size: ffi::Py_ssize_t = 0;
-    // SAFETY: a live `str`, the GIL held. The call returns null (with an
-    // error set) or `size` bytes of UTF-8 that live as long as the object,
-    // which `text` borrows for 'a.
-    let data = unsafe { PyUnicode_AsUTF8AndSize(text.as_ptr(), &mut size) };
-    if data.is_null() {
-        let _ = PyErr::take(text.py());
-        return None;
-    }
-    let size = usize::try_from(size).ok()?;
-    // SAFETY: as above; CPython's UTF-8 is valid UTF-8.
-    Some(unsafe {
-        std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), size))
-    })
+    // `PyUnicode_AsUTF8AndSize` under the 3.10 stable ABI: the bytes live
+    // as long as the object, which `text` borrows for 'a.
+    text.to_str().ok()
 }

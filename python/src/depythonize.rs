@@ -14,6 +14,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use crate::borrowed::{DictItems, SeqItems, small_int};
+use crate::coerce::json_form;
 use crate::depth::Depth;
 use crate::errors::input_error;
 use crate::scalar::{int_number, json_float, lone_surrogate, type_name};
@@ -206,6 +207,34 @@ impl<'a, 'py> PyDe<'a, 'py> {
         }
     }
 
+    /// An object that stands for JSON (`coerce.rs`), read as that JSON.
+    fn converted<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        // The conversion runs Python code, which could drop a borrowed
+        // object from its container: hold it first (borrowed.rs).
+        let object = self.object.clone();
+        let not_json = || {
+            DeError::python(input_error(format!(
+                "a {} is not JSON (dict, list, tuple, str, int, float, bool or None; \
+                 or a Mapping, a pydantic model, a Decimal, a NumPy value)",
+                type_name(&object)
+            )))
+        };
+        let Some(json) = json_form(&object)? else {
+            return Err(not_json());
+        };
+        // Once: a conversion that gives another stand-in is refused.
+        if Json::of(&json).is_none() {
+            return Err(not_json());
+        }
+        de::Deserializer::deserialize_any(
+            PyDe {
+                object: &json,
+                ..self
+            },
+            visitor,
+        )
+    }
+
     fn float<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
         visitor.visit_f64(json_float(self.object.extract::<f64>()?)?)
     }
@@ -227,10 +256,7 @@ impl<'de> de::Deserializer<'de> for PyDe<'_, '_> {
             Some(Json::Float) => self.float(visitor),
             Some(Json::List(list)) => self.list(SeqItems::list(list), visitor),
             Some(Json::Tuple(tuple)) => self.list(SeqItems::tuple(tuple), visitor),
-            None => Err(DeError::python(input_error(format!(
-                "a {} is not JSON (dict, list, tuple, str, int, float, bool or None)",
-                type_name(self.object)
-            )))),
+            None => self.converted(visitor),
         }
     }
 

@@ -1,7 +1,7 @@
 //! The Universal Schema envelope: parsing, checking and building messages.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyTuple};
 use sdsi::Envelope;
 use sdsi::envelope::{EnvelopeReport, MessageId, Timestamp};
 use serde_json::Value;
@@ -21,6 +21,8 @@ use crate::time::instant;
 pub struct PyEnvelopeReport {
     inner: EnvelopeReport,
     issues: IssueLists,
+    /// Where the payload's members sit (for `Issue.loc`).
+    members: &'static str,
 }
 
 #[pymethods]
@@ -31,16 +33,17 @@ impl PyEnvelopeReport {
         self.inner.is_valid()
     }
 
-    /// Every error, as ``sdsi.Issue``, sorted by path.
+    /// Every error, as a tuple of ``sdsi.Issue``, sorted by path.
     #[getter]
-    fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.issues.errors(py, self.inner.errors())
+    fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        self.issues.errors(py, self.inner.errors(), self.members)
     }
 
-    /// Every warning, as ``sdsi.Issue``.
+    /// Every warning, as a tuple of ``sdsi.Issue``.
     #[getter]
-    fn warnings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.issues.warnings(py, self.inner.warnings())
+    fn warnings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        self.issues
+            .warnings(py, self.inner.warnings(), self.members)
     }
 
     /// The envelope as a dict (timestamp in UTC), or ``None`` when invalid.
@@ -95,6 +98,13 @@ pub fn parse_envelope(
     Ok(PyEnvelopeReport {
         inner: report,
         issues: IssueLists::default(),
+        // The envelope's payload is a structured message when a schema
+        // checks it, so its members are one level further down.
+        members: if schema.is_some() {
+            "/payload/payload"
+        } else {
+            "/payload"
+        },
     })
 }
 

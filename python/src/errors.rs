@@ -20,6 +20,7 @@ pub enum Kind {
     Patch,
     State,
     Envelope,
+    Validation,
 }
 
 type Class = PyOnceLock<Py<PyType>>;
@@ -33,16 +34,19 @@ impl Kind {
         static PATCH: Class = PyOnceLock::new();
         static STATE: Class = PyOnceLock::new();
         static ENVELOPE: Class = PyOnceLock::new();
+        static VALIDATION: Class = PyOnceLock::new();
         match self {
             Kind::Template => (&TEMPLATE, "TemplateError"),
             Kind::Input => (&INPUT, "InputError"),
             Kind::Patch => (&PATCH, "PatchError"),
             Kind::State => (&STATE, "StateError"),
             Kind::Envelope => (&ENVELOPE, "EnvelopeError"),
+            Kind::Validation => (&VALIDATION, "ValidationError"),
         }
     }
 
-    fn class(self, py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    /// The class, looked up once per process.
+    pub fn class(self, py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
         let (slot, name) = self.slot();
         slot.import(py, "sdsi._errors", name)
     }

@@ -25,13 +25,29 @@ const MAX_DIMENSION: usize = 65_536;
 ///
 /// The engine's trait cannot fail, so a callable that raises, or returns the
 /// wrong number or length of vectors, gives zero vectors (which the pools
-/// skip, as "nothing to embed") and its error is kept here, to be raised by
-/// `observe` once the engine returns.
+/// skip, as "nothing to embed") and its error is kept in `calls`, to be
+/// raised by `observe` once the engine returns.
+///
+/// `observe` runs the engine twice over one message so that the callable
+/// runs while the store is not borrowed (another thread may use the store
+/// meanwhile): first on its own, recording each batch's vectors, then with
+/// the store, replaying them (`Calls`).
 struct PyEmbedder {
     callable: Py<PyAny>,
     dimension: usize,
     threshold: f32,
-    error: Arc<Mutex<Option<PyErr>>>,
+    calls: Arc<Mutex<Calls>>,
+}
+
+/// What the callable gave one `observe` call, on the thread making it.
+#[derive(Default)]
+struct Calls {
+    /// The vectors of each batch embedded while recording.
+    recorded: Vec<(Vec<String>, Vec<Vec<f32>>)>,
+    /// Whether batches are answered from `recorded` instead of the callable.
+    replaying: bool,
+    /// The first error the callable raised.
+    error: Option<PyErr>,
 }
 
 impl PyEmbedder {
@@ -66,10 +82,36 @@ impl PyEmbedder {
         })
     }
 
-    fn keep(&self, error: PyErr) {
-        if let Ok(mut slot) = self.error.lock() {
-            slot.get_or_insert(error);
+    /// The recorded vectors of `texts`, when replaying and they were seen.
+    fn replayed(&self, texts: &[&str]) -> Option<Vec<Vec<f32>>> {
+        let calls = self.calls.lock().ok()?;
+        if !calls.replaying {
+            return None;
         }
+        calls
+            .recorded
+            .iter()
+            .find(|(batch, _)| batch.iter().map(String::as_str).eq(texts.iter().copied()))
+            .map(|(_, vectors)| vectors.clone())
+    }
+
+    /// The callable's vectors for `texts` (zeros when it failed), recorded.
+    fn embedded(&self, texts: &[&str]) -> Vec<Vec<f32>> {
+        if let Some(vectors) = self.replayed(texts) {
+            return vectors;
+        }
+        let (vectors, error) = match self.call(texts) {
+            Ok(vectors) => (vectors, None),
+            Err(error) => (vec![vec![0.0; self.dimension]; texts.len()], Some(error)),
+        };
+        if let Ok(mut calls) = self.calls.lock() {
+            if let Some(error) = error {
+                calls.error.get_or_insert(error);
+            }
+            let batch = texts.iter().map(|t| (*t).to_owned()).collect();
+            calls.recorded.push((batch, vectors.clone()));
+        }
+        vectors
     }
 }
 
@@ -84,26 +126,15 @@ impl Embedder for PyEmbedder {
 
     fn embed_into(&self, text: &str, out: &mut [f32]) {
         out.fill(0.0);
-        match self.call(&[text]) {
-            Ok(vectors) => {
-                if let Some(vector) = vectors.first() {
-                    for (slot, x) in out.iter_mut().zip(vector) {
-                        *slot = *x;
-                    }
-                }
+        if let Some(vector) = self.embedded(&[text]).first() {
+            for (slot, x) in out.iter_mut().zip(vector) {
+                *slot = *x;
             }
-            Err(error) => self.keep(error),
         }
     }
 
     fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
-        match self.call(texts) {
-            Ok(vectors) => vectors,
-            Err(error) => {
-                self.keep(error);
-                vec![vec![0.0; self.dimension]; texts.len()]
-            }
-        }
+        self.embedded(texts)
     }
 }
 
@@ -135,8 +166,9 @@ impl Embedder for PyEmbedder {
 #[pyclass(module = "sdsi", name = "Evolution")]
 pub struct PyEvolution {
     engine: Evolution<Box<dyn Embedder>, RuleInducer>,
-    /// Where a Python embedder keeps the error it could not return.
-    embedder_error: Arc<Mutex<Option<PyErr>>>,
+    /// What a Python embedder gave the current `observe` call; `None` for
+    /// the hashing embedder, which runs no Python code.
+    embedder_calls: Option<Arc<Mutex<Calls>>>,
 }
 
 #[pymethods]
@@ -156,7 +188,7 @@ impl PyEvolution {
         max_client_pools: Option<usize>,
         pool: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let embedder_error = Arc::new(Mutex::new(None));
+        let calls = Arc::new(Mutex::new(Calls::default()));
         // The hashing embedder's threshold is the config's to override; a
         // callable's comes with it.
         let hashing = embedder.is_none();
@@ -179,7 +211,7 @@ impl PyEvolution {
                     callable,
                     dimension,
                     threshold,
-                    error: Arc::clone(&embedder_error),
+                    calls: Arc::clone(&calls),
                 })
             }
         };
@@ -234,7 +266,7 @@ impl PyEvolution {
         }
         Ok(PyEvolution {
             engine: Evolution::new(chosen, RuleInducer, config),
-            embedder_error,
+            embedder_calls: (!hashing).then_some(calls),
         })
     }
 
@@ -243,27 +275,49 @@ impl PyEvolution {
     /// as event dicts (``{"event": "proposed", "patch": {...}, ...}``,
     /// ``"triggered"``, ``"deferred"``, ``"withheld"``, ``"skipped"``,
     /// ``"held"``: waiting for an operator, see ``SchemaStore.pending``).
-    /// An error the embedder raised is raised here, after
-    /// the engine has finished with the message; the events of that call
-    /// are on the exception's ``events`` attribute.
+    /// A Python embedder is called before the store is borrowed, so other
+    /// threads may use the store meanwhile. An error the embedder raised is
+    /// raised here, after the engine has finished with the message; the
+    /// events of that call are on the exception's ``events`` attribute.
     fn observe<'py>(
         &mut self,
         py: Python<'py>,
-        store: &mut PyStore,
+        store: &Bound<'py, PyStore>,
         message: &Bound<'py, PyAny>,
         client: &str,
         now: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let message = value_of(message)?;
         let now = instant(now)?;
-        let take = |slot: &Mutex<Option<PyErr>>| slot.lock().ok().and_then(|mut kept| kept.take());
-        // Nothing left from an earlier call that ended early.
-        take(&self.embedder_error);
-        let events = serialize_to_py(
-            py,
-            &self.engine.observe(&mut store.inner, &message, client, now),
-        )?;
-        if let Some(error) = take(&self.embedder_error) {
+        let reset = |calls: &Mutex<Calls>, replaying: bool| {
+            calls.lock().ok().map(|mut calls| {
+                if !replaying {
+                    calls.recorded.clear();
+                }
+                calls.replaying = replaying;
+                calls.error.take()
+            })
+        };
+        if let Some(calls) = &self.embedder_calls {
+            // Nothing left from an earlier call that ended early.
+            reset(calls, false);
+            // The engine's pure half embeds the message's fragments (the
+            // store untouched); the pass with the store replays them.
+            let _ = self.engine.observation(&message, client, now);
+            let error = reset(calls, true).flatten();
+            if let Ok(mut calls) = calls.lock() {
+                calls.error = error;
+            }
+        }
+        let mut store = store.try_borrow_mut()?;
+        let events = self.engine.observe(&mut store.inner, &message, client, now);
+        drop(store);
+        let error = self
+            .embedder_calls
+            .as_ref()
+            .and_then(|calls| reset(calls, false).flatten());
+        let events = serialize_to_py(py, &events)?;
+        if let Some(error) = error {
             // The engine went on without the fragments; what it did with the
             // rest of the message (a proposed patch, say) must not be lost.
             error.value(py).setattr("events", events)?;

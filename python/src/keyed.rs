@@ -100,6 +100,10 @@ fn walk(
         let Ok(name) = name.cast_exact::<PyString>() else {
             return Ok(false);
         };
+        // A reference of our own to the name for the whole call: reading
+        // the value can run Python code (`coerce.rs`) that drops the
+        // member, and the crate may still hold the name's text.
+        let name = name.to_owned();
         let Some(name) = borrowed::utf8(&name) else {
             return Ok(false);
         };

@@ -5,6 +5,7 @@
 
 mod a2a;
 mod borrowed;
+mod coerce;
 mod convert;
 mod depth;
 mod depythonize;
@@ -14,9 +15,12 @@ mod evolution;
 mod interop;
 mod issue;
 mod keyed;
+mod located;
+mod normalized;
 mod overlay;
 mod refusal;
 mod report;
+mod restore;
 mod scalar;
 mod schema;
 mod store;
@@ -26,7 +30,11 @@ mod time;
 use pyo3::prelude::*;
 
 /// The native half of the `sdsi` package; import `sdsi`, not this.
-#[pymodule]
+// `gil_used = true`, said out loud (PyO3 0.28 flips the default): the
+// borrowed reads of src/borrowed.rs are sound only while no other thread
+// runs Python code, which the GIL guarantees. A free-threaded CPython
+// imports the module with the GIL switched back on.
+#[pymodule(gil_used = true)]
 fn _sdsi(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<issue::PyIssue>()?;
     m.add_class::<report::PyReport>()?;

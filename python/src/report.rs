@@ -1,248 +1,250 @@
 //! `sdsi.Report`: the verdict, every problem, and the normalized payload.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyTuple};
 use sdsi::issue::Problems;
-use sdsi::validate::{Checked, Edits};
-use sdsi::{CompiledSchema, Report};
-use serde_json::{Map, Value};
+use sdsi::validate::Checked;
+use sdsi::{CompiledSchema, Issue, Report};
 
-use crate::convert::{Message, map_to_py, serialize_to_py, to_py, value_of};
-use crate::errors::input_error;
-use crate::issue::{IssueLists, Kept};
+use crate::convert::{serialize_to_py, value_of};
+use crate::errors::{Kind, input_error};
+use crate::issue::IssueLists;
+use crate::located::Inputs;
+use crate::normalized::Normalized;
+use crate::restore::restorer;
+
+/// Where a message's payload members sit, for `Issue.loc`: the segment
+/// after this pointer is a member name, never an array index.
+pub const MESSAGE_MEMBERS: &str = "/payload";
 
 /// What validating one message found.
 ///
-/// ``valid`` is the verdict; ``errors`` and ``warnings`` list every problem
-/// (``sdsi.Issue``, sorted by path); ``normalized`` is the payload as the
-/// server should read it (``null`` members dropped, defaults added), or
-/// ``None`` when the message is invalid. The lists and the dict are built
-/// on first access and then kept.
+/// ``valid`` is the verdict; ``errors`` and ``warnings`` are tuples of every
+/// problem (``sdsi.Issue``, sorted by path); ``normalized`` is the payload
+/// as the server should read it (``null`` members dropped, defaults added),
+/// a new dict on each read, or ``None`` when the message is invalid.
+/// ``raise_for_errors()`` raises ``sdsi.ValidationError`` for an invalid
+/// one. Immutable and picklable: what it says is fixed when the message is
+/// validated, whatever becomes of the message.
 #[pyclass(module = "sdsi", name = "Report", frozen)]
 pub struct PyReport {
-    problems: Problems,
-    payload: Payload,
+    errors: Vec<Issue>,
+    warnings: Vec<Issue>,
+    /// The pointer the validated object's members sit under.
+    members: String,
+    normalized: Normalized,
+    inputs: Inputs,
     issues: IssueLists,
-    normalized: Kept<PyAny>,
-}
-
-/// Where the normalized payload comes from. It is built when first asked
-/// for, so a caller who wants only the verdict and the issues pays for none
-/// (like the Rust `Normalized` view, which reads through to the message).
-/// It keeps the schema the message was checked against as a clone, which
-/// shares the compiled schema, rather than the Python `CompiledSchema`
-/// object: the report then needs nothing of the class that makes it.
-enum Payload {
-    /// An invalid message has none.
-    Invalid,
-    /// Already built.
-    Ready(Map<String, Value>),
-    /// JSON text (held by an immutable `str` or `bytes`): parsed again.
-    Text {
-        schema: CompiledSchema,
-        text: Py<PyAny>,
-    },
-    /// A dict message: its payload with the pass's `edits` applied.
-    Edited {
-        schema: CompiledSchema,
-        message: Py<PyAny>,
-        edits: Edits,
-    },
 }
 
 impl PyReport {
-    fn new(problems: Problems, payload: Payload) -> Self {
+    fn new(problems: Problems, members: &str, normalized: Normalized, inputs: Inputs) -> Self {
+        let (errors, warnings) = problems.into_parts();
         PyReport {
-            problems,
-            payload,
+            errors,
+            warnings,
+            members: members.to_owned(),
+            normalized,
+            inputs,
             issues: IssueLists::default(),
-            normalized: Kept::default(),
         }
     }
 
-    /// Takes a report's problems and normalized payload, owned.
-    pub fn of(report: Report<'_>) -> Self {
+    /// A report the crate made from a value read out of the Python object
+    /// `object`, whose members sit under `members`; inputs of errors are
+    /// looked up in `object` when asked for.
+    pub fn of(report: Report<'_>, members: &str, object: &Bound<'_, PyAny>) -> Self {
         let (problems, normalized) = report.into_parts();
-        let payload = match normalized {
-            Some(normalized) => Payload::Ready(normalized.into_map()),
-            None => Payload::Invalid,
+        let inputs = Inputs::in_objects(object, problems.errors());
+        let normalized = match normalized {
+            Some(normalized) => Normalized::Map(normalized.into_map()),
+            None => Normalized::Invalid,
         };
-        Self::new(problems, payload)
+        Self::new(problems, members, normalized, inputs)
     }
 
-    /// The problems of JSON text held by `text`, which is read again for
-    /// the normalized payload when first asked for.
+    /// The problems of a message's JSON text held by `text` (a `str` or
+    /// `bytes`, immutable), which is read again for the normalized payload
+    /// or the errors' inputs when they are asked for.
     pub fn from_text(problems: Problems, schema: &CompiledSchema, text: Bound<'_, PyAny>) -> Self {
-        let payload = if problems.is_valid() {
-            Payload::Text {
+        let (normalized, inputs) = if problems.is_valid() {
+            let normalized = Normalized::Text {
                 schema: schema.clone(),
                 text: text.unbind(),
-            }
+            };
+            (normalized, Inputs::Unknown)
         } else {
-            Payload::Invalid
+            (Normalized::Invalid, Inputs::Text(text.unbind()))
         };
-        Self::new(problems, payload)
+        Self::new(problems, MESSAGE_MEMBERS, normalized, inputs)
     }
 
-    /// What reading a dict found: its problems, and for a valid message the
-    /// edits that normalize its payload.
+    /// What reading a dict message found: its problems, and for a valid
+    /// message its normalized payload, copied now.
     pub fn edited(checked: Checked, schema: &CompiledSchema, message: &Bound<'_, PyAny>) -> Self {
-        let payload = match checked.edits {
-            Some(edits) => Payload::Edited {
-                schema: schema.clone(),
-                message: message.clone().unbind(),
-                edits,
-            },
-            None => Payload::Invalid,
+        let (normalized, inputs) = match checked.edits {
+            Some(edits) => (
+                Normalized::of_dict(schema, message, &edits),
+                Inputs::Unknown,
+            ),
+            None => (
+                Normalized::Invalid,
+                Inputs::in_objects(message, checked.problems.errors()),
+            ),
         };
-        Self::new(checked.problems, payload)
+        Self::new(checked.problems, MESSAGE_MEMBERS, normalized, inputs)
     }
 
-    fn build_normalized<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        match &self.payload {
-            Payload::Invalid => Ok(py.None().into_bound(py)),
-            Payload::Ready(map) => Ok(map_to_py(py, map)?.into_any()),
-            Payload::Edited {
-                schema,
-                message,
-                edits,
-            } => edited_payload(py, schema, message.bind(py), edits),
-            Payload::Text { schema, text } => {
-                let text = text.bind(py);
-                let Message::Text(text) = Message::of(text)? else {
-                    return Err(input_error("not JSON text"));
-                };
-                match schema.validate_slice(text.bytes()).into_normalized() {
-                    Some(map) => Ok(map_to_py(py, &map)?.into_any()),
-                    // Unreachable: the text cannot change, and it was valid.
-                    None => Ok(py.None().into_bound(py)),
-                }
-            }
+    fn valid(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    fn issue_dicts<'py>(py: Python<'py>, issues: &[Issue]) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        for issue in issues {
+            list.append(serialize_to_py(py, issue)?)?;
         }
+        Ok(list)
+    }
+
+    /// The crate's one-line summary of the errors.
+    fn summary(&self) -> String {
+        let n = self.errors.len();
+        let mut text = format!(
+            "validation failed ({n} problem{})",
+            if n == 1 { "" } else { "s" }
+        );
+        for issue in &self.errors {
+            text.push_str("; ");
+            text.push_str(&issue.to_string());
+        }
+        text
     }
 }
 
 #[pymethods]
 impl PyReport {
     /// Whether the message is valid (no errors; warnings allowed).
-    #[getter]
-    fn valid(&self) -> bool {
-        self.problems.is_valid()
+    #[getter(valid)]
+    fn is_valid(&self) -> bool {
+        self.valid()
     }
 
-    /// Every error, as ``sdsi.Issue``, sorted by path.
+    /// Every error, as a tuple of ``sdsi.Issue``, sorted by path.
     #[getter]
-    fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.issues.errors(py, self.problems.errors())
+    fn errors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        self.issues.errors(py, &self.errors, &self.members)
     }
 
-    /// Every warning (the message is still valid), as ``sdsi.Issue``.
+    /// Every warning (the message is still valid), as a tuple of ``sdsi.Issue``.
     #[getter]
-    fn warnings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.issues.warnings(py, self.problems.warnings())
+    fn warnings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        self.issues.warnings(py, &self.warnings, &self.members)
     }
 
-    /// The normalized payload as a dict, or ``None`` for an invalid message.
-    /// Built from the message when first read (then kept): read it before
-    /// changing the message you validated.
+    /// The normalized payload as a new dict, or ``None`` for an invalid
+    /// message. Fixed when the message was validated: changing the message
+    /// afterwards, or a dict read from here, changes nothing here.
     #[getter]
     fn normalized<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.normalized
-            .get_or_try_init(py, || self.build_normalized(py))
+        self.normalized.read(py)
+    }
+
+    /// Raises ``sdsi.ValidationError`` when the message is invalid (its
+    /// ``errors()`` in pydantic's shape); returns ``None`` when it is valid.
+    fn raise_for_errors(&self, py: Python<'_>) -> PyResult<()> {
+        if self.valid() {
+            return Ok(());
+        }
+        let errors = self.errors(py)?;
+        let warnings = self.warnings(py)?;
+        let inputs = PyList::new(py, self.inputs.read(py, &self.errors)?)?;
+        let class = Kind::Validation.class(py)?;
+        let error = class.call1((self.summary(), errors, warnings, inputs))?;
+        Err(PyErr::from_value(error))
     }
 
     /// ``{"valid", "errors", "warnings", "normalized"}``, issues as the
     /// crate writes them (``Issue.to_dict``).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let dict = serialize_to_py(py, &self.problems)?.cast_into::<PyDict>()?;
+        let dict = PyDict::new(py);
+        dict.set_item("errors", Self::issue_dicts(py, &self.errors)?)?;
+        dict.set_item("warnings", Self::issue_dicts(py, &self.warnings)?)?;
         dict.set_item("valid", self.valid())?;
         dict.set_item("normalized", self.normalized(py)?)?;
         Ok(dict)
+    }
+
+    /// Pickled as its parts: issues as dicts, the normalized payload, and
+    /// the errors' inputs.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let state = PyDict::new(py);
+        state.set_item("errors", Self::issue_dicts(py, &self.errors)?)?;
+        state.set_item("warnings", Self::issue_dicts(py, &self.warnings)?)?;
+        state.set_item("members", &self.members)?;
+        state.set_item("normalized", self.normalized(py)?)?;
+        state.set_item(
+            "inputs",
+            PyList::new(py, self.inputs.read(py, &self.errors)?)?,
+        )?;
+        PyTuple::new(
+            py,
+            [
+                restorer(py, "report")?,
+                PyTuple::new(py, [state])?.into_any(),
+            ],
+        )
+    }
+
+    /// Immutable: a copy is the report itself.
+    fn __copy__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __deepcopy__<'a>(slf: PyRef<'a, Self>, _memo: &Bound<'_, PyAny>) -> PyRef<'a, Self> {
+        slf
+    }
+
+    /// A report from the state ``__reduce__`` saved, for unpickling.
+    #[staticmethod]
+    fn _from_state(state: &Bound<'_, PyDict>) -> PyResult<Self> {
+        let member = |name: &str| {
+            state
+                .get_item(name)?
+                .ok_or_else(|| input_error(format!("report state: no {name}")))
+        };
+        let issues = |name: &str| -> PyResult<Vec<Issue>> {
+            serde_json::from_value(value_of(&member(name)?)?)
+                .map_err(|e| input_error(format!("report state: {name}: {e}")))
+        };
+        let errors = issues("errors")?;
+        let warnings = issues("warnings")?;
+        let normalized = Normalized::restored(&member("normalized")?)?;
+        let inputs: Vec<Py<PyAny>> = member("inputs")?
+            .try_iter()?
+            .map(|input| input.map(Bound::unbind))
+            .collect::<PyResult<_>>()?;
+        let inputs = if inputs.len() == errors.len() && !inputs.is_empty() {
+            Inputs::Found(inputs)
+        } else {
+            Inputs::Unknown
+        };
+        Ok(PyReport {
+            errors,
+            warnings,
+            members: member("members")?.extract()?,
+            normalized,
+            inputs,
+            issues: IssueLists::default(),
+        })
     }
 
     fn __repr__(&self) -> String {
         format!(
             "Report(valid={}, errors={}, warnings={})",
             if self.valid() { "True" } else { "False" },
-            self.problems.errors().len(),
-            self.problems.warnings().len()
+            self.errors.len(),
+            self.warnings.len()
         )
     }
-}
-
-/// The payload of the dict `message` with `edits` applied, as a new dict.
-/// Scalar members are the message's own objects when JSON text would give
-/// the same (a `str`, a float, a bool, `None`, an int of 64 bits); anything
-/// else (containers, subclasses, wider ints) is read as JSON and rebuilt,
-/// so the dict equals what the same message as text normalizes to.
-fn edited_payload<'py>(
-    py: Python<'py>,
-    schema: &CompiledSchema,
-    message: &Bound<'py, PyAny>,
-    edits: &Edits,
-) -> PyResult<Bound<'py, PyAny>> {
-    let changed = || {
-        input_error(
-            "the message was changed after it was validated; \
-             read report.normalized before changing it",
-        )
-    };
-    let payload = message
-        .cast::<PyDict>()
-        .ok()
-        .and_then(|m| m.get_item("payload").ok().flatten())
-        .ok_or_else(changed)?;
-    let payload = payload.cast::<PyDict>().map_err(|_| changed())?;
-    let removed: Vec<&str> = edits.removed(schema).collect();
-    let to_integer: Vec<&str> = edits.to_integer(schema).collect();
-    let out = PyDict::new(py);
-    // Nothing below runs Python code (keys are hashed as plain `str`s), so
-    // the payload cannot change while it is read.
-    for (name, value) in payload.iter() {
-        let key = name.cast::<PyString>().map_err(|_| changed())?;
-        let text = crate::scalar::utf8(key)?;
-        if removed.contains(&text) {
-            continue;
-        }
-        let value = if to_integer.contains(&text) {
-            let whole = value.extract::<f64>().map_err(|_| changed())?;
-            // The crate marks only whole numbers that 64 bits hold; `as`
-            // saturates, it cannot fail.
-            if whole < 0.0 {
-                (whole as i64).into_pyobject(py)?.into_any()
-            } else {
-                (whole as u64).into_pyobject(py)?.into_any()
-            }
-        } else {
-            as_json_reads_it(py, value)?
-        };
-        if key.is_exact_instance_of::<PyString>() {
-            out.set_item(key, value)?;
-        } else {
-            out.set_item(PyString::new(py, text), value)?;
-        }
-    }
-    for (name, default) in edits.defaults(schema) {
-        out.set_item(name, to_py(py, default)?)?;
-    }
-    Ok(out.into_any())
-}
-
-/// `value` itself when JSON text would read back an equal object of the
-/// same type; otherwise `value` read as JSON and rebuilt.
-fn as_json_reads_it<'py>(py: Python<'py>, value: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let reusable = if let Ok(text) = value.cast_exact::<PyString>() {
-        crate::scalar::utf8(text)?;
-        true
-    } else if value.is_exact_instance_of::<PyInt>() {
-        value.extract::<i64>().is_ok() || value.extract::<u64>().is_ok()
-    } else {
-        value.is_none()
-            || value.is_exact_instance_of::<PyBool>()
-            || value.is_exact_instance_of::<PyFloat>()
-    };
-    if reusable {
-        return Ok(value);
-    }
-    to_py(py, &value_of(&value)?)
 }

@@ -14,7 +14,8 @@ use crate::errors::input_error;
 use crate::issue::issue_list;
 use crate::keyed;
 use crate::refusal::template_error;
-use crate::report::PyReport;
+use crate::report::{MESSAGE_MEMBERS, PyReport};
+use crate::restore::restorer;
 use crate::template::{PyTemplate, template_arg};
 
 /// Inputs at least this long (bytes of JSON text) are validated with the
@@ -133,9 +134,10 @@ impl PySchema {
     /// Validates a message ``{"schema_id", "payload"}`` (dict, str or bytes)
     /// and returns a ``Report``.
     ///
-    /// A dict is read where it lies, in one pass (no copy); JSON text is
-    /// validated with the GIL released when it is 16 KiB or longer. The
-    /// report's ``normalized`` dict is built when first read.
+    /// A dict is read where it lies, in one pass; JSON text is validated
+    /// with the GIL released when it is 16 KiB or longer. From a dict, the
+    /// report's ``normalized`` payload is copied now (the dict is the
+    /// caller's to change); from text it is parsed when first read.
     fn validate(slf: &Bound<'_, Self>, message: &Bound<'_, PyAny>) -> PyResult<PyReport> {
         let py = slf.py();
         let this = slf.get();
@@ -153,7 +155,8 @@ impl PySchema {
                 match this.inner.problems_from(PyDe::new(object, this.depth())) {
                     Ok(Some(checked)) => PyReport::edited(checked, &this.inner, message),
                     Ok(None) => {
-                        this.converted(py, object, |s, v| PyReport::of(s.validate_owned(v)))?
+                        let report = this.converted(py, object, |s, v| s.validate_owned(v))?;
+                        PyReport::of(report, MESSAGE_MEMBERS, object)
                     }
                     Err(error) => return Err(error.into()),
                 }
@@ -185,7 +188,11 @@ impl PySchema {
     /// Validates a bare payload dict (the ``payload`` member's content).
     fn validate_payload(&self, payload: &Bound<'_, PyAny>) -> PyResult<PyReport> {
         match to_value(payload, self.depth())? {
-            Value::Object(map) => Ok(PyReport::of(self.inner.validate_payload_owned(map))),
+            Value::Object(map) => Ok(PyReport::of(
+                self.inner.validate_payload_owned(map),
+                "",
+                payload,
+            )),
             _ => Err(input_error("a payload is a dict")),
         }
     }
@@ -195,7 +202,8 @@ impl PySchema {
     /// ``schema_update_suggestion`` is reported, not fatal.
     fn validate_execution_result(&self, result: &Bound<'_, PyAny>) -> PyResult<PyReport> {
         let value = to_value(result, self.depth())?;
-        Ok(PyReport::of(self.inner.validate_execution_result(&value)))
+        let report = self.inner.validate_execution_result(&value);
+        Ok(PyReport::of(report, "", result))
     }
 
     /// Validates an MCP ``CallToolResult``'s ``structuredContent`` against
@@ -210,9 +218,8 @@ impl PySchema {
     ) -> PyResult<PyReport> {
         let version = mcp_version(protocol_version)?;
         let value = to_value(result, self.depth())?;
-        Ok(PyReport::of(
-            self.inner.validate_mcp_tool_result_for(&value, version),
-        ))
+        let report = self.inner.validate_mcp_tool_result_for(&value, version);
+        Ok(PyReport::of(report, "/structuredContent", result))
     }
 
     /// Validates an MCP ``ElicitResult`` (``{"action", "content"}``), the
@@ -220,7 +227,29 @@ impl PySchema {
     /// ``content`` is checked as the payload.
     fn validate_mcp_elicit_result(&self, result: &Bound<'_, PyAny>) -> PyResult<PyReport> {
         let value = to_value(result, self.depth())?;
-        Ok(PyReport::of(self.inner.validate_mcp_elicit_result(&value)))
+        let report = self.inner.validate_mcp_elicit_result(&value);
+        Ok(PyReport::of(report, "/content", result))
+    }
+
+    /// Pickled as its template's JSON text and its options; unpickling
+    /// compiles it again.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let template =
+            serde_json::to_string(self.inner.template()).map_err(|e| input_error(e.to_string()))?;
+        let args = (template, self.options(py)?);
+        PyTuple::new(
+            py,
+            [restorer(py, "schema")?, args.into_pyobject(py)?.into_any()],
+        )
+    }
+
+    /// Immutable: a copy is the schema itself.
+    fn __copy__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __deepcopy__<'a>(slf: PyRef<'a, Self>, _memo: &Bound<'_, PyAny>) -> PyRef<'a, Self> {
+        slf
     }
 
     /// The template's identifier.

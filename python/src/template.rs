@@ -1,22 +1,27 @@
 //! `sdsi.SchemaTemplate`: a server's published template.
 
+use std::hash::{DefaultHasher, Hash, Hasher};
+
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyByteArray, PyBytes, PyList, PyString, PyTuple};
 use sdsi::SchemaTemplate;
 
 use crate::convert::{Message, serialize_to_py, value_of};
 use crate::errors::input_error;
 use crate::issue::issue_list;
 use crate::refusal::template_error;
+use crate::restore::restorer;
 
 /// A schema template (draft §4.1): a ``schema_id``, a ``scenario`` and typed
 /// keys, each with a semantic description a client's model maps intent to.
 ///
 /// Build one with ``SchemaTemplate.from_json(text)`` or
-/// ``SchemaTemplate.from_dict(d)``; an invalid template raises
-/// ``sdsi.TemplateError`` listing every problem. Immutable.
-#[pyclass(module = "sdsi", name = "SchemaTemplate", frozen, eq)]
-#[derive(Clone, PartialEq)]
+/// ``SchemaTemplate.from_dict(d)``, or from a pydantic model with
+/// ``SchemaTemplate.from_pydantic(Model, schema_id=..., scenario=...)``; an
+/// invalid template raises ``sdsi.TemplateError`` listing every problem.
+/// Immutable, hashable, picklable.
+#[pyclass(module = "sdsi", name = "SchemaTemplate", frozen)]
+#[derive(Clone)]
 pub struct PyTemplate {
     pub inner: SchemaTemplate,
 }
@@ -99,6 +104,69 @@ impl PyTemplate {
         self.inner.digest().map_err(|e| input_error(e.to_string()))
     }
 
+    /// A template from a pydantic 2 model class: its JSON Schema
+    /// (``Model.model_json_schema()``) imported as ``import_json_schema``
+    /// does, with descriptions naming a nested model's members and an
+    /// enum's or ``Literal``'s values, ``[]`` / ``{}`` defaults for
+    /// ``default_factory=list`` / ``dict``, and an ``other`` key when the
+    /// model has none. What the template cannot express is a
+    /// ``sdsi.ConversionWarning`` (``warnings.warn``), one per construct,
+    /// each carrying its ``sdsi.Issue``.
+    #[staticmethod]
+    #[pyo3(signature = (model, *, schema_id, scenario))]
+    fn from_pydantic<'py>(
+        model: &Bound<'py, PyAny>,
+        schema_id: &str,
+        scenario: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        // Python's own half: it reads the model class, which is easiest
+        // in Python (sdsi/_pydantic.py).
+        let py = model.py();
+        py.import("sdsi._pydantic")?
+            .getattr("from_pydantic")?
+            .call1((model, schema_id, scenario))
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<PyTemplate>()
+            .is_ok_and(|other| other.get().inner == self.inner)
+    }
+
+    /// Equal templates hash alike: over the ids and every key's name and
+    /// type, which equality compares too.
+    fn __hash__(&self) -> u64 {
+        let mut hasher = DefaultHasher::new();
+        self.inner.schema_id.hash(&mut hasher);
+        self.inner.scenario.hash(&mut hasher);
+        for key in &self.inner.keys {
+            key.key_name.as_str().hash(&mut hasher);
+            key.key_type.as_str().hash(&mut hasher);
+        }
+        hasher.finish()
+    }
+
+    /// Pickled as its JSON text.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let text = PyString::new(py, &self.to_json()?);
+        PyTuple::new(
+            py,
+            [
+                restorer(py, "template")?,
+                PyTuple::new(py, [text])?.into_any(),
+            ],
+        )
+    }
+
+    /// Immutable: a copy is the template itself.
+    fn __copy__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __deepcopy__<'a>(slf: PyRef<'a, Self>, _memo: &Bound<'_, PyAny>) -> PyRef<'a, Self> {
+        slf
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "SchemaTemplate(schema_id={:?}, scenario={:?}, keys={})",
@@ -109,15 +177,19 @@ impl PyTemplate {
     }
 }
 
-/// Reads a template argument: a ``SchemaTemplate`` or a dict.
+/// Reads a template argument: a ``SchemaTemplate``, or anything read as
+/// a JSON object (a dict, a ``Mapping``, a pydantic model instance).
 pub fn template_arg(template: &Bound<'_, PyAny>) -> PyResult<SchemaTemplate> {
     if let Ok(template) = template.cast::<PyTemplate>() {
         return Ok(template.get().inner.clone());
     }
-    if template.is_instance_of::<PyDict>() {
-        return PyTemplate::from_dict(template).map(|t| t.inner);
+    if template.is_instance_of::<PyString>()
+        || template.is_instance_of::<PyBytes>()
+        || template.is_instance_of::<PyByteArray>()
+    {
+        return Err(input_error(
+            "expected a SchemaTemplate or a dict holding one (JSON text: SchemaTemplate.from_json)",
+        ));
     }
-    Err(input_error(
-        "expected a SchemaTemplate or a dict holding one",
-    ))
+    PyTemplate::from_dict(template).map(|t| t.inner)
 }

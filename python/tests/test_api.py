@@ -51,7 +51,7 @@ def test_template_round_trips_through_dict_and_json(flight_template_text):
 
 def test_report_reads_like_the_issue_says(schema):
     report = schema.validate(message(size="large"))
-    assert report.valid and report.errors == [] and report.warnings == []
+    assert report.valid and report.errors == () and report.warnings == ()
     assert report.normalized == {"size": "large", "shots": 1}
     assert report.to_dict()["normalized"] == report.normalized
     bad = schema.validate(message(shots="two", extras="cinnamon", surprise=1))
@@ -396,14 +396,15 @@ def test_a_collection_that_empties_the_message_mid_read_is_safe():
     assert int(done.stdout) > 0, "no collection ran during the reads"
 
 
-def test_a_report_builds_its_lists_and_dict_once_and_keeps_them(schema):
+def test_a_report_builds_its_tuples_once_and_hands_out_a_new_dict_each_read(schema):
     invalid = schema.validate(message(size=3, shots="x"))
     assert invalid.errors is invalid.errors and len(invalid.errors) == 2
-    assert invalid.warnings is invalid.warnings == []
+    assert isinstance(invalid.errors, tuple) and invalid.warnings == ()
     valid = schema.validate(message(size="s"))
-    assert valid.normalized is valid.normalized
-    valid.normalized["note"] = "kept"
-    assert valid.normalized["note"] == "kept"
+    first = valid.normalized
+    assert first is not valid.normalized
+    first["note"] = "mine"
+    assert "note" not in valid.normalized
 
 
 def test_mcp_tool_results_are_read_by_protocol_revision(schema):

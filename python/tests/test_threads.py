@@ -1,10 +1,12 @@
 """Many threads validating against one compiled schema at once: every
 answer equals the one-thread answer, for dicts (read holding the GIL), small
-texts and texts of 16 KiB or more (validated with the GIL released)."""
+texts and texts of 16 KiB or more (validated with the GIL released); and a
+store another thread uses while the evolution engine's embedder runs."""
 
 from __future__ import annotations
 
 import json
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import sdsi
@@ -55,3 +57,41 @@ def test_threads_get_the_same_answers():
         for results in pool.map(work, range(64)):
             for i, got in results:
                 assert got == expected[i]
+
+
+def test_the_store_is_free_while_a_python_embedder_runs(now):
+    """Evolution.observe calls a Python embedder before it borrows the store,
+    so another thread may use the store meanwhile (no "Already borrowed")."""
+    from conftest import COFFEE_BASE
+
+    store = sdsi.SchemaStore(COFFEE_BASE)
+    entered, release = threading.Event(), threading.Event()
+
+    def slow_model(texts):
+        entered.set()
+        assert release.wait(10)
+        return [[1.0] + [0.0] * 7 for _ in texts]
+
+    engine = sdsi.Evolution(slow_model, dimension=8, threshold=0.5)
+    message = {"schema_id": "coffee_v1", "payload": {"size": "s", "other": "oat milk"}}
+    done = {}
+
+    def observe():
+        try:
+            done["events"] = engine.observe(store, message, "c1", now)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            done["error"] = error
+
+    worker = threading.Thread(target=observe)
+    worker.start()
+    try:
+        assert entered.wait(10)
+        # The embedder is running on the other thread: the store is free.
+        store.record(message, "c2", now)
+        assert store.patches == [] and store.to_json()
+    finally:
+        release.set()
+        worker.join(10)
+    assert "error" not in done, done.get("error")
+    assert isinstance(done["events"], list)
+    assert json.loads(engine.state())

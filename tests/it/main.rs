@@ -39,6 +39,7 @@ mod figures;
 mod import;
 #[cfg(feature = "evolution")]
 mod injection;
+mod issues;
 #[cfg(feature = "export")]
 mod mcp;
 mod messages;

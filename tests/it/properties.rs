@@ -375,6 +375,12 @@ fn apply_edits(
     message: &Value,
 ) -> serde_json::Map<String, Value> {
     let mut payload = message["payload"].as_object().cloned().unwrap();
+    // `keeps_members` tells, without the walk, that nothing is removed or
+    // rewritten.
+    assert_eq!(
+        edits.keeps_members(),
+        edits.removed(schema).next().is_none() && edits.to_integer(schema).next().is_none()
+    );
     for name in edits.removed(schema) {
         payload.remove(name);
     }

@@ -39,6 +39,13 @@ pub struct Edits {
 }
 
 impl Edits {
+    /// Whether every member stays as sent: normalizing only adds defaults
+    /// ([`Edits::removed`] and [`Edits::to_integer`] name nothing). The
+    /// usual case, told without walking the schema's keys.
+    pub fn keeps_members(&self) -> bool {
+        self.changes.is_none()
+    }
+
     /// The members to leave out.
     pub fn removed<'s>(&'s self, schema: &'s CompiledSchema) -> impl Iterator<Item = &'s str> + 's {
         self.names(schema, Self::is_dropped)

@@ -1,0 +1,17 @@
+//! Where pickling finds the functions that rebuild the package's objects.
+//!
+//! `pickle` stores a function by module and name, so each object's
+//! `__reduce__` names one in the pure-Python module `sdsi._restore`: a
+//! method of a native class would not be found again by name, and a
+//! module-level function of `sdsi._sdsi` is not stored under that path.
+
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyModule;
+
+/// The function `name` of `sdsi._restore`.
+pub fn restorer<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    static MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    let module = MODULE.get_or_try_init(py, || py.import("sdsi._restore").map(Bound::unbind))?;
+    module.bind(py).getattr(name)
+}
