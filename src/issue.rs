@@ -594,7 +594,7 @@ struct Written {
 }
 
 /// The JSON type named `name` (its [`JsonKind::as_str`]).
-fn json_kind(name: &str) -> Option<JsonKind> {
+fn json_kind_named(name: &str) -> Option<JsonKind> {
     [
         JsonKind::Null,
         JsonKind::Boolean,
@@ -620,8 +620,9 @@ impl<'de> Deserialize<'de> for Issue {
             (None, None) => Message::Owned(written.message.into()),
             (Some(expected), Some(found)) => Message::Type {
                 expected: expected.parse::<KeyType>().map_err(D::Error::custom)?,
-                found: json_kind(&found)
-                    .ok_or_else(|| D::Error::custom(format!("unknown JSON type {found:?}")))?,
+                found: json_kind_named(&found).ok_or_else(|| {
+                    D::Error::custom(format!("unknown JSON type {}", quote_short(&found)))
+                })?,
             },
             _ => return Err(D::Error::custom("`expected` and `found` come together")),
         };
