@@ -16,6 +16,16 @@ fn figure_9() -> Value {
     serde_json::from_value(figure("fig09_execution_result")).unwrap()
 }
 
+/// Figure 9's members as a tool's `structuredContent` (no suggestion).
+fn structured_content() -> Value {
+    let mut content = figure_9();
+    content
+        .as_object_mut()
+        .unwrap()
+        .remove("schema_update_suggestion");
+    content
+}
+
 #[test]
 fn the_drafts_execution_result_follows_its_response_template() {
     let schema = response_schema();
@@ -69,11 +79,7 @@ fn the_validator_and_the_typed_result_read_a_suggestion_alike() {
 #[test]
 fn mcp_structured_content_is_checked_against_the_output_schema() {
     let schema = response_schema();
-    let mut content = figure_9();
-    content
-        .as_object_mut()
-        .unwrap()
-        .remove("schema_update_suggestion");
+    let mut content = structured_content();
     // Built and written by MCP's Rust SDK.
     let result = rmcp::model::CallToolResult::structured(content.clone());
     let wire = serde_json::to_value(&result).unwrap();
@@ -120,11 +126,7 @@ fn mcp_structured_content_is_checked_against_the_output_schema() {
 fn mcp_2026_results_are_read_by_their_result_type() {
     use sdsi::mcp::McpVersion;
     let schema = response_schema();
-    let mut content = figure_9();
-    content
-        .as_object_mut()
-        .unwrap()
-        .remove("schema_update_suggestion");
+    let content = structured_content();
     let complete = serde_json::to_value(rmcp::model::CallToolResult::structured(content)).unwrap();
     assert_eq!(complete["resultType"], "complete");
     assert!(schema.validate_mcp_tool_result(&complete).is_valid());

@@ -230,22 +230,42 @@ fn read_contracts(walk: &mut Walk, value: &Value, at: &str) -> Option<Vec<Schema
         );
         return None;
     };
+    Some(read_each_once(
+        walk,
+        list,
+        &at,
+        "contract",
+        read_contract,
+        |c| &c.id,
+    ))
+}
+
+/// Each item of `list` (at `at`) read by `read`, the ones that read; an id
+/// (`id_of`) listed twice is an error at the second one's `/id`.
+fn read_each_once<T>(
+    walk: &mut Walk,
+    list: &[Value],
+    at: &str,
+    what: &str,
+    read: fn(&mut Walk, &Value, &str) -> Option<T>,
+    id_of: fn(&T) -> &String,
+) -> Vec<T> {
     let mut seen = HashSet::new();
-    let mut contracts = Vec::with_capacity(list.len());
+    let mut items = Vec::with_capacity(list.len());
     for (index, value) in list.iter().enumerate() {
         let path = format!("{at}/{index}");
-        if let Some(contract) = read_contract(walk, value, &path) {
-            if !seen.insert(contract.id.clone()) {
+        if let Some(item) = read(walk, value, &path) {
+            if !seen.insert(id_of(&item).clone()) {
                 walk.error(
                     IssueCode::InvalidMember,
                     format!("{path}/id"),
-                    format!("contract id {} is listed twice", quote_short(&contract.id)),
+                    format!("{what} id {} is listed twice", quote_short(id_of(&item))),
                 );
             }
-            contracts.push(contract);
+            items.push(item);
         }
     }
-    Some(contracts)
+    items
 }
 
 fn read_contract(walk: &mut Walk, value: &Value, at: &str) -> Option<SchemaContract> {
@@ -367,24 +387,14 @@ fn read_direction(walk: &mut Walk, value: &Value, at: &str) -> Option<DirectionC
         );
         return None;
     };
-    let mut seen = HashSet::new();
-    let mut representations = Vec::with_capacity(list.len());
-    for (index, value) in list.iter().enumerate() {
-        let path = format!("{at_list}/{index}");
-        if let Some(representation) = read_representation(walk, value, &path) {
-            if !seen.insert(representation.id.clone()) {
-                walk.error(
-                    IssueCode::InvalidMember,
-                    format!("{path}/id"),
-                    format!(
-                        "representation id {} is listed twice",
-                        quote_short(&representation.id)
-                    ),
-                );
-            }
-            representations.push(representation);
-        }
-    }
+    let representations = read_each_once(
+        walk,
+        list,
+        &at_list,
+        "representation",
+        read_representation,
+        |r| &r.id,
+    );
     Some(DirectionContract {
         presence,
         representations,
