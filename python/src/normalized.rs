@@ -2,9 +2,9 @@
 //!
 //! A dict message is the caller's to change after `validate()` returns, so
 //! its normalized payload is copied out then: the report owns every
-//! container of it and hands out a new copy on each read. JSON text cannot
-//! change, so from text the payload is parsed again when it is read (a
-//! caller who wants only the verdict pays nothing for it).
+//! container of it and hands out a new copy on each read, made plain JSON
+//! then. JSON text cannot change, so from text the payload is parsed again
+//! when it is read. `validate(..., normalized=False)` keeps none.
 
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -13,7 +13,7 @@ use sdsi::CompiledSchema;
 use sdsi::validate::Edits;
 use serde_json::{Map, Value};
 
-use crate::borrowed::{DictItems, small_int};
+use crate::borrowed::{DictItems, SeqItems, small_int};
 use crate::convert::{Message, map_to_py, to_py, value_of};
 use crate::depth::{Depth, HARD_DEPTH};
 use crate::errors::input_error;
@@ -21,7 +21,8 @@ use crate::scalar;
 
 /// Where a report's normalized payload comes from.
 pub enum Normalized {
-    /// An invalid message has none.
+    /// None: the message is invalid, or `validate()` was told not to keep
+    /// it.
     Invalid,
     /// Already owned by Rust (the crate's own `Normalized`, made into a map).
     Map(Map<String, Value>),
@@ -31,11 +32,11 @@ pub enum Normalized {
         text: Py<PyAny>,
     },
     /// Copied from a dict message at `validate()` time: dicts and lists of
-    /// the report's own, holding immutable scalars (exact `str`, `int`,
-    /// `float`, `bool`, `None`).
+    /// the report's own, holding immutable scalars (`str`, `int`, `float`,
+    /// `bool`, `None`, or a subclass of one), made plain JSON on each read.
     Snapshot(Py<PyDict>),
-    /// Copying failed (a `str` with a lone surrogate, whose text the
-    /// validation pass did not need): raised when the payload is read.
+    /// Copying failed (an object standing for JSON that cannot be read as
+    /// JSON): raised when the payload is read.
     Failed(String),
 }
 
@@ -85,7 +86,7 @@ impl Normalized {
         if !payload.is_instance_of::<PyDict>() {
             return Ok(Normalized::Invalid);
         }
-        let copy = frozen(payload.clone(), 1)?;
+        let copy = snapshot(payload.clone(), 1)?;
         Ok(Normalized::Snapshot(copy.cast_into::<PyDict>()?.unbind()))
     }
 
@@ -94,7 +95,7 @@ impl Normalized {
         match self {
             Normalized::Invalid => Ok(py.None().into_bound(py)),
             Normalized::Map(map) => Ok(map_to_py(py, map)?.into_any()),
-            Normalized::Snapshot(dict) => fresh_copy(dict.bind(py).as_any()),
+            Normalized::Snapshot(dict) => json_copy(dict.bind(py).as_any()),
             Normalized::Failed(message) => Err(input_error(message.clone())),
             Normalized::Text { schema, text } => {
                 let text = text.bind(py);
@@ -111,47 +112,26 @@ impl Normalized {
     }
 }
 
-/// A copy of a snapshot's containers (its scalars are immutable and
-/// shared): each dict and list copied whole by CPython, then the containers
-/// among its items copied in turn.
-fn fresh_copy<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let is_container = |item: &Bound<'py, PyAny>| {
-        item.is_exact_instance_of::<PyDict>() || item.is_exact_instance_of::<PyList>()
-    };
-    if let Ok(dict) = value.cast_exact::<PyDict>() {
-        let out = dict.copy()?;
-        let nested: Vec<_> = out.iter().filter(|(_, item)| is_container(item)).collect();
-        for (name, item) in nested {
-            out.set_item(name, fresh_copy(&item)?)?;
-        }
-        return Ok(out.into_any());
-    }
-    if let Ok(list) = value.cast_exact::<PyList>() {
-        let out = list.get_slice(0, list.len());
-        for (at, item) in list.iter().enumerate() {
-            if is_container(&item) {
-                out.set_item(at, fresh_copy(&item)?)?;
-            }
-        }
-        return Ok(out.into_any());
-    }
-    Ok(value.clone())
-}
-
 /// The payload `payload` with `edits` applied, as a new dict of the
-/// report's own, equal to what the same message as text normalizes to.
+/// report's own: the snapshot `validate()` keeps.
 ///
 /// The dict is copied whole (`PyDict_Copy`, no Python code), then changed
 /// where it must be: members left out, whole floats made ints, defaults
-/// added, and each value that is not an immutable scalar JSON text would
-/// give alike replaced by a copy of its own (`frozen`).
+/// added, and each value that could change later replaced by a copy of its
+/// own ([`snapshot`]). Scalars are shared as they are; [`json_copy`] makes
+/// them what JSON text would give when the payload is read.
 fn edited_payload<'py>(
     py: Python<'py>,
     schema: &CompiledSchema,
     payload: &Bound<'py, PyDict>,
     edits: &Edits,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let out = payload.copy()?;
+    let changed = || input_error("the message changed while it was validated");
+    let out = if payload.is_exact_instance_of::<PyDict>() {
+        payload.copy()?
+    } else {
+        stored_members(payload)?
+    };
     // Both lists are empty in the usual case, told without a walk.
     let (removed, to_integer): (Vec<&str>, Vec<&str>) = if edits.keeps_members() {
         (Vec::new(), Vec::new())
@@ -165,35 +145,34 @@ fn edited_payload<'py>(
     let mut replaced: Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)> = Vec::new();
     let mut items = DictItems::new(&out);
     while let Some((name, value)) = items.next_member() {
-        let Ok(key) = name.cast_exact::<PyString>() else {
-            // A `str` subclass as a name (JSON text gives `str`): rebuilt
-            // in order, the slow way.
-            drop(items);
-            return rebuilt_payload(py, schema, payload, edits, &removed, &to_integer);
-        };
         if !removed.is_empty() || !to_integer.is_empty() {
+            let key = name
+                .to_owned()
+                .cast_into::<PyString>()
+                .map_err(|_| changed())?;
             let text = scalar::utf8(&key)?;
             if removed.contains(&text) {
-                dropped.push(key.to_owned().into_any());
+                dropped.push(key.into_any());
                 continue;
             }
             if to_integer.contains(&text) {
-                let whole = whole_number(py, &value.to_owned())?;
-                replaced.push((key.to_owned().into_any(), whole));
+                let value = value.to_owned();
+                replaced.push((key.into_any(), whole_number(py, &value)?));
                 continue;
             }
         }
-        if !shareable(&value)? {
-            // Held first: `frozen` may run Python code (borrowed.rs).
-            let (key, value) = (key.to_owned().into_any(), value.to_owned());
-            replaced.push((key, frozen(value, 2)?));
+        if Held::of(&value) != Held::Shared {
+            // Held first: `snapshot` may run Python code (borrowed.rs).
+            let (name, value) = (name.to_owned(), value.to_owned());
+            replaced.push((name, snapshot(value, 2)?));
         }
     }
-    for key in dropped {
-        out.del_item(key)?;
+    drop(items);
+    for name in dropped {
+        out.del_item(name)?;
     }
-    for (key, value) in replaced {
-        out.set_item(key, value)?;
+    for (name, value) in replaced {
+        out.set_item(name, value)?;
     }
     for (name, default) in edits.defaults(schema) {
         out.set_item(name, to_py(py, default)?)?;
@@ -201,33 +180,16 @@ fn edited_payload<'py>(
     Ok(out)
 }
 
-/// `edited_payload` member by member, for a payload with a `str`
-/// subclass among its names.
-fn rebuilt_payload<'py>(
-    py: Python<'py>,
-    schema: &CompiledSchema,
-    payload: &Bound<'py, PyDict>,
-    edits: &Edits,
-    removed: &[&str],
-    to_integer: &[&str],
-) -> PyResult<Bound<'py, PyDict>> {
-    let changed = || input_error("the message changed while it was validated");
-    let out = PyDict::new(py);
-    for (name, value) in payload.iter() {
-        let key = name.cast::<PyString>().map_err(|_| changed())?;
-        let text = scalar::utf8(key)?;
-        if removed.contains(&text) {
-            continue;
-        }
-        let value = if to_integer.contains(&text) {
-            whole_number(py, &value)?
-        } else {
-            frozen(value, 2)?
-        };
-        out.set_item(PyString::new(py, text), value)?;
-    }
-    for (name, default) in edits.defaults(schema) {
-        out.set_item(name, to_py(py, default)?)?;
+/// A new dict of the members a dict subclass stores, in order, read as the
+/// validation pass read them: CPython's copy of a subclass would call its
+/// own `keys()`, which may say anything.
+fn stored_members<'py>(dict: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(dict.py());
+    let mut items = DictItems::new(dict);
+    while let Some((name, value)) = items.next_member() {
+        // Held first: `set_item` allocates, which can run Python code.
+        let (name, value) = (name.to_owned(), value.to_owned());
+        out.set_item(name, value)?;
     }
     Ok(out)
 }
@@ -246,69 +208,173 @@ fn whole_number<'py>(py: Python<'py>, value: &Bound<'py, PyAny>) -> PyResult<Bou
     })
 }
 
-/// Whether JSON text would give `value` back as an equal object of the
-/// same immutable type (an exact `str`, `float`, `bool`, `None`, an `int`
-/// of 64 bits), so the snapshot may share it. A `str` with a lone
-/// surrogate, which text cannot carry, is an error.
-fn shareable(value: &Bound<'_, PyAny>) -> PyResult<bool> {
-    if let Ok(text) = value.cast_exact::<PyString>() {
-        scalar::utf8(text)?;
-        return Ok(true);
-    }
-    if value.is_exact_instance_of::<PyInt>() {
-        return Ok(small_int(value).is_some() || value.extract::<u64>().is_ok());
-    }
-    Ok(value.is_none()
-        || value.is_exact_instance_of::<PyBool>()
-        || value.is_exact_instance_of::<PyFloat>())
+/// How a snapshot holds a value.
+#[derive(PartialEq)]
+enum Held {
+    /// Shared as it is: a `str`, `int` (`bool` among them), `float` or
+    /// `None`, of its exact type or a subclass, is immutable; a read makes
+    /// it plain JSON ([`json_copy`]).
+    Shared,
+    /// An exact dict or list: copied by CPython, then its items likewise.
+    Copied,
+    /// Anything else that stands for JSON (a tuple, a subclass of dict or
+    /// list, a `Mapping`, a pydantic model, a `Decimal`): read as JSON now,
+    /// since it may change, or run code when read later.
+    Converted,
 }
 
-/// `value` as JSON text would read it back, owned by the snapshot: an
-/// immutable scalar that text would give as the same type (an exact `str`,
-/// `float`, `bool`, `None`, an `int` of 64 bits) is shared; a dict, list or
-/// tuple is copied, its items likewise; anything else (a subclass, a wider
-/// int, an object standing for JSON) is read as JSON and rebuilt.
-fn frozen<'py>(value: Bound<'py, PyAny>, level: usize) -> PyResult<Bound<'py, PyAny>> {
-    let py = value.py();
-    if shareable(&value)? {
+impl Held {
+    /// Exact types first: a type pointer compared, no call.
+    fn of(value: &Bound<'_, PyAny>) -> Self {
+        if value.is_exact_instance_of::<PyString>()
+            || value.is_exact_instance_of::<PyInt>()
+            || value.is_none()
+            || value.is_exact_instance_of::<PyFloat>()
+            || value.is_exact_instance_of::<PyBool>()
+        {
+            Held::Shared
+        } else if value.is_exact_instance_of::<PyDict>() || value.is_exact_instance_of::<PyList>() {
+            Held::Copied
+        } else if value.is_instance_of::<PyString>()
+            || value.is_instance_of::<PyInt>()
+            || value.is_instance_of::<PyFloat>()
+        {
+            Held::Shared
+        } else {
+            Held::Converted
+        }
+    }
+}
+
+/// `value` made the snapshot's own, as [`Held`] says; `level` is its
+/// nesting depth.
+///
+/// A copied container's items are replaced in place while it is walked:
+/// the copy is this function's alone, and replacing a dict member's value
+/// or a list item neither moves nor resizes anything.
+fn snapshot<'py>(value: Bound<'py, PyAny>, level: usize) -> PyResult<Bound<'py, PyAny>> {
+    let held = Held::of(&value);
+    if held == Held::Shared {
         return Ok(value);
     }
+    let py = value.py();
     let container = value.is_instance_of::<PyDict>()
         || value.is_instance_of::<PyList>()
         || value.is_instance_of::<PyTuple>();
     if container && level >= HARD_DEPTH {
         return Err(Depth::FULL.too_deep());
     }
-    if let Ok(dict) = value.cast::<PyDict>() {
-        let out = PyDict::new(py);
-        for (name, item) in dict.iter() {
-            let Ok(name) = name.cast::<PyString>() else {
-                // Unreachable after a clean validation, which read every name.
-                return to_py(py, &value_of(&value)?);
-            };
-            let text = scalar::utf8(name)?;
-            let item = frozen(item, level + 1)?;
-            if name.is_exact_instance_of::<PyString>() {
-                out.set_item(name, item)?;
-            } else {
-                out.set_item(text, item)?;
+    if let Ok(dict) = value.cast_exact::<PyDict>() {
+        let out = dict.copy()?;
+        let mut items = DictItems::new(&out);
+        while let Some((name, item)) = items.next_member() {
+            if Held::of(&item) != Held::Shared {
+                // Held first: `snapshot` may run Python code (borrowed.rs).
+                let (name, item) = (name.to_owned(), item.to_owned());
+                out.set_item(name, snapshot(item, level + 1)?)?;
             }
         }
         return Ok(out.into_any());
     }
-    if let Ok(list) = value.cast::<PyList>() {
-        let out = PyList::empty(py);
-        for item in list.iter() {
-            out.append(frozen(item, level + 1)?)?;
+    if let Ok(list) = value.cast_exact::<PyList>() {
+        let out = list.get_slice(0, list.len());
+        let mut items = SeqItems::list(&out);
+        let mut at = 0;
+        while let Some(item) = items.next_item() {
+            if Held::of(&item) != Held::Shared {
+                let item = item.to_owned();
+                out.set_item(at, snapshot(item, level + 1)?)?;
+            }
+            at += 1;
         }
         return Ok(out.into_any());
     }
-    if let Ok(tuple) = value.cast::<PyTuple>() {
+    if let Ok(tuple) = value.cast_exact::<PyTuple>() {
         let out = PyList::empty(py);
         for item in tuple.iter() {
-            out.append(frozen(item, level + 1)?)?;
+            out.append(snapshot(item, level + 1)?)?;
         }
         return Ok(out.into_any());
     }
     to_py(py, &value_of(&value)?)
+}
+
+/// A new copy of the snapshot `value`, as JSON text would give it: each
+/// dict and list copied by CPython, then what in it is not yet plain JSON
+/// replaced in place (a name or a scalar of a subclass, an int beyond 64
+/// bits), and each `str` checked for a lone surrogate, which text cannot
+/// carry.
+fn json_copy<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    if let Ok(dict) = value.cast_exact::<PyDict>() {
+        let out = dict.copy()?;
+        let mut items = DictItems::new(&out);
+        while let Some((name, item)) = items.next_member() {
+            // Held: `json_item` may run Python code (borrowed.rs).
+            let (name, item) = (name.to_owned(), item.to_owned());
+            let Ok(name) = name.cast_into_exact::<PyString>() else {
+                // A `str` subclass (or, after a bad pickle, no `str`) as a
+                // name: this dict rebuilt in order, the slow way.
+                drop(items);
+                return renamed_copy(dict);
+            };
+            scalar::utf8(&name)?;
+            if let Some(json) = json_item(&item)? {
+                out.set_item(name, json)?;
+            }
+        }
+        return Ok(out.into_any());
+    }
+    if let Ok(list) = value.cast_exact::<PyList>() {
+        let out = list.get_slice(0, list.len());
+        let mut items = SeqItems::list(&out);
+        let mut at = 0;
+        while let Some(item) = items.next_item() {
+            if let Some(json) = json_item(&item.to_owned())? {
+                out.set_item(at, json)?;
+            }
+            at += 1;
+        }
+        return Ok(out.into_any());
+    }
+    Ok(json_item(value)?.unwrap_or_else(|| value.clone()))
+}
+
+/// What an item of a snapshot's dict or list becomes in a read: `None`
+/// when JSON text would give that very object (an exact `str` of Unicode
+/// text, `int` of 64 bits, `float`, `bool` or `None`).
+fn json_item<'py>(item: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    if let Ok(text) = item.cast_exact::<PyString>() {
+        scalar::utf8(text)?;
+        return Ok(None);
+    }
+    if item.is_exact_instance_of::<PyInt>() {
+        if small_int(item).is_some() || item.extract::<u64>().is_ok() {
+            return Ok(None);
+        }
+    } else if item.is_none()
+        || item.is_exact_instance_of::<PyFloat>()
+        || item.is_exact_instance_of::<PyBool>()
+    {
+        return Ok(None);
+    } else if item.is_exact_instance_of::<PyDict>() || item.is_exact_instance_of::<PyList>() {
+        return json_copy(item).map(Some);
+    }
+    // A subclass, or an int beyond 64 bits (a double, as text gives it).
+    Ok(Some(to_py(item.py(), &value_of(item)?)?))
+}
+
+/// [`json_copy`] of a snapshot dict with a name that is not an exact `str`.
+fn renamed_copy<'py>(dict: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyAny>> {
+    let py = dict.py();
+    let out = PyDict::new(py);
+    // Through a list of the items: `json_item` may run Python code.
+    for pair in dict.items().iter() {
+        let (name, item): (Bound<'py, PyAny>, Bound<'py, PyAny>) = pair.extract()?;
+        let name = name
+            .cast_into::<PyString>()
+            .map_err(|_| input_error("a dict key must be a str"))?;
+        let text = PyString::new(py, scalar::utf8(&name)?);
+        out.set_item(text, json_item(&item)?.unwrap_or(item))?;
+    }
+    Ok(out.into_any())
 }

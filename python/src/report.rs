@@ -1,5 +1,7 @@
 //! `sdsi.Report`: the verdict, every problem, and the normalized payload.
 
+use std::borrow::Cow;
+
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use sdsi::issue::Problems;
@@ -30,20 +32,26 @@ pub const MESSAGE_MEMBERS: &str = "/payload";
 pub struct PyReport {
     errors: Vec<Issue>,
     warnings: Vec<Issue>,
-    /// The pointer the validated object's members sit under.
-    members: String,
+    /// The pointer the validated object's members sit under (a constant
+    /// but in an unpickled report).
+    members: Cow<'static, str>,
     normalized: Normalized,
     inputs: Inputs,
     issues: IssueLists,
 }
 
 impl PyReport {
-    fn new(problems: Problems, members: &str, normalized: Normalized, inputs: Inputs) -> Self {
+    fn new(
+        problems: Problems,
+        members: &'static str,
+        normalized: Normalized,
+        inputs: Inputs,
+    ) -> Self {
         let (errors, warnings) = problems.into_parts();
         PyReport {
             errors,
             warnings,
-            members: members.to_owned(),
+            members: Cow::Borrowed(members),
             normalized,
             inputs,
             issues: IssueLists::default(),
@@ -53,7 +61,7 @@ impl PyReport {
     /// A report the crate made from a value read out of the Python object
     /// `object`, whose members sit under `members`; inputs of errors are
     /// looked up in `object` when asked for.
-    pub fn of(report: Report<'_>, members: &str, object: &Bound<'_, PyAny>) -> Self {
+    pub fn of(report: Report<'_>, members: &'static str, object: &Bound<'_, PyAny>) -> Self {
         let (problems, normalized) = report.into_parts();
         let inputs = Inputs::in_objects(object, problems.errors());
         let normalized = match normalized {
@@ -80,19 +88,32 @@ impl PyReport {
     }
 
     /// What reading a dict message found: its problems, and for a valid
-    /// message its normalized payload, copied now.
-    pub fn edited(checked: Checked, schema: &CompiledSchema, message: &Bound<'_, PyAny>) -> Self {
+    /// message its normalized payload, copied now if `keep_normalized`.
+    pub fn edited(
+        checked: Checked,
+        schema: &CompiledSchema,
+        message: &Bound<'_, PyAny>,
+        keep_normalized: bool,
+    ) -> Self {
         let (normalized, inputs) = match checked.edits {
-            Some(edits) => (
+            Some(edits) if keep_normalized => (
                 Normalized::of_dict(schema, message, &edits),
                 Inputs::Unknown,
             ),
+            Some(_) => (Normalized::Invalid, Inputs::Unknown),
             None => (
                 Normalized::Invalid,
                 Inputs::in_objects(message, checked.problems.errors()),
             ),
         };
         Self::new(checked.problems, MESSAGE_MEMBERS, normalized, inputs)
+    }
+
+    /// This report with no normalized payload (`validate(...,
+    /// normalized=False)`).
+    pub fn without_normalized(mut self) -> Self {
+        self.normalized = Normalized::Invalid;
+        self
     }
 
     fn valid(&self) -> bool {
@@ -143,7 +164,8 @@ impl PyReport {
     }
 
     /// The normalized payload as a new dict, or ``None`` for an invalid
-    /// message. Fixed when the message was validated: changing the message
+    /// message (and for any message validated with ``normalized=False``).
+    /// Fixed when the message was validated: changing the message
     /// afterwards, or a dict read from here, changes nothing here.
     #[getter]
     fn normalized<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -232,7 +254,7 @@ impl PyReport {
         Ok(PyReport {
             errors,
             warnings,
-            members: member("members")?.extract()?,
+            members: Cow::Owned(member("members")?.extract()?),
             normalized,
             inputs,
             issues: IssueLists::default(),

@@ -137,23 +137,33 @@ impl PySchema {
     /// A dict is read where it lies, in one pass; JSON text is validated
     /// with the GIL released when it is 16 KiB or longer. From a dict, the
     /// report's ``normalized`` payload is copied now (the dict is the
-    /// caller's to change); from text it is parsed when first read.
-    fn validate(slf: &Bound<'_, Self>, message: &Bound<'_, PyAny>) -> PyResult<PyReport> {
+    /// caller's to change); from text it is parsed when first read. With
+    /// ``normalized=False`` the report keeps no payload (``normalized`` is
+    /// ``None``): a caller that wants only the verdict and the problems
+    /// skips the copy.
+    #[pyo3(signature = (message, *, normalized = true))]
+    fn validate(
+        slf: &Bound<'_, Self>,
+        message: &Bound<'_, PyAny>,
+        normalized: bool,
+    ) -> PyResult<PyReport> {
         let py = slf.py();
         let this = slf.get();
         let problems =
             |schema: &CompiledSchema, bytes: &[u8]| schema.validate_slice(bytes).into_parts().0;
-        Ok(match Message::of(message)? {
+        let report = match Message::of(message)? {
             Message::Text(text) => {
                 let found = on_text(py, &this.inner, text.bytes(), &problems);
                 PyReport::from_text(found, &this.inner, text.holder())
             }
             Message::Object(object) => {
                 if let Some(checked) = keyed::problems(&this.inner, object, this.depth())? {
-                    return Ok(PyReport::edited(checked, &this.inner, message));
+                    return Ok(PyReport::edited(checked, &this.inner, message, normalized));
                 }
                 match this.inner.problems_from(PyDe::new(object, this.depth())) {
-                    Ok(Some(checked)) => PyReport::edited(checked, &this.inner, message),
+                    Ok(Some(checked)) => {
+                        return Ok(PyReport::edited(checked, &this.inner, message, normalized));
+                    }
                     Ok(None) => {
                         let report = this.converted(py, object, |s, v| s.validate_owned(v))?;
                         PyReport::of(report, MESSAGE_MEMBERS, object)
@@ -161,6 +171,11 @@ impl PySchema {
                     Err(error) => return Err(error.into()),
                 }
             }
+        };
+        Ok(if normalized {
+            report
+        } else {
+            report.without_normalized()
         })
     }
 

@@ -142,6 +142,109 @@ def test_normalized_is_fixed_when_the_message_is_validated():
     assert report.normalized["extras"] == ["oat"]
 
 
+class _Name(str):
+    pass
+
+
+class _Count(int):
+    pass
+
+
+class _Ratio(float):
+    pass
+
+
+def _exact_json_types(value, at="normalized"):
+    """Every object in `value` is of a type json.loads makes, not a subclass."""
+    assert type(value) in (dict, list, str, int, float, bool, type(None)), (at, type(value))
+    if type(value) is dict:
+        for name, item in value.items():
+            assert type(name) is str, (at, type(name))
+            _exact_json_types(item, f"{at}/{name}")
+    elif type(value) is list:
+        for i, item in enumerate(value):
+            _exact_json_types(item, f"{at}/{i}")
+
+
+def test_normalized_is_plain_json_and_fixed_at_every_depth():
+    from types import MappingProxyType
+
+    schema = sdsi.CompiledSchema(COFFEE)
+    inner, behind_proxy, in_tuple = [1, _Count(2)], {"x": [True]}, ["deep"]
+    item = {
+        _Name("k"): _Name("v"), "n": _Count(3), "r": _Ratio(0.5), "big": 2**70, "none": None,
+        "t": ("a", in_tuple), "m": MappingProxyType(behind_proxy), "inner": inner,
+    }
+    m = message(size=_Name("s"), extras=[item, (4, 5)], other="ok")
+    report = schema.validate(m)
+    want = {"size": "s", "extras": [{"k": "v", "n": 3, "r": 0.5, "big": float(2**70), "none": None,
+                                     "t": ["a", ["deep"]], "m": {"x": [True]}, "inner": [1, 2]}, [4, 5]],
+            "other": "ok", "shots": 1}
+    assert report.normalized == want
+    _exact_json_types(report.normalized)
+    # The text of the same message normalizes alike.
+    assert schema.validate(json.dumps(m, default=dict)).normalized == want
+    # Every container the message holds, changed in place afterwards.
+    inner.append(3)
+    behind_proxy["x"].append(False)
+    behind_proxy["y"] = 1
+    in_tuple.clear()
+    item["n"] = "three"
+    m["payload"]["extras"].append("more")
+    assert report.normalized == want
+    _exact_json_types(report.normalized)
+
+
+def test_a_dict_subclass_is_normalized_from_what_it_stores():
+    class Lying(dict):
+        def keys(self):
+            return ["size", "seat"]
+
+        def items(self):
+            return [("size", 3), ("seat", "1")]
+
+        def __iter__(self):
+            return iter(["size", "seat"])
+
+        def __getitem__(self, name):
+            return 3
+
+    # CPython's own copy of such a dict would ask its keys() and
+    # __getitem__, giving {"size": 3, "seat": 3}: not what was validated.
+    schema = sdsi.CompiledSchema(COFFEE)
+    for payload, want in (
+        (Lying(size="s"), {"size": "s", "shots": 1}),
+        (Lying(size="s", extras=[Lying(a=1)]), {"size": "s", "extras": [{"a": 1}], "shots": 1}),
+    ):
+        report = schema.validate({"schema_id": "coffee_v1", "payload": payload})
+        assert report.valid and report.normalized == want
+
+
+def test_a_lone_surrogate_deep_inside_is_refused_when_normalized_is_read():
+    schema = sdsi.CompiledSchema(COFFEE)
+    for extras in ([{"\udcff": 1}], [["\udcff"]], [{"k": {"\udcff": "x"}}]):
+        report = schema.validate(message(size="s", extras=extras))
+        assert report.valid
+        with pytest.raises(sdsi.InputError, match="lone surrogate"):
+            report.normalized
+
+
+def test_validate_can_skip_the_normalized_payload():
+    from types import MappingProxyType
+
+    schema = sdsi.CompiledSchema(COFFEE)
+    valid, invalid = message(size="s", extras=[{"a": [1]}]), message(shots="x")
+    mapping = {"schema_id": "coffee_v1", "payload": MappingProxyType({"size": "s"})}
+    for m in (valid, json.dumps(valid), json.dumps(valid).encode(), invalid, mapping):
+        full, bare = schema.validate(m), schema.validate(m, normalized=False)
+        assert (bare.valid, bare.errors, bare.warnings) == (full.valid, full.errors, full.warnings)
+        assert bare.normalized is None and bare.to_dict()["normalized"] is None
+        assert (full.normalized is None) == (not full.valid)
+        assert round_trip(bare).normalized is None
+    with pytest.raises(sdsi.ValidationError):
+        schema.validate(invalid, normalized=False).raise_for_errors()
+
+
 def test_a_mapping_message_is_normalized_as_its_dict():
     from types import MappingProxyType
 
