@@ -12,6 +12,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use sdsi::CompiledSchema;
 use sdsi::validate::Edits;
 use serde_json::{Map, Value};
+use smallvec::SmallVec;
 
 use crate::borrowed::{DictItems, SeqItems, small_int};
 use crate::convert::{Message, map_to_py, to_py, value_of};
@@ -36,7 +37,8 @@ pub enum Normalized {
     /// `bool`, `None`, or a subclass of one), made plain JSON on each read.
     Snapshot(Py<PyDict>),
     /// Copying failed (an object standing for JSON that cannot be read as
-    /// JSON): raised when the payload is read.
+    /// JSON, nesting too deep, a message changed while it was read): the
+    /// error's message is raised when the payload is read.
     Failed(String),
 }
 
@@ -112,26 +114,25 @@ impl Normalized {
     }
 }
 
+/// The members of a copy that must change, with what they hold now.
+type Pending<'py> = SmallVec<[(Bound<'py, PyAny>, Bound<'py, PyAny>); 8]>;
+
 /// The payload `payload` with `edits` applied, as a new dict of the
 /// report's own: the snapshot `validate()` keeps.
 ///
-/// The dict is copied whole (`PyDict_Copy`, no Python code), then changed
-/// where it must be: members left out, whole floats made ints, defaults
-/// added, and each value that could change later replaced by a copy of its
-/// own ([`snapshot`]). Scalars are shared as they are; [`json_copy`] makes
-/// them what JSON text would give when the payload is read.
+/// An exact dict whose names are all exact `str`s (the usual case) is
+/// copied whole (`PyDict_Copy`, no Python code), then changed where it
+/// must be: members left out, whole floats made ints, and each value that
+/// could change later replaced by a copy of its own ([`snapshot`]). Any
+/// other payload is rebuilt member by member ([`rebuilt`]). Defaults are
+/// added last. Scalars are shared as they are; [`json_copy`] makes them
+/// what JSON text would give when the payload is read.
 fn edited_payload<'py>(
     py: Python<'py>,
     schema: &CompiledSchema,
     payload: &Bound<'py, PyDict>,
     edits: &Edits,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let changed = || input_error("the message changed while it was validated");
-    let out = if payload.is_exact_instance_of::<PyDict>() {
-        payload.copy()?
-    } else {
-        stored_members(payload)?
-    };
     // Both lists are empty in the usual case, told without a walk.
     let (removed, to_integer): (Vec<&str>, Vec<&str>) = if edits.keeps_members() {
         (Vec::new(), Vec::new())
@@ -141,55 +142,85 @@ fn edited_payload<'py>(
             edits.to_integer(schema).collect(),
         )
     };
-    let mut dropped: Vec<Bound<'py, PyAny>> = Vec::new();
-    let mut replaced: Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)> = Vec::new();
-    let mut items = DictItems::new(&out);
-    while let Some((name, value)) = items.next_member() {
-        if !removed.is_empty() || !to_integer.is_empty() {
-            let key = name
-                .to_owned()
-                .cast_into::<PyString>()
-                .map_err(|_| changed())?;
-            let text = scalar::utf8(&key)?;
-            if removed.contains(&text) {
-                dropped.push(key.into_any());
-                continue;
-            }
-            if to_integer.contains(&text) {
-                let value = value.to_owned();
-                replaced.push((key.into_any(), whole_number(py, &value)?));
-                continue;
-            }
+    let edited = !removed.is_empty() || !to_integer.is_empty();
+    let edit = |name: &str, value: Bound<'py, PyAny>| -> PyResult<Option<Bound<'py, PyAny>>> {
+        if removed.contains(&name) {
+            Ok(None)
+        } else if to_integer.contains(&name) {
+            whole_number(py, &value).map(Some)
+        } else {
+            snapshot(value, 2).map(Some)
         }
-        if Held::of(&value) != Held::Shared {
-            // Held first: `snapshot` may run Python code (borrowed.rs).
-            let (name, value) = (name.to_owned(), value.to_owned());
-            replaced.push((name, snapshot(value, 2)?));
+    };
+    let copied = if payload.is_exact_instance_of::<PyDict>() {
+        let out = payload.copy()?;
+        pending(&out, |value| !edited && Held::of(value) == Held::Shared)?.map(|p| (out, p))
+    } else {
+        None
+    };
+    let out = match copied {
+        Some((out, pending)) => {
+            for (name, value) in pending {
+                let name = name.cast_into_exact::<PyString>()?;
+                match edit(scalar::utf8(&name)?, value)? {
+                    None => out.del_item(name)?,
+                    Some(value) => out.set_item(name, value)?,
+                }
+            }
+            out
         }
-    }
-    drop(items);
-    for name in dropped {
-        out.del_item(name)?;
-    }
-    for (name, value) in replaced {
-        out.set_item(name, value)?;
-    }
+        None => rebuilt(payload, edit)?,
+    };
     for (name, default) in edits.defaults(schema) {
         out.set_item(name, to_py(py, default)?)?;
     }
     Ok(out)
 }
 
-/// A new dict of the members a dict subclass stores, in order, read as the
-/// validation pass read them: CPython's copy of a subclass would call its
-/// own `keys()`, which may say anything.
-fn stored_members<'py>(dict: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
-    let out = PyDict::new(dict.py());
+/// The members of `copy` whose value `settled` does not accept, or `None`
+/// when a name is not an exact `str`: then changing a member of the copy
+/// could run Python code (a `str` subclass may define its own `__hash__`
+/// and `__eq__`), so the dict is rebuilt instead. Names that are exact
+/// `str`s are hashed and compared in C, and changing the value of an
+/// existing member moves and resizes nothing.
+fn pending<'py>(
+    copy: &Bound<'py, PyDict>,
+    settled: impl Fn(&Bound<'py, PyAny>) -> bool,
+) -> PyResult<Option<Pending<'py>>> {
+    let mut pending = Pending::new();
+    let mut items = DictItems::new(copy);
+    while let Some((name, value)) = items.next_member() {
+        if !name.is_exact_instance_of::<PyString>() {
+            return Ok(None);
+        }
+        if !settled(&value) {
+            pending.push((name.to_owned(), value.to_owned()));
+        }
+    }
+    Ok(Some(pending))
+}
+
+/// A new dict of what `dict` stores, read as the validation pass read it
+/// (never through a subclass's own `keys()`), in order: each name a new
+/// exact `str` of its text, each value what `edit` makes of it (`None`
+/// leaves the member out).
+fn rebuilt<'py>(
+    dict: &Bound<'py, PyDict>,
+    mut edit: impl FnMut(&str, Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let py = dict.py();
+    let out = PyDict::new(py);
     let mut items = DictItems::new(dict);
     while let Some((name, value)) = items.next_member() {
-        // Held first: `set_item` allocates, which can run Python code.
+        // Held first: `edit` may run Python code (borrowed.rs).
         let (name, value) = (name.to_owned(), value.to_owned());
-        out.set_item(name, value)?;
+        let name = name
+            .cast_into::<PyString>()
+            .map_err(|_| input_error("the message changed while it was validated"))?;
+        let text = scalar::utf8(&name)?;
+        if let Some(value) = edit(text, value)? {
+            out.set_item(PyString::new(py, text), value)?;
+        }
     }
     Ok(out)
 }
@@ -249,9 +280,11 @@ impl Held {
 /// `value` made the snapshot's own, as [`Held`] says; `level` is its
 /// nesting depth.
 ///
-/// A copied container's items are replaced in place while it is walked:
-/// the copy is this function's alone, and replacing a dict member's value
-/// or a list item neither moves nor resizes anything.
+/// A copied list's items are replaced in place while it is walked (the
+/// copy is this function's alone, and a replaced item moves nothing); a
+/// copied dict's members once it has been walked ([`pending`]). A dict
+/// with a name that is not an exact `str` is rebuilt with exact `str`
+/// names instead, so the snapshot holds only those.
 fn snapshot<'py>(value: Bound<'py, PyAny>, level: usize) -> PyResult<Bound<'py, PyAny>> {
     let held = Held::of(&value);
     if held == Held::Shared {
@@ -266,13 +299,12 @@ fn snapshot<'py>(value: Bound<'py, PyAny>, level: usize) -> PyResult<Bound<'py, 
     }
     if let Ok(dict) = value.cast_exact::<PyDict>() {
         let out = dict.copy()?;
-        let mut items = DictItems::new(&out);
-        while let Some((name, item)) = items.next_member() {
-            if Held::of(&item) != Held::Shared {
-                // Held first: `snapshot` may run Python code (borrowed.rs).
-                let (name, item) = (name.to_owned(), item.to_owned());
-                out.set_item(name, snapshot(item, level + 1)?)?;
-            }
+        let Some(nested) = pending(&out, |item| Held::of(item) == Held::Shared)? else {
+            let nested = |_: &str, item| snapshot(item, level + 1).map(Some);
+            return Ok(rebuilt(dict, nested)?.into_any());
+        };
+        for (name, item) in nested {
+            out.set_item(name, snapshot(item, level + 1)?)?;
         }
         return Ok(out.into_any());
     }
@@ -307,20 +339,23 @@ fn snapshot<'py>(value: Bound<'py, PyAny>, level: usize) -> PyResult<Bound<'py, 
 fn json_copy<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     if let Ok(dict) = value.cast_exact::<PyDict>() {
         let out = dict.copy()?;
+        let mut changes = Pending::new();
         let mut items = DictItems::new(&out);
         while let Some((name, item)) = items.next_member() {
-            // Held: `json_item` may run Python code (borrowed.rs).
-            let (name, item) = (name.to_owned(), item.to_owned());
-            let Ok(name) = name.cast_into_exact::<PyString>() else {
-                // A `str` subclass (or, after a bad pickle, no `str`) as a
-                // name: this dict rebuilt in order, the slow way.
+            let Ok(text) = name.cast_exact::<PyString>() else {
+                // Unreachable: a snapshot's names are exact `str`s.
                 drop(items);
-                return renamed_copy(dict);
+                let json = |_: &str, item: Bound<'py, PyAny>| json_copy(&item).map(Some);
+                return Ok(rebuilt(dict, json)?.into_any());
             };
-            scalar::utf8(&name)?;
-            if let Some(json) = json_item(&item)? {
-                out.set_item(name, json)?;
+            scalar::utf8(&text)?;
+            if !is_plain(&item)? {
+                changes.push((name.to_owned(), item.to_owned()));
             }
+        }
+        drop(items);
+        for (name, item) in changes {
+            out.set_item(name, json_copy(&item)?)?;
         }
         return Ok(out.into_any());
     }
@@ -339,42 +374,36 @@ fn json_copy<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     Ok(json_item(value)?.unwrap_or_else(|| value.clone()))
 }
 
-/// What an item of a snapshot's dict or list becomes in a read: `None`
-/// when JSON text would give that very object (an exact `str` of Unicode
-/// text, `int` of 64 bits, `float`, `bool` or `None`).
-fn json_item<'py>(item: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+/// Whether JSON text would give `item` as this very object: an exact
+/// `str` of Unicode text (a lone surrogate is an error), an exact `int`
+/// that 64 signed bits hold, an exact `float` or `bool`, `None`. Runs no
+/// Python code: `utf8` holds its `str`, and the int is read without
+/// allocating.
+fn is_plain(item: &Bound<'_, PyAny>) -> PyResult<bool> {
     if let Ok(text) = item.cast_exact::<PyString>() {
         scalar::utf8(text)?;
-        return Ok(None);
+        return Ok(true);
     }
     if item.is_exact_instance_of::<PyInt>() {
-        if small_int(item).is_some() || item.extract::<u64>().is_ok() {
-            return Ok(None);
-        }
-    } else if item.is_none()
+        return Ok(small_int(item).is_some());
+    }
+    Ok(item.is_none()
         || item.is_exact_instance_of::<PyFloat>()
-        || item.is_exact_instance_of::<PyBool>()
-    {
+        || item.is_exact_instance_of::<PyBool>())
+}
+
+/// What an item of a snapshot's dict or list becomes in a read: `None`
+/// when JSON text would give that very object.
+fn json_item<'py>(item: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    if is_plain(item)? {
         return Ok(None);
-    } else if item.is_exact_instance_of::<PyDict>() || item.is_exact_instance_of::<PyList>() {
+    }
+    if item.is_exact_instance_of::<PyInt>() && item.extract::<u64>().is_ok() {
+        return Ok(None);
+    }
+    if item.is_exact_instance_of::<PyDict>() || item.is_exact_instance_of::<PyList>() {
         return json_copy(item).map(Some);
     }
     // A subclass, or an int beyond 64 bits (a double, as text gives it).
     Ok(Some(to_py(item.py(), &value_of(item)?)?))
-}
-
-/// [`json_copy`] of a snapshot dict with a name that is not an exact `str`.
-fn renamed_copy<'py>(dict: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyAny>> {
-    let py = dict.py();
-    let out = PyDict::new(py);
-    // Through a list of the items: `json_item` may run Python code.
-    for pair in dict.items().iter() {
-        let (name, item): (Bound<'py, PyAny>, Bound<'py, PyAny>) = pair.extract()?;
-        let name = name
-            .cast_into::<PyString>()
-            .map_err(|_| input_error("a dict key must be a str"))?;
-        let text = PyString::new(py, scalar::utf8(&name)?);
-        out.set_item(text, json_item(&item)?.unwrap_or(item))?;
-    }
-    Ok(out.into_any())
 }

@@ -220,6 +220,60 @@ def test_a_dict_subclass_is_normalized_from_what_it_stores():
         assert report.valid and report.normalized == want
 
 
+_NAMES_WITH_THEIR_OWN_HASH = """
+import itertools, sys
+sys.path[:0] = {path!r}
+import sdsi
+schema = sdsi.CompiledSchema({template!r})
+calls = itertools.count()
+
+class Fickle(str):
+    # A new hash on every call: a copy that wrote under this name would add
+    # a member each time, and a walk of that copy would never end.
+    def __hash__(self):
+        return next(calls)
+
+    def __eq__(self, other):
+        return self is other
+
+message = {{"schema_id": "coffee_v1", "payload": {{"size": "s", "extras": [{{Fickle("k"): [1]}}]}}}}
+live = [1]
+message["payload"][Fickle("other_list")] = live
+report = sdsi.CompiledSchema({template!r}, unknown_keys="warn").validate(message)
+live.append({{1, 2}})  # not JSON: it must not reach the report
+print(report.valid, report.normalized["extras"], report.normalized["other_list"])
+"""
+
+
+def test_names_with_their_own_hash_neither_hang_nor_leak():
+    import subprocess
+    import sys
+
+    script = _NAMES_WITH_THEIR_OWN_HASH.format(path=[p for p in sys.path if p], template=COFFEE)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "[{'k':", "[1]}]", "[1]"]
+
+
+def test_a_name_whose_equality_changes_cannot_redirect_the_copy():
+    flag = [False]
+
+    class Shifty(str):
+        __hash__ = str.__hash__
+
+        def __eq__(self, other):
+            return flag[0]
+
+    live = [1]
+    inner = {Shifty("a"): 2, "a": live}
+    flag[0] = True
+    report = sdsi.CompiledSchema(COFFEE).validate(message(size="s", extras=[inner]))
+    live.append(2)
+    # Two members both named "a", as the message's JSON text would have
+    # them; text keeps the last, and so does the copy, as it was then.
+    assert report.normalized["extras"] == [{"a": [1]}]
+
+
 def test_a_lone_surrogate_deep_inside_is_refused_when_normalized_is_read():
     schema = sdsi.CompiledSchema(COFFEE)
     for extras in ([{"\udcff": 1}], [["\udcff"]], [{"k": {"\udcff": "x"}}]):
