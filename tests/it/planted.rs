@@ -10,8 +10,8 @@ fn bursts_yield_keys_named_after_them() {
     // Measured (docs/evolution.md): with needs and their neighbours' support,
     // four of the five bursts get a key, one each; bag-of-words similarity
     // still fuses card acceptance with card ordering ("card" dominates
-    // both), which is why the fifth does not. The model's test expects all
-    // five; this one guards against getting worse.
+    // both), which is why the fifth does not. The model gives all five
+    // (its test asks for four); this one guards against getting worse.
     let expect = planted::Expect {
         bursts_with_a_key: 4,
         max_keys_per_burst: 1,

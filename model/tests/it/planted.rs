@@ -6,11 +6,12 @@ use crate::common::{self, planted};
 #[test]
 fn bursts_yield_keys_named_after_them() {
     let Some(model) = common::model() else { return };
-    // Four of the five bursts yield a key. Card acceptance ("where is my
-    // card accepted") and card ordering ("how do I order a physical card")
-    // are one need at the need threshold (0.46): they share a proposal,
-    // quoted mostly from card acceptance, so ordering gets none (before
-    // needs, at the fine level, each had its own). Measured: docs/evolution.md.
+    // Measured (docs/evolution.md, "Planted bursts"): all five bursts
+    // yield a key, card ordering two (its requests make two needs hot
+    // enough to propose). Card acceptance ("where is my card accepted")
+    // and card ordering ("how do I order a physical card") have been one
+    // need under other settings, so the test asks for four, at most two
+    // keys a burst and one mixed need: a regression either way fails it.
     let expect = planted::Expect {
         bursts_with_a_key: 4,
         max_keys_per_burst: 2,
