@@ -280,9 +280,9 @@ impl Held {
 /// `value` made the snapshot's own, as [`Held`] says; `level` is its
 /// nesting depth.
 ///
-/// A copied list's items are replaced in place while it is walked (the
-/// copy is this function's alone, and a replaced item moves nothing); a
-/// copied dict's members once it has been walked ([`pending`]). A dict
+/// A copied list's items are replaced in place while it is walked
+/// ([`copied_list`]); a copied dict's members once it has been walked
+/// ([`pending`]). A dict
 /// with a name that is not an exact `str` is rebuilt with exact `str`
 /// names instead, so the snapshot holds only those.
 fn snapshot<'py>(value: Bound<'py, PyAny>, level: usize) -> PyResult<Bound<'py, PyAny>> {
@@ -309,17 +309,10 @@ fn snapshot<'py>(value: Bound<'py, PyAny>, level: usize) -> PyResult<Bound<'py, 
         return Ok(out.into_any());
     }
     if let Ok(list) = value.cast_exact::<PyList>() {
-        let out = list.get_slice(0, list.len());
-        let mut items = SeqItems::list(&out);
-        let mut at = 0;
-        while let Some(item) = items.next_item() {
-            if Held::of(&item) != Held::Shared {
-                let item = item.to_owned();
-                out.set_item(at, snapshot(item, level + 1)?)?;
-            }
-            at += 1;
-        }
-        return Ok(out.into_any());
+        return copied_list(list, |item| match Held::of(&item) {
+            Held::Shared => Ok(None),
+            _ => snapshot(item, level + 1).map(Some),
+        });
     }
     if let Ok(tuple) = value.cast_exact::<PyTuple>() {
         let out = PyList::empty(py);
@@ -329,6 +322,26 @@ fn snapshot<'py>(value: Bound<'py, PyAny>, level: usize) -> PyResult<Bound<'py, 
         return Ok(out.into_any());
     }
     to_py(py, &value_of(&value)?)
+}
+
+/// A copy of `list` with each item `replace` answers for replaced, in
+/// place while it is walked: the copy is the caller's alone, and a
+/// replaced item moves nothing.
+fn copied_list<'py>(
+    list: &Bound<'py, PyList>,
+    mut replace: impl FnMut(Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let out = list.get_slice(0, list.len());
+    let mut items = SeqItems::list(&out);
+    let mut at = 0;
+    while let Some(item) = items.next_item() {
+        // Held first: `replace` may run Python code (borrowed.rs).
+        if let Some(item) = replace(item.to_owned())? {
+            out.set_item(at, item)?;
+        }
+        at += 1;
+    }
+    Ok(out.into_any())
 }
 
 /// A new copy of the snapshot `value`, as JSON text would give it: each
@@ -360,16 +373,7 @@ fn json_copy<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         return Ok(out.into_any());
     }
     if let Ok(list) = value.cast_exact::<PyList>() {
-        let out = list.get_slice(0, list.len());
-        let mut items = SeqItems::list(&out);
-        let mut at = 0;
-        while let Some(item) = items.next_item() {
-            if let Some(json) = json_item(&item.to_owned())? {
-                out.set_item(at, json)?;
-            }
-            at += 1;
-        }
-        return Ok(out.into_any());
+        return copied_list(list, |item| json_item(&item));
     }
     Ok(json_item(value)?.unwrap_or_else(|| value.clone()))
 }
