@@ -7,11 +7,13 @@ use pyo3::prelude::*;
 
 use crate::errors::input_error;
 
-/// Deepest nesting read at all: serde_json's own parser stops at 128, so
-/// JSON text never goes deeper, and the bound keeps the reader's recursion
+/// The first nesting level (0 for the message) never read: JSON text
+/// nested as deep is refused by serde_json's parser (its limit of 128
+/// levels, measured: a container at level 127 is the first the text path
+/// refuses), so a dict gets the same verdict; and the bound keeps the reader's recursion
 /// within a small thread stack (Python objects can even contain
 /// themselves).
-pub const HARD_DEPTH: usize = 128;
+pub const HARD_DEPTH: usize = 127;
 
 /// How deep a conversion goes, and what happens below that.
 #[derive(Clone, Copy)]

@@ -6,6 +6,8 @@
 //! then. JSON text cannot change, so from text the payload is parsed again
 //! when it is read. `validate(..., normalized=False)` keeps none.
 
+use std::cell::Cell;
+
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -88,7 +90,7 @@ impl Normalized {
         if !payload.is_instance_of::<PyDict>() {
             return Ok(Normalized::Invalid);
         }
-        let copy = snapshot(payload.clone(), 1)?;
+        let copy = snapshot(payload.clone(), 1, &Cell::new(false))?;
         Ok(Normalized::Snapshot(copy.cast_into::<PyDict>()?.unbind()))
     }
 
@@ -121,12 +123,13 @@ type Pending<'py> = SmallVec<[(Bound<'py, PyAny>, Bound<'py, PyAny>); 8]>;
 /// report's own: the snapshot `validate()` keeps.
 ///
 /// An exact dict whose names are all exact `str`s (the usual case) is
-/// copied whole (`PyDict_Copy`, no Python code), then changed where it
-/// must be: members left out, whole floats made ints, and each value that
+/// copied whole (`PyDict_Copy`, which then runs no Python code), then
+/// changed where it must be: members left out, whole floats made ints, and each value that
 /// could change later replaced by a copy of its own ([`snapshot`]). Any
 /// other payload is rebuilt member by member ([`rebuilt`]). Defaults are
 /// added last. Scalars are shared as they are; [`json_copy`] makes them
-/// what JSON text would give when the payload is read.
+/// what JSON text would give when the payload is read. When an object
+/// that stands for JSON was read again, the result is validated again.
 fn edited_payload<'py>(
     py: Python<'py>,
     schema: &CompiledSchema,
@@ -143,18 +146,22 @@ fn edited_payload<'py>(
         )
     };
     let edited = !removed.is_empty() || !to_integer.is_empty();
+    let read_again = Cell::new(false);
     let edit = |name: &str, value: Bound<'py, PyAny>| -> PyResult<Option<Bound<'py, PyAny>>> {
         if removed.contains(&name) {
             Ok(None)
         } else if to_integer.contains(&name) {
             whole_number(py, &value).map(Some)
         } else {
-            snapshot(value, 2).map(Some)
+            snapshot(value, 2, &read_again).map(Some)
         }
     };
     let copied = if payload.is_exact_instance_of::<PyDict>() {
-        let out = payload.copy()?;
-        pending(&out, |value| !edited && Held::of(value) == Held::Shared)?.map(|p| (out, p))
+        let settled = |value: &Bound<'py, PyAny>| !edited && Held::of(value) == Held::Shared;
+        match pending(payload, settled)? {
+            Some(pending) => Some((payload.copy()?, pending)),
+            None => None,
+        }
     } else {
         None
     };
@@ -174,21 +181,37 @@ fn edited_payload<'py>(
     for (name, default) in edits.defaults(schema) {
         out.set_item(name, to_py(py, default)?)?;
     }
+    if read_again.get() && !still_valid(schema, &out)? {
+        return Err(input_error("the message changed while it was validated"));
+    }
     Ok(out)
 }
 
-/// The members of `copy` whose value `settled` does not accept, or `None`
-/// when a name is not an exact `str`: then changing a member of the copy
+/// Whether the normalized payload `payload` is valid: asked when the
+/// snapshot read an object that stands for JSON (a `Mapping`, a `Decimal`,
+/// a pydantic model) a second time, since its own code may answer
+/// differently than it did to the validation pass.
+fn still_valid(schema: &CompiledSchema, payload: &Bound<'_, PyDict>) -> PyResult<bool> {
+    Ok(match value_of(payload)? {
+        Value::Object(map) => schema.is_valid_payload(&map),
+        _ => false,
+    })
+}
+
+/// The members of `dict` whose value `settled` does not accept, or `None`
+/// when a name is not an exact `str`: then copying or changing the dict
 /// could run Python code (a `str` subclass may define its own `__hash__`
-/// and `__eq__`), so the dict is rebuilt instead. Names that are exact
-/// `str`s are hashed and compared in C, and changing the value of an
-/// existing member moves and resizes nothing.
+/// and `__eq__`, which CPython calls when it copies a dict with deleted
+/// members by inserting them again), so it is rebuilt instead. Names that
+/// are exact `str`s are hashed and compared in C, and changing the value
+/// of an existing member of a copy moves and resizes nothing. Walked
+/// before the dict is copied; the members found are set in the copy.
 fn pending<'py>(
-    copy: &Bound<'py, PyDict>,
+    dict: &Bound<'py, PyDict>,
     settled: impl Fn(&Bound<'py, PyAny>) -> bool,
 ) -> PyResult<Option<Pending<'py>>> {
     let mut pending = Pending::new();
-    let mut items = DictItems::new(copy);
+    let mut items = DictItems::new(dict);
     while let Some((name, value)) = items.next_member() {
         if !name.is_exact_instance_of::<PyString>() {
             return Ok(None);
@@ -278,14 +301,19 @@ impl Held {
 }
 
 /// `value` made the snapshot's own, as [`Held`] says; `level` is its
-/// nesting depth.
+/// nesting depth; `read_again` is set when an object that stands for JSON
+/// is read (the validation pass read it once already).
 ///
 /// A copied list's items are replaced in place while it is walked
-/// ([`copied_list`]); a copied dict's members once it has been walked
-/// ([`pending`]). A dict
-/// with a name that is not an exact `str` is rebuilt with exact `str`
-/// names instead, so the snapshot holds only those.
-fn snapshot<'py>(value: Bound<'py, PyAny>, level: usize) -> PyResult<Bound<'py, PyAny>> {
+/// ([`copied_list`]); a dict's members are found first and set in its
+/// copy ([`pending`]). A dict with a name that is not an exact `str` is
+/// rebuilt with exact `str` names instead, so the snapshot holds only
+/// those.
+fn snapshot<'py>(
+    value: Bound<'py, PyAny>,
+    level: usize,
+    read_again: &Cell<bool>,
+) -> PyResult<Bound<'py, PyAny>> {
     let held = Held::of(&value);
     if held == Held::Shared {
         return Ok(value);
@@ -298,29 +326,30 @@ fn snapshot<'py>(value: Bound<'py, PyAny>, level: usize) -> PyResult<Bound<'py, 
         return Err(Depth::FULL.too_deep());
     }
     if let Ok(dict) = value.cast_exact::<PyDict>() {
-        let out = dict.copy()?;
-        let Some(nested) = pending(&out, |item| Held::of(item) == Held::Shared)? else {
-            let nested = |_: &str, item| snapshot(item, level + 1).map(Some);
+        let Some(nested) = pending(dict, |item| Held::of(item) == Held::Shared)? else {
+            let nested = |_: &str, item| snapshot(item, level + 1, read_again).map(Some);
             return Ok(rebuilt(dict, nested)?.into_any());
         };
+        let out = dict.copy()?;
         for (name, item) in nested {
-            out.set_item(name, snapshot(item, level + 1)?)?;
+            out.set_item(name, snapshot(item, level + 1, read_again)?)?;
         }
         return Ok(out.into_any());
     }
     if let Ok(list) = value.cast_exact::<PyList>() {
         return copied_list(list, |item| match Held::of(&item) {
             Held::Shared => Ok(None),
-            _ => snapshot(item, level + 1).map(Some),
+            _ => snapshot(item, level + 1, read_again).map(Some),
         });
     }
     if let Ok(tuple) = value.cast_exact::<PyTuple>() {
         let out = PyList::empty(py);
         for item in tuple.iter() {
-            out.append(snapshot(item, level + 1)?)?;
+            out.append(snapshot(item, level + 1, read_again)?)?;
         }
         return Ok(out.into_any());
     }
+    read_again.set(true);
     to_py(py, &value_of(&value)?)
 }
 
@@ -346,14 +375,13 @@ fn copied_list<'py>(
 
 /// A new copy of the snapshot `value`, as JSON text would give it: each
 /// dict and list copied by CPython, then what in it is not yet plain JSON
-/// replaced in place (a name or a scalar of a subclass, an int beyond 64
-/// bits), and each `str` checked for a lone surrogate, which text cannot
-/// carry.
+/// replaced (a scalar of a subclass, an int beyond 64 bits), and each
+/// `str`, names among them, checked for a lone surrogate, which text
+/// cannot carry.
 fn json_copy<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     if let Ok(dict) = value.cast_exact::<PyDict>() {
-        let out = dict.copy()?;
         let mut changes = Pending::new();
-        let mut items = DictItems::new(&out);
+        let mut items = DictItems::new(dict);
         while let Some((name, item)) = items.next_member() {
             let Ok(text) = name.cast_exact::<PyString>() else {
                 // Unreachable: a snapshot's names are exact `str`s.
@@ -367,6 +395,7 @@ fn json_copy<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
             }
         }
         drop(items);
+        let out = dict.copy()?;
         for (name, item) in changes {
             out.set_item(name, json_copy(&item)?)?;
         }

@@ -204,7 +204,15 @@ impl PyReport {
         state.set_item("errors", Self::issue_dicts(py, &self.errors)?)?;
         state.set_item("warnings", Self::issue_dicts(py, &self.warnings)?)?;
         state.set_item("members", &self.members)?;
-        state.set_item("normalized", self.normalized(py)?)?;
+        // A payload that cannot be read (a lone surrogate deep inside, an
+        // object that would not read as JSON) is saved as its error.
+        match self.normalized.read(py) {
+            Ok(normalized) => state.set_item("normalized", normalized)?,
+            Err(error) => {
+                state.set_item("normalized", py.None())?;
+                state.set_item("normalized_error", error.value(py).str()?)?;
+            }
+        }
         state.set_item(
             "inputs",
             PyList::new(py, self.inputs.read(py, &self.errors)?)?,
@@ -241,7 +249,10 @@ impl PyReport {
         };
         let errors = issues("errors")?;
         let warnings = issues("warnings")?;
-        let normalized = Normalized::restored(&member("normalized")?)?;
+        let normalized = match state.get_item("normalized_error")? {
+            Some(error) => Normalized::Failed(error.extract()?),
+            None => Normalized::restored(&member("normalized")?)?,
+        };
         let inputs: Vec<Py<PyAny>> = member("inputs")?
             .try_iter()?
             .map(|input| input.map(Bound::unbind))

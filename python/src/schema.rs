@@ -137,7 +137,7 @@ impl PySchema {
     /// A dict is read where it lies, in one pass; JSON text is validated
     /// with the GIL released when it is 16 KiB or longer. From a dict, the
     /// report's ``normalized`` payload is copied now (the dict is the
-    /// caller's to change); from text it is parsed when first read. With
+    /// caller's to change); from text it is parsed again on each read. With
     /// ``normalized=False`` the report keeps no payload (``normalized`` is
     /// ``None``): a caller that wants only the verdict and the problems
     /// skips the copy.

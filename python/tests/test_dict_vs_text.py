@@ -147,3 +147,29 @@ def test_a_dict_and_its_text_agree_on_names_repeated_inside_values():
     # The example is valid either way.
     text = f'{{"schema_id":"notes_v1","payload":{payloads[0]}}}'
     assert schemas[0].is_valid(text) and schemas[0].is_valid(json.loads(text))
+
+
+def test_a_dict_and_its_text_agree_at_the_deepest_nesting():
+    # JSON text past serde_json's nesting bound is `invalid_json`; the dict
+    # reader stops at the same level with an InputError (docs/python.md,
+    # "Nesting"): a dict one level deeper than text allows is never valid.
+    template = {"schema_id": "deep_v1", "scenario": "deep", "keys": [
+        {"key_name": "v", "key_type": "array", "required": True, "semantic_description": "Nested."}]}
+    for max_depth in (None, 118, 119, 200):
+        options = {} if max_depth is None else {"max_depth": max_depth}
+        schema = sdsi.CompiledSchema(template, **options)
+        for levels in range(118, 130):
+            for make in (lambda v: [v], lambda v: {"k": v}):
+                value: object = []
+                for _ in range(levels):
+                    value = make(value)
+                message = {"schema_id": "deep_v1", "payload": {"v": [value]}}
+                try:
+                    as_dict = schema.validate(message)
+                except sdsi.InputError:
+                    as_dict = None
+                as_text = schema.validate(json.dumps(message))
+                if as_dict is None:
+                    assert [i.code for i in as_text.errors] == ["invalid_json"], (max_depth, levels)
+                else:
+                    assert as_dict.valid == as_text.valid, (max_depth, levels)

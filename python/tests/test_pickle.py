@@ -274,6 +274,58 @@ def test_a_name_whose_equality_changes_cannot_redirect_the_copy():
     assert report.normalized["extras"] == [{"a": [1]}]
 
 
+def test_a_report_whose_payload_cannot_be_read_still_pickles():
+    schema = sdsi.CompiledSchema(COFFEE)
+    report = schema.validate(message(size="s", extras=["\udcff"]))
+    assert report.valid
+    back = round_trip(report)
+    assert back.valid and back.errors == report.errors
+    with pytest.raises(sdsi.InputError, match="lone surrogate"):
+        back.normalized
+
+
+def test_names_that_compare_in_python_are_never_compared_by_the_copy():
+    armed = [False]
+
+    class Loud(str):
+        def __hash__(self):
+            return 7
+
+        def __eq__(self, other):
+            if armed[0] and isinstance(other, Loud) and str(other) != str(self):
+                raise RuntimeError("a name's __eq__ ran")
+            return str.__eq__(self, other)
+
+    payload = {"size": "s", Loud("aa"): 1, Loud("bb"): 2}
+    # Deleted members make CPython copy the dict by inserting each member
+    # again, comparing names whose hashes are equal.
+    for i in range(20):
+        payload[f"j{i}"] = i
+    for i in range(20):
+        del payload[f"j{i}"]
+    armed[0] = True
+    report = sdsi.CompiledSchema(COFFEE, unknown_keys="warn").validate({"schema_id": "coffee_v1", "payload": payload})
+    assert report.valid and report.normalized == {"size": "s", "aa": 1, "bb": 2, "shots": 1}
+
+
+def test_an_object_that_reads_differently_the_second_time_is_not_normalized_unchecked():
+    from decimal import Decimal
+
+    class Flip(Decimal):
+        reads = 0
+
+        def as_tuple(self):
+            Flip.reads += 1
+            shape = Decimal.as_tuple(self)
+            # A whole number to the validation pass, 2.5 afterwards.
+            return shape._replace(exponent=0) if Flip.reads == 1 else shape
+
+    report = sdsi.CompiledSchema(COFFEE).validate(message(size="s", shots=Flip("2.5")))
+    assert report.valid  # 25, an integer, when it was validated
+    with pytest.raises(sdsi.InputError, match="changed while it was validated"):
+        report.normalized
+
+
 def test_a_lone_surrogate_deep_inside_is_refused_when_normalized_is_read():
     schema = sdsi.CompiledSchema(COFFEE)
     for extras in ([{"\udcff": 1}], [["\udcff"]], [{"k": {"\udcff": "x"}}]):
