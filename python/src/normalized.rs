@@ -124,12 +124,13 @@ type Pending<'py> = SmallVec<[(Bound<'py, PyAny>, Bound<'py, PyAny>); 8]>;
 ///
 /// An exact dict whose names are all exact `str`s (the usual case) is
 /// copied whole (`PyDict_Copy`, which then runs no Python code), then
-/// changed where it must be: members left out, whole floats made ints, and each value that
-/// could change later replaced by a copy of its own ([`snapshot`]). Any
-/// other payload is rebuilt member by member ([`rebuilt`]). Defaults are
-/// added last. Scalars are shared as they are; [`json_copy`] makes them
-/// what JSON text would give when the payload is read. When an object
-/// that stands for JSON was read again, the result is validated again.
+/// changed where it must be: members left out, whole floats made ints,
+/// and each value that could change later replaced by a copy of its own
+/// ([`snapshot`]). Any other payload is rebuilt member by member
+/// ([`rebuilt`]). Defaults are added last. Scalars are shared as they
+/// are; [`json_copy`] makes them what JSON text would give when the
+/// payload is read. When an object that stands for JSON was read again,
+/// the result is validated again.
 fn edited_payload<'py>(
     py: Python<'py>,
     schema: &CompiledSchema,
