@@ -249,18 +249,12 @@ fn rebuilt<'py>(
     Ok(out)
 }
 
-/// The int a whole float the crate marked becomes.
+/// The int a whole float the crate marked becomes, by the crate's own
+/// rule (`Edits::integer`).
 fn whole_number<'py>(py: Python<'py>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let whole = value
-        .extract::<f64>()
-        .map_err(|_| input_error("the message changed while it was validated"))?;
-    // The crate marks only whole numbers that 64 bits hold; `as` saturates,
-    // it cannot fail.
-    Ok(if whole < 0.0 {
-        (whole as i64).into_pyobject(py)?.into_any()
-    } else {
-        (whole as u64).into_pyobject(py)?.into_any()
-    })
+    let changed = || input_error("the message changed while it was validated");
+    let whole = value.extract::<f64>().map_err(|_| changed())?;
+    to_py(py, &Edits::integer(whole).ok_or_else(changed)?)
 }
 
 /// How a snapshot holds a value.
