@@ -8,7 +8,7 @@ use pyo3::types::{PyList, PyTuple};
 
 use crate::convert::{serialize_to_py, value_of};
 use crate::errors::input_error;
-use crate::restore::restorer;
+use crate::restore::reduced;
 
 /// One problem found in a template, a message or a patch.
 ///
@@ -124,11 +124,8 @@ impl PyIssue {
 
     /// Pickled as its dict (``to_dict``), read back by the crate.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let args = (self.to_dict(py)?, self.names_at);
-        PyTuple::new(
-            py,
-            [restorer(py, "issue")?, args.into_pyobject(py)?.into_any()],
-        )
+        let args = (self.to_dict(py)?, self.names_at).into_pyobject(py)?;
+        reduced(py, "issue", args)
     }
 
     /// Immutable: a copy is the issue itself.

@@ -13,7 +13,7 @@ use crate::errors::{Kind, input_error};
 use crate::issue::IssueLists;
 use crate::located::Inputs;
 use crate::normalized::Normalized;
-use crate::restore::restorer;
+use crate::restore::reduced;
 
 /// Where a message's payload members sit, for `Issue.loc`: the segment
 /// after this pointer is a member name, never an array index.
@@ -217,13 +217,7 @@ impl PyReport {
             "inputs",
             PyList::new(py, self.inputs.read(py, &self.errors)?)?,
         )?;
-        PyTuple::new(
-            py,
-            [
-                restorer(py, "report")?,
-                PyTuple::new(py, [state])?.into_any(),
-            ],
-        )
+        reduced(py, "report", PyTuple::new(py, [state])?)
     }
 
     /// Immutable: a copy is the report itself.

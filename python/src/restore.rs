@@ -7,11 +7,21 @@
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::PyModule;
+use pyo3::types::{PyModule, PyTuple};
 
 /// The function `name` of `sdsi._restore`.
-pub fn restorer<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+fn restorer<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
     static MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
     let module = MODULE.get_or_try_init(py, || py.import("sdsi._restore").map(Bound::unbind))?;
     module.bind(py).getattr(name)
+}
+
+/// What a `__reduce__` returns: the restorer `name` and the arguments
+/// `args` it is called with when the object is unpickled.
+pub fn reduced<'py>(
+    py: Python<'py>,
+    name: &str,
+    args: Bound<'py, PyTuple>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    PyTuple::new(py, [restorer(py, name)?, args.into_any()])
 }

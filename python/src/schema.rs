@@ -15,7 +15,7 @@ use crate::issue::issue_list;
 use crate::keyed;
 use crate::refusal::template_error;
 use crate::report::{MESSAGE_MEMBERS, PyReport};
-use crate::restore::restorer;
+use crate::restore::reduced;
 use crate::template::{PyTemplate, template_arg};
 
 /// Inputs at least this long (bytes of JSON text) are validated with the
@@ -251,11 +251,8 @@ impl PySchema {
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let template =
             serde_json::to_string(self.inner.template()).map_err(|e| input_error(e.to_string()))?;
-        let args = (template, self.options(py)?);
-        PyTuple::new(
-            py,
-            [restorer(py, "schema")?, args.into_pyobject(py)?.into_any()],
-        )
+        let args = (template, self.options(py)?).into_pyobject(py)?;
+        reduced(py, "schema", args)
     }
 
     /// Immutable: a copy is the schema itself.

@@ -10,7 +10,7 @@ use crate::convert::{Message, serialize_to_py, value_of};
 use crate::errors::input_error;
 use crate::issue::issue_list;
 use crate::refusal::template_error;
-use crate::restore::restorer;
+use crate::restore::reduced;
 
 /// A schema template (draft §4.1): a ``schema_id``, a ``scenario`` and typed
 /// keys, each with a semantic description a client's model maps intent to.
@@ -149,13 +149,7 @@ impl PyTemplate {
     /// Pickled as its JSON text.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let text = PyString::new(py, &self.to_json()?);
-        PyTuple::new(
-            py,
-            [
-                restorer(py, "template")?,
-                PyTuple::new(py, [text])?.into_any(),
-            ],
-        )
+        reduced(py, "template", PyTuple::new(py, [text])?)
     }
 
     /// Immutable: a copy is the template itself.

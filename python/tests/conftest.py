@@ -25,6 +25,21 @@ COFFEE_BASE = {
 }
 
 
+# The coffee template with a defaulted integer and an array: the base of the
+# error, pickle and normalized-payload tests.
+COFFEE = {
+    "schema_id": "coffee_v1",
+    "scenario": "coffee_order",
+    "keys": [
+        {"key_name": "size", "key_type": "string", "required": True, "semantic_description": "Cup size."},
+        {"key_name": "shots", "key_type": "integer", "required": False, "default_value": 1,
+         "semantic_description": "Espresso shots."},
+        {"key_name": "extras", "key_type": "array", "required": False, "semantic_description": "Add-ons."},
+        {"key_name": "other", "key_type": "string", "required": False, "semantic_description": "Anything else."},
+    ],
+}
+
+
 def load_cases(name: str) -> List[Any]:
     """One file of tests/cases, the suite the Rust tests run too."""
     return json.loads((CASES / name).read_text(encoding="utf-8"))

@@ -10,17 +10,7 @@ import json
 import pytest
 
 import sdsi
-
-COFFEE = {
-    "schema_id": "coffee_v1",
-    "scenario": "coffee_order",
-    "keys": [
-        {"key_name": "size", "key_type": "string", "required": True, "semantic_description": "Cup size."},
-        {"key_name": "shots", "key_type": "integer", "required": False, "default_value": 1,
-         "semantic_description": "Espresso shots."},
-        {"key_name": "other", "key_type": "string", "required": False, "semantic_description": "Anything else."},
-    ],
-}
+from conftest import COFFEE
 
 
 @pytest.fixture

@@ -13,18 +13,7 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 
 import sdsi
-
-COFFEE = {
-    "schema_id": "coffee_v1",
-    "scenario": "coffee_order",
-    "keys": [
-        {"key_name": "size", "key_type": "string", "required": True, "semantic_description": "Cup size."},
-        {"key_name": "shots", "key_type": "integer", "required": False, "default_value": 1,
-         "semantic_description": "Espresso shots."},
-        {"key_name": "extras", "key_type": "array", "required": False, "semantic_description": "Add-ons."},
-        {"key_name": "other", "key_type": "string", "required": False, "semantic_description": "Anything else."},
-    ],
-}
+from conftest import COFFEE
 
 
 def message(**payload):
