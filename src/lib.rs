@@ -96,6 +96,7 @@
 //! | `src/envelope/version.rs` | The envelope's `protocol_version`, and which versions this crate speaks. | `ProtocolVersion`, `VersionError`, `ProtocolVersion::{CURRENT, SUPPORTED_MAJORS, new, major, minor, patch}` |
 //! | `src/evolution/background.rs` | The pool's background similarity, and the need threshold that adapts to it (`PoolConfig::need_contrast`). | `MIN_BACKGROUND_FRAGMENTS`, `NEED_FLOOR_RATIO` |
 //! | `src/evolution/cap.rs` | The per-client heat cap: what one client added to one cluster, grant by grant, within a sliding window; … | — |
+//! | `src/evolution/centre.rs` | The pool's centre: the mean of all its fragments' unit vectors, which the need level measures similarity from. | — |
 //! | `src/evolution/cluster.rs` | One fine cluster's bookkeeping (its centroid lives in the pool's contiguous storage): heat, the dual … | — |
 //! | `src/evolution/cluster_view.rs` | A read-only view of one fine cluster (`ClusterView`): what a caller, a need view or a report reads of it, … | `ClusterView`, `ClusterView::{id, need, members, occurrences, heat, heat_is_finite, recent_clients, clients, exemplars, centroid, proposed}`, `Pool::{cluster, clusters}` |
 //! | `src/evolution/embedder.rs` | The embedder a pool's vectors come from (`Embedder`), and the pool settings it recommends: the similarity … | `Embedder`, `PoolConfig::with_embedder_needs` |

@@ -12,6 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::centre::Centre;
 use super::needs::Needs;
 use super::pool_config::PoolConfig;
 
@@ -33,7 +34,7 @@ const REFRESH_DIVISOR: u64 = 16;
 /// The measured background and when to measure it again. Part of the pool's
 /// state (snapshots carry it), so a restored pool links needs exactly as the
 /// pool it was saved from.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(super) struct Background {
     /// Mean cosine between fragments of different needs; `None` before the
     /// pool held [`MIN_BACKGROUND_FRAGMENTS`] of them, or while it holds one
@@ -43,6 +44,11 @@ pub(super) struct Background {
     /// Fragments to take in before the next measure.
     #[serde(default)]
     pub due: u64,
+    /// The mean of the fragments the needs hold, measured with the value:
+    /// what the need level links from (`centre.rs`). Absent in snapshots
+    /// written before centring: measured at the next measure.
+    #[serde(default)]
+    pub centre: Centre,
 }
 
 impl Background {
@@ -93,9 +99,11 @@ impl Background {
         let value = (fragments >= MIN_BACKGROUND_FRAGMENTS && pairs > 0.0)
             .then(|| (across / pairs) as f32)
             .filter(|v| v.is_finite());
+        let centre = value.map_or_else(Centre::default, |b| Centre::of(&total, fragments, b));
         Background {
             value,
             due: (fragments / REFRESH_DIVISOR).max(MIN_BACKGROUND_FRAGMENTS),
+            centre,
         }
     }
 

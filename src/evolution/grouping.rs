@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 
 use super::needs::NeedState;
 use super::pool::Pool;
-use super::vectors::dot;
 
 impl Pool {
     /// Cluster `index`'s need position.
@@ -154,11 +153,15 @@ impl Pool {
     /// average, to `count` vectors summing to `sum`, if at least the need
     /// threshold.
     fn best_need(&self, candidates: &[u64], sum: &[f32], count: u64) -> Option<usize> {
-        let threshold = self.need_threshold();
+        let threshold = self.grouping_threshold();
         candidates
             .iter()
             .filter_map(|&id| self.needs.position(id))
-            .map(|need| (need, self.needs.link_to(need, sum, count)))
+            .filter_map(|need| {
+                let state = self.needs.states.get(need)?;
+                let theirs = self.needs.sum(need)?;
+                Some((need, self.need_link(theirs, state.vectors, sum, count)))
+            })
             .filter(|&(_, l)| l >= threshold)
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(need, _)| need)
@@ -194,7 +197,7 @@ impl Pool {
             let Some(theirs) = self.needs.position(other) else {
                 continue;
             };
-            if theirs != need && self.needs.link(need, theirs) >= self.need_threshold() {
+            if theirs != need && self.needs_link(need, theirs) >= self.grouping_threshold() {
                 self.merge_needs(need, theirs);
                 match self.need_of(index) {
                     Some(n) => need = n,
@@ -220,11 +223,11 @@ impl Pool {
         if state.clusters.len() < 2 {
             return;
         }
-        // Mean similarity to the rest: (S_c · S_N − S_c · S_c) / (n_c (n_N − n_c)).
+        // Mean similarity to the rest of the need, whose sum is S_N − S_c.
         let rest = state.vectors.saturating_sub(count);
-        let cross = f64::from(dot(sum, need_sum)) - f64::from(dot(sum, sum));
-        let fits = rest == 0
-            || (cross / (count.max(1) as f64 * rest as f64)) as f32 >= self.need_threshold();
+        let rest_sum: Vec<f32> = need_sum.iter().zip(sum).map(|(n, c)| n - c).collect();
+        let fits =
+            rest == 0 || self.need_link(sum, count, &rest_sum, rest) >= self.grouping_threshold();
         if fits {
             return;
         }

@@ -43,6 +43,7 @@
 
 mod background;
 mod cap;
+mod centre;
 mod cluster;
 mod cluster_view;
 mod embedder;

@@ -271,24 +271,18 @@ impl Needs {
 
     /// Mean similarity between the fragments of needs `a` and `b`.
     pub(crate) fn link(&self, a: usize, b: usize) -> f32 {
-        match (
-            self.sum(a),
-            self.sum(b),
-            self.states.get(a),
-            self.states.get(b),
-        ) {
-            (Some(x), Some(y), Some(p), Some(q)) => link(x, p.vectors, y, q.vectors),
-            _ => f32::NEG_INFINITY,
-        }
+        self.pair(a, b)
+            .map_or(f32::NEG_INFINITY, |(x, p, y, q)| link(x, p, y, q))
     }
 
-    /// Mean similarity between the fragments of need `a` and `count`
-    /// vectors summing to `sum`.
-    pub(crate) fn link_to(&self, a: usize, sum: &[f32], count: u64) -> f32 {
-        match (self.sum(a), self.states.get(a)) {
-            (Some(x), Some(p)) => link(x, p.vectors, sum, count),
-            _ => f32::NEG_INFINITY,
-        }
+    /// The running sums and counts of needs `a` and `b`.
+    pub(crate) fn pair(&self, a: usize, b: usize) -> Option<(&[f32], u64, &[f32], u64)> {
+        Some((
+            self.sum(a)?,
+            self.states.get(a)?.vectors,
+            self.sum(b)?,
+            self.states.get(b)?.vectors,
+        ))
     }
 }
 

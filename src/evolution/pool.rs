@@ -124,8 +124,27 @@ impl Pool {
             .scaled(&self.config, self.config.claim_threshold)
     }
 
-    /// Counts one fragment taken in; measures the background when due
-    /// (adaptive pools only).
+    /// The mean similarity of two groups of fragments (running sums and
+    /// counts) as the need level measures it: centred on the pool's mean
+    /// once it is measured (`centre.rs`).
+    pub(super) fn need_link(&self, a: &[f32], na: u64, b: &[f32], nb: u64) -> f32 {
+        self.background.centre.link(a, na, b, nb)
+    }
+
+    /// The need threshold in force on the scale of [`Pool::need_link`].
+    pub(super) fn grouping_threshold(&self) -> f32 {
+        self.background.centre.threshold(self.need_threshold())
+    }
+
+    /// [`Pool::need_link`] between needs `a` and `b` (positions).
+    pub(super) fn needs_link(&self, a: usize, b: usize) -> f32 {
+        self.needs
+            .pair(a, b)
+            .map_or(f32::NEG_INFINITY, |(x, p, y, q)| self.need_link(x, p, y, q))
+    }
+
+    /// Counts one fragment taken in; measures the background (and the
+    /// centre) when due (adaptive pools only).
     pub(super) fn tick_background(&mut self) {
         self.background.tick(&self.config, &self.needs);
     }

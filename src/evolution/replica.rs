@@ -132,7 +132,7 @@ impl Pool {
             positions: FxHashMap::default(),
             needs: self.needs.canonical(),
             quota: self.quota.clone(),
-            background: self.background,
+            background: self.background.clone(),
         };
         for i in order {
             if let (Some(state), Some(sum), Some(c)) = (

@@ -61,7 +61,7 @@ impl From<Pool> for PoolSnapshot {
             clusters,
             needs,
             quota: pool.quota,
-            background: pool.background,
+            background: pool.background.clone(),
         }
     }
 }

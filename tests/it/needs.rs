@@ -737,6 +737,113 @@ fn the_need_threshold_adapts_to_the_domain() {
     assert!((b.need_threshold() - sdsi::evolution::NEED_FLOOR_RATIO * 0.9).abs() < 1e-6);
 }
 
+/// A unit vector with squared weights `parts` on the given axes (dimension 24).
+fn weighted(parts: &[(usize, f32)]) -> Vec<f32> {
+    let mut v = vec![0.0f32; 24];
+    for &(axis, w) in parts {
+        v[axis] = w.sqrt();
+    }
+    v
+}
+
+/// Two wordings of one need that share a distinctive word, and six needs
+/// that share only the domain's common words, at the same cosine (0.6):
+/// axis 0 is the domain, axis 1 the need's distinctive word.
+fn distinctive_and_common() -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
+    let wordings = vec![
+        weighted(&[(0, 0.1), (1, 0.5), (2, 0.4)]),
+        weighted(&[(0, 0.1), (1, 0.5), (3, 0.4)]),
+    ];
+    let common = (0..6)
+        .map(|k| weighted(&[(0, 0.6), (4 + k, 0.4)]))
+        .collect();
+    (wordings, common)
+}
+
+/// The point of the centred need linkage: similarity that comes from what
+/// every request of the domain says is not evidence of one need. The
+/// distinctive pair and the common pairs are equally similar, so no need
+/// threshold on the plain mean similarity tells them apart; measured from
+/// the pool's centre, the wordings are one need and the common requests
+/// stay six.
+#[test]
+fn the_need_level_links_what_sets_requests_apart_not_what_they_share() {
+    let (wordings, common) = distinctive_and_common();
+    let cosine = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+    assert!((cosine(&wordings[0], &wordings[1]) - cosine(&common[0], &common[1])).abs() < 1e-6);
+    let feed = |config: PoolConfig| {
+        let mut pool = Pool::new(config).unwrap();
+        for round in 0..8i64 {
+            for (k, v) in wordings.iter().chain(&common).enumerate() {
+                let now = T0 + Duration::minutes(round * 8 + k as i64);
+                let client = format!("agent-{}", k % 3);
+                pool.ingest(v, &format!("{k}"), false, &client, now)
+                    .unwrap();
+            }
+        }
+        // Each request's need once the stream is in.
+        let needs: Vec<u64> = wordings
+            .iter()
+            .chain(&common)
+            .map(|v| {
+                let c = pool
+                    .clusters()
+                    .find(|c| cosine(c.centroid(), v) > 0.99)
+                    .unwrap();
+                c.need()
+            })
+            .collect();
+        let distinct = |ids: &[u64]| {
+            let mut ids = ids.to_vec();
+            ids.sort_unstable();
+            ids.dedup();
+            ids.len()
+        };
+        (needs[0] == needs[1], distinct(&needs[2..]))
+    };
+    // Plain: just below 0.6 the common requests fuse too; just above, the
+    // wordings stay apart.
+    let fixed = |t: f32| PoolConfig::new(24, 0.9).with_need_threshold(t);
+    assert_eq!(feed(fixed(0.59)), (true, 1));
+    assert_eq!(feed(fixed(0.61)), (false, 6));
+    // Centred (any adaptive pool): both right.
+    let adaptive = PoolConfig::new(24, 0.9)
+        .with_need_threshold(0.7)
+        .with_need_contrast(Some(1.5));
+    assert_eq!(feed(adaptive), (true, 6));
+}
+
+/// A pool where one need dominates has its mean close to that need, so
+/// every other need looks distinctive from it; the centre is only what the
+/// needs have in common (the background), so two unrelated needs that
+/// arrive after a long burst stay apart, as they do from the burst.
+#[test]
+fn a_dominant_need_does_not_pull_the_others_together() {
+    // Three needs sharing a little (cosine 0.05): one sent 150 times, then
+    // two others, alternating.
+    let dominant = weighted(&[(0, 0.05), (1, 0.95)]);
+    let a = weighted(&[(0, 0.05), (2, 0.95)]);
+    let b = weighted(&[(0, 0.05), (3, 0.95)]);
+    let config = PoolConfig::new(24, 0.9)
+        .with_need_threshold(0.7)
+        .with_need_contrast(Some(1.5));
+    let mut pool = Pool::new(config).unwrap();
+    let mut needs = Vec::new();
+    for i in 0..190i64 {
+        let v = match i {
+            0..150 => &dominant,
+            _ if i % 2 == 0 => &a,
+            _ => &b,
+        };
+        let client = format!("agent-{}", i % 5);
+        let now = T0 + Duration::minutes(i);
+        needs.push(pool.ingest(v, "x", false, &client, now).unwrap().need);
+    }
+    let (d, na, nb) = (needs[149], needs[188], needs[189]);
+    assert!(d != na && d != nb && na != nb, "{d} {na} {nb}");
+    assert_eq!(pool.needs().count(), 3);
+}
+
 /// Until the pool holds enough fragments to say what its domain is like,
 /// the configured need threshold applies.
 #[test]

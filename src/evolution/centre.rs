@@ -1,0 +1,143 @@
+//! The pool's centre: the mean of all its fragments' unit vectors, which the
+//! need level measures similarity from.
+//!
+//! Every request of one domain shares a direction (in a banking pool, all
+//! speak of cards, accounts and money). Two needs that are both close to
+//! that common direction look alike for it alone; two that share what sets
+//! them apart from it are alike for a reason. So needs are linked by the
+//! mean similarity of their fragments *less the pool's mean*, scaled to the
+//! variance left, `(μ_A − m) · (μ_B − m) / (1 − |m|²)`, with each need's
+//! mean `μ` its running sum over its count: still exact from the sums. The
+//! need threshold is carried over the same way, `(t − |m|²) / (1 − |m|²)`,
+//! so for a pair of needs as close to the centre as the average fragment the
+//! two scales agree, and the contrast keeps its meaning; needs made of
+//! common words must be closer to link, needs made of distinctive words
+//! link sooner (docs/evolution.md, "The centred need linkage").
+//!
+//! Measured with the background (same needs, same order), so a snapshot,
+//! a restored pool and both sides of a replica merge centre alike.
+
+use serde::{Deserialize, Serialize};
+
+use super::vectors::dot;
+
+/// Below this share of variance left (`1 − |m|²`) the pool's fragments all
+/// point one way; centring would divide by almost nothing, so it is off.
+const MIN_SPREAD: f32 = 1e-3;
+
+/// The mean of the pool's fragment vectors, or nothing (a fixed pool, a
+/// pool too young to measure, a snapshot from before centring).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(super) struct Centre {
+    /// The mean vector; empty when not measured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    mean: Vec<f32>,
+    /// `|mean|²`.
+    #[serde(default)]
+    square: f32,
+}
+
+impl Centre {
+    /// The centre of `total`, a sum of `count` unit vectors, as far as
+    /// `background` (the mean cosine between fragments of different needs)
+    /// says it is the domain's: `|m|²` is the mean cosine over all pairs,
+    /// the background plus what the needs' own pairs add, so a pool where
+    /// one need dominates has a centre close to that need. Shortened to
+    /// `|m|² = background`, the centre is what the needs have in common,
+    /// and a need far from a dominant one is not linked for that alone.
+    /// Nothing when the vectors all point one way, the background is not
+    /// positive, or any figure is not finite.
+    pub(super) fn of(total: &[f64], count: u64, background: f32) -> Centre {
+        if count == 0 || !(background.is_finite() && background > 0.0) {
+            return Centre::default();
+        }
+        let n = count as f64;
+        let mut mean: Vec<f32> = total.iter().map(|t| (t / n) as f32).collect();
+        let mut square = dot(&mean, &mean);
+        if square > background {
+            let shrink = (background / square).sqrt();
+            mean.iter_mut().for_each(|x| *x *= shrink);
+            square = dot(&mean, &mean);
+        }
+        if !(square.is_finite() && mean.iter().all(|x| x.is_finite())) || 1.0 - square < MIN_SPREAD
+        {
+            return Centre::default();
+        }
+        Centre { mean, square }
+    }
+
+    /// Whether centring is on.
+    fn active(&self) -> bool {
+        !self.mean.is_empty()
+    }
+
+    /// The mean similarity of two groups of unit vectors (sums `a` of `na`
+    /// and `b` of `nb`), centred; the plain mean similarity when off.
+    pub(super) fn link(&self, a: &[f32], na: u64, b: &[f32], nb: u64) -> f32 {
+        let (na, nb) = (na.max(1) as f64, nb.max(1) as f64);
+        let plain = f64::from(dot(a, b)) / (na * nb);
+        if !self.active() || self.mean.len() != a.len() || a.len() != b.len() {
+            return plain as f32;
+        }
+        let square = f64::from(self.square);
+        let along_a = f64::from(dot(&self.mean, a)) / na;
+        let along_b = f64::from(dot(&self.mean, b)) / nb;
+        ((plain - along_a - along_b + square) / (1.0 - square)) as f32
+    }
+
+    /// A threshold on the plain scale, carried to the centred one.
+    pub(super) fn threshold(&self, plain: f32) -> f32 {
+        if !self.active() {
+            return plain;
+        }
+        (plain - self.square) / (1.0 - self.square)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn off_it_is_the_plain_mean_similarity() {
+        let off = Centre::default();
+        assert_eq!(off.link(&[1.0, 1.0], 2, &[1.0, 1.0], 2), 0.5);
+        assert_eq!(off.threshold(0.4), 0.4);
+    }
+
+    #[test]
+    fn needs_along_the_centre_need_more_to_link_than_distinctive_ones() {
+        // Fragments mostly along x: the centre is (0.8, 0.6·…).
+        let centre = Centre::of(&[8.0, 3.0, 3.0], 10, 0.9);
+        // Two needs along the common direction and two that share a
+        // distinctive one, with the same plain similarity.
+        let common = centre.link(&[1.0, 0.0, 0.0], 1, &[0.8, 0.6, 0.0], 1);
+        let distinctive = centre.link(&[0.0, 0.6, 0.8], 1, &[0.0, 0.0, 1.0], 1);
+        assert!(distinctive > common, "{distinctive} vs {common}");
+        // A pair as close to the centre as the average fragment keeps its
+        // side of the threshold.
+        let t = 0.5;
+        assert!(centre.threshold(t) < t);
+    }
+
+    #[test]
+    fn vectors_all_one_way_turn_it_off() {
+        let centre = Centre::of(&[5.0, 0.0], 5, 1.0);
+        assert_eq!(centre, Centre::default());
+        assert_eq!(Centre::of(&[1.0], 0, 0.5), Centre::default());
+        assert_eq!(Centre::of(&[f64::NAN, 0.0], 3, 0.5), Centre::default());
+        assert_eq!(Centre::of(&[3.0, 1.0], 5, 0.0), Centre::default());
+    }
+
+    #[test]
+    fn a_dominant_need_does_not_make_the_centre() {
+        // 90 fragments of one need along x, 10 of another along y: the
+        // mean is (0.9, 0.1), |m|² 0.82, though the needs share nothing.
+        let centre = Centre::of(&[90.0, 10.0], 100, 0.05);
+        assert!((centre.square - 0.05).abs() < 1e-6, "{}", centre.square);
+        // So the small need is not linked to the big one for being far
+        // from it: their centred link stays below the carried threshold.
+        let (big, small) = ([90.0f32, 0.0], [0.0f32, 10.0]);
+        assert!(centre.link(&big, 90, &small, 10) < centre.threshold(0.2));
+    }
+}
