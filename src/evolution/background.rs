@@ -107,6 +107,15 @@ impl Background {
         }
     }
 
+    /// This background as restored from a snapshot: its centre is kept
+    /// only if it could have been measured for `config` (an adaptive pool)
+    /// and this value ([`Centre::restored`]).
+    pub(super) fn restored(mut self, config: &PoolConfig) -> Background {
+        let value = config.need_contrast.and(self.value);
+        self.centre = self.centre.restored(config.dimension, value);
+        self
+    }
+
     /// The need threshold in force: [`PoolConfig::need_threshold`] for a
     /// fixed pool, or before an adaptive pool's background is known; else
     /// the contrast times the background, kept between

@@ -9,13 +9,17 @@
 //! variance left, `(μ_A − m) · (μ_B − m) / (1 − |m|²)`, with each need's
 //! mean `μ` its running sum over its count: still exact from the sums. The
 //! need threshold is carried over the same way, `(t − |m|²) / (1 − |m|²)`,
-//! so for a pair of needs as close to the centre as the average fragment the
-//! two scales agree, and the contrast keeps its meaning; needs made of
-//! common words must be closer to link, needs made of distinctive words
-//! link sooner (docs/evolution.md, "The centred need linkage").
+//! so two needs link when their plain mean similarity reaches
+//! `t + (m · μ_A − |m|²) + (m · μ_B − |m|²)`: a need whose mean leans along
+//! the centre further than the centre's own length pays the difference, one
+//! that leans less gains it. Needs made of the domain's common words must be
+//! closer to link, needs made of distinctive words link sooner
+//! (docs/evolution.md, "The centred need linkage").
 //!
-//! Measured with the background (same needs, same order), so a snapshot,
-//! a restored pool and both sides of a replica merge centre alike.
+//! Measured with the background (same needs, same order), so a restored
+//! pool and both sides of a replica merge centre alike; a snapshot's centre
+//! is checked on restore ([`Centre::restored`]) and dropped if it could not
+//! have been measured.
 
 use serde::{Deserialize, Serialize};
 
@@ -32,8 +36,8 @@ pub(super) struct Centre {
     /// The mean vector; empty when not measured.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     mean: Vec<f32>,
-    /// `|mean|²`.
-    #[serde(default)]
+    /// `|mean|²`, computed from `mean` (never read from a snapshot).
+    #[serde(skip)]
     square: f32,
 }
 
@@ -64,6 +68,31 @@ impl Centre {
             return Centre::default();
         }
         Centre { mean, square }
+    }
+
+    /// The centre a snapshot holds, if it could have been measured for a
+    /// pool of `dimension` whose background is `background` (`None` for a
+    /// fixed pool, or one not yet measured): of that length, finite, no
+    /// longer than the background allows, leaving variance to divide by.
+    /// Anything else (a damaged or crafted snapshot) is dropped, and the
+    /// need level links by the plain mean similarity until the next measure.
+    pub(super) fn restored(self, dimension: usize, background: Option<f32>) -> Centre {
+        let Some(background) = background.filter(|b| b.is_finite() && *b > 0.0) else {
+            return Centre::default();
+        };
+        if self.mean.len() != dimension || self.mean.iter().any(|x| !x.is_finite()) {
+            return Centre::default();
+        }
+        let square = dot(&self.mean, &self.mean);
+        // The shortening leaves `|m|²` at the background up to rounding.
+        let longest = background * (1.0 + 1e-3) + 1e-6;
+        if !square.is_finite() || square > longest || 1.0 - square < MIN_SPREAD {
+            return Centre::default();
+        }
+        Centre {
+            mean: self.mean,
+            square,
+        }
     }
 
     /// Whether centring is on.
@@ -107,17 +136,55 @@ mod tests {
 
     #[test]
     fn needs_along_the_centre_need_more_to_link_than_distinctive_ones() {
-        // Fragments mostly along x: the centre is (0.8, 0.6·…).
+        // Fragments mostly along x: the centre is (0.8, 0.3, 0.3).
         let centre = Centre::of(&[8.0, 3.0, 3.0], 10, 0.9);
         // Two needs along the common direction and two that share a
-        // distinctive one, with the same plain similarity.
+        // distinctive one, with the same plain similarity (0.8).
         let common = centre.link(&[1.0, 0.0, 0.0], 1, &[0.8, 0.6, 0.0], 1);
         let distinctive = centre.link(&[0.0, 0.6, 0.8], 1, &[0.0, 0.0, 1.0], 1);
         assert!(distinctive > common, "{distinctive} vs {common}");
-        // A pair as close to the centre as the average fragment keeps its
-        // side of the threshold.
-        let t = 0.5;
-        assert!(centre.threshold(t) < t);
+        // At a plain threshold of 0.9 the distinctive pair links and the
+        // common one does not: each pair pays (or gains) how far its needs
+        // lean along the centre beyond its squared length, 0.82 (the
+        // common pair gains 0.02, the distinctive one 0.92).
+        let t = centre.threshold(0.9);
+        assert!(distinctive >= t && common < t, "{distinctive} {common} {t}");
+    }
+
+    #[test]
+    fn the_carried_threshold_is_the_plain_one_plus_each_need_s_lean() {
+        let centre = Centre::of(&[6.0, 3.0, 1.0, 2.0], 10, 0.2);
+        let (a, b) = ([0.9f32, 0.1, 0.3, 0.2], [0.2f32, 0.8, 0.1, 0.4]);
+        let m = &centre.mean;
+        let lean = |v: &[f32]| dot(m, v) - centre.square;
+        let plain = dot(&a, &b);
+        for t in [0.1f32, 0.3, 0.5] {
+            let bar = t + lean(&a) + lean(&b);
+            let links = centre.link(&a, 1, &b, 1) >= centre.threshold(t);
+            if (plain - bar).abs() > 1e-4 {
+                assert_eq!(links, plain >= bar, "t {t}: plain {plain}, bar {bar}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_snapshot_s_centre_is_kept_only_if_it_could_have_been_measured() {
+        let measured = Centre::of(&[6.0, 3.0, 1.0], 10, 0.2);
+        assert_eq!(measured.clone().restored(3, Some(0.2)), measured);
+        let with = |mean: Vec<f32>| Centre { mean, square: 0.0 };
+        let dropped = [
+            with(vec![0.1, 0.1]).restored(3, Some(0.2)),
+            with(vec![0.1, f32::INFINITY, 0.0]).restored(3, Some(0.2)),
+            with(vec![0.9, 0.1, 0.0]).restored(3, Some(0.2)),
+            with(vec![0.1, 0.1, 0.1]).restored(3, None),
+            with(vec![0.1, 0.1, 0.1]).restored(3, Some(f32::NAN)),
+        ];
+        for centre in dropped {
+            assert_eq!(centre, Centre::default());
+        }
+        // `square` always comes from `mean`.
+        let kept = with(vec![0.3, 0.0, 0.0]).restored(3, Some(0.2));
+        assert!((kept.square - 0.09).abs() < 1e-6);
     }
 
     #[test]

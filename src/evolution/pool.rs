@@ -100,7 +100,10 @@ impl Pool {
     /// fixed pool, or before an adaptive pool's background is known; else
     /// the contrast times the background, kept between
     /// [`NEED_FLOOR_RATIO`](super::NEED_FLOOR_RATIO) × the fine threshold
-    /// and the fine threshold.
+    /// and the fine threshold. On the plain scale: once the background is
+    /// known, the need level compares links centred on the pool's mean
+    /// against this threshold carried to that scale (docs/evolution.md,
+    /// "The centred need linkage").
     pub fn need_threshold(&self) -> f32 {
         self.background.need_threshold(&self.config)
     }

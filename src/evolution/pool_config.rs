@@ -40,10 +40,14 @@ pub struct PoolConfig {
     /// fragments of different needs), kept between
     /// [`super::NEED_FLOOR_RATIO`] × `threshold` and `threshold`; the support
     /// and claim thresholds scale with it. `need_threshold` applies until
-    /// the pool holds [`super::MIN_BACKGROUND_FRAGMENTS`] fragments. Take it
-    /// from [`super::Embedder::recommended_need_contrast`]; `None` (the
+    /// the pool holds [`super::MIN_BACKGROUND_FRAGMENTS`] fragments. Once
+    /// the background is measured, needs are also linked from the pool's
+    /// centre (the mean of its fragments, no longer than the background
+    /// allows): similarity that every request of the domain shares does not
+    /// join two needs (docs/evolution.md, "The centred need linkage"). Take
+    /// it from [`super::Embedder::recommended_need_contrast`]; `None` (the
     /// default of [`PoolConfig::new`], and of snapshots that name none)
-    /// keeps `need_threshold` fixed.
+    /// keeps `need_threshold` fixed and the linkage plain.
     #[serde(default)]
     pub need_contrast: Option<f32>,
     /// Mean similarity at or above which a neighbouring need (not yet

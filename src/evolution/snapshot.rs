@@ -76,7 +76,7 @@ impl TryFrom<PoolSnapshot> for Pool {
         }
         pool.restore_needs(snapshot.needs)?;
         pool.quota = snapshot.quota;
-        pool.background = snapshot.background;
+        pool.background = snapshot.background.restored(&pool.config);
         Ok(pool)
     }
 }

@@ -888,6 +888,33 @@ fn the_background_survives_snapshots_and_merges() {
     assert!(legacy.background().is_some());
 }
 
+/// A snapshot is untrusted input: a centre that could not have been
+/// measured (wrong length, not finite, longer than the background allows)
+/// is dropped on restore, so it cannot fuse needs; an honest one is kept.
+#[test]
+fn a_snapshot_s_centre_is_checked_on_restore() {
+    let mut a = Pool::new(domain_config(Some(1.2))).unwrap();
+    send_domain(&mut a, 0.5, 3);
+    let honest: Value = serde_json::to_value(&a).unwrap();
+    assert!(honest["background"]["centre"]["mean"].is_array());
+    let restored: Pool = serde_json::from_value(honest.clone()).unwrap();
+    assert!(restored == a, "an honest centre survives");
+    let mut none = honest.clone();
+    none["background"].as_object_mut().unwrap().remove("centre");
+    let without: Pool = serde_json::from_value(none).unwrap();
+    let crafted = [
+        json!([0.0]),
+        json!(vec![0.9f32; 24]),
+        json!(vec![1e39f64; 24]),
+    ];
+    for mean in crafted {
+        let mut bad = honest.clone();
+        bad["background"]["centre"]["mean"] = mean.clone();
+        let pool: Pool = serde_json::from_value(bad).unwrap();
+        assert!(pool == without, "{mean}: kept");
+    }
+}
+
 #[test]
 fn a_need_contrast_must_be_positive_and_finite() {
     for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
