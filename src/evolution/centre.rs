@@ -103,15 +103,37 @@ impl Centre {
     /// The mean similarity of two groups of unit vectors (sums `a` of `na`
     /// and `b` of `nb`), centred; the plain mean similarity when off.
     pub(super) fn link(&self, a: &[f32], na: u64, b: &[f32], nb: u64) -> f32 {
+        let cross = f64::from(dot(a, b));
+        self.link_from(cross, self.along(a), self.along(b), na, nb)
+    }
+
+    /// `m · v`; 0 when off.
+    pub(super) fn along(&self, v: &[f32]) -> f64 {
+        if self.active() {
+            f64::from(dot(&self.mean, v))
+        } else {
+            0.0
+        }
+    }
+
+    /// [`Centre::link`] from the dot products it needs: `cross = S_A · S_B`
+    /// and `along_a = m · S_A`, `along_b = m · S_B` (from [`Centre::along`]),
+    /// for a caller that has them without the sums (the rest of a need).
+    pub(super) fn link_from(
+        &self,
+        cross: f64,
+        along_a: f64,
+        along_b: f64,
+        na: u64,
+        nb: u64,
+    ) -> f32 {
         let (na, nb) = (na.max(1) as f64, nb.max(1) as f64);
-        let plain = f64::from(dot(a, b)) / (na * nb);
-        if !self.active() || self.mean.len() != a.len() || a.len() != b.len() {
+        let plain = cross / (na * nb);
+        if !self.active() {
             return plain as f32;
         }
         let square = f64::from(self.square);
-        let along_a = f64::from(dot(&self.mean, a)) / na;
-        let along_b = f64::from(dot(&self.mean, b)) / nb;
-        ((plain - along_a - along_b + square) / (1.0 - square)) as f32
+        ((plain - along_a / na - along_b / nb + square) / (1.0 - square)) as f32
     }
 
     /// A threshold on the plain scale, carried to the centred one.
@@ -158,13 +180,28 @@ mod tests {
         let m = &centre.mean;
         let lean = |v: &[f32]| dot(m, v) - centre.square;
         let plain = dot(&a, &b);
-        for t in [0.1f32, 0.3, 0.5] {
+        let mut outcomes = [false, false];
+        for step in 0..40u8 {
+            let t = f32::from(step) * 0.025;
             let bar = t + lean(&a) + lean(&b);
             let links = centre.link(&a, 1, &b, 1) >= centre.threshold(t);
             if (plain - bar).abs() > 1e-4 {
                 assert_eq!(links, plain >= bar, "t {t}: plain {plain}, bar {bar}");
+                outcomes[usize::from(links)] = true;
             }
         }
+        assert_eq!(outcomes, [true, true], "both sides of the bar were checked");
+    }
+
+    #[test]
+    fn the_rest_of_a_need_links_as_its_sum_would() {
+        let centre = Centre::of(&[6.0, 3.0, 1.0], 10, 0.2);
+        let (part, whole) = ([0.9f32, 0.2, 0.1], [2.0f32, 1.4, 0.9]);
+        let rest: Vec<f32> = whole.iter().zip(&part).map(|(w, p)| w - p).collect();
+        let cross = f64::from(dot(&part, &whole)) - f64::from(dot(&part, &part));
+        let along = centre.along(&part);
+        let from_dots = centre.link_from(cross, along, centre.along(&whole) - along, 1, 2);
+        assert!((from_dots - centre.link(&part, 1, &rest, 2)).abs() < 1e-6);
     }
 
     #[test]

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use super::needs::NeedState;
 use super::pool::Pool;
+use super::vectors::dot;
 
 impl Pool {
     /// Cluster `index`'s need position.
@@ -223,11 +224,14 @@ impl Pool {
         if state.clusters.len() < 2 {
             return;
         }
-        // Mean similarity to the rest of the need, whose sum is S_N − S_c.
+        // Mean similarity to the rest of the need, whose sum is S_N − S_c:
+        // from dot products, without building that sum on every ingest.
         let rest = state.vectors.saturating_sub(count);
-        let rest_sum: Vec<f32> = need_sum.iter().zip(sum).map(|(n, c)| n - c).collect();
-        let fits =
-            rest == 0 || self.need_link(sum, count, &rest_sum, rest) >= self.grouping_threshold();
+        let centre = &self.background.centre;
+        let cross = f64::from(dot(sum, need_sum)) - f64::from(dot(sum, sum));
+        let along = centre.along(sum);
+        let to_rest = centre.link_from(cross, along, centre.along(need_sum) - along, count, rest);
+        let fits = rest == 0 || to_rest >= self.grouping_threshold();
         if fits {
             return;
         }
