@@ -185,6 +185,11 @@ pub(crate) fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The stopwords, sorted.
+pub(crate) fn stopwords() -> &'static [&'static str] {
+    &STOPWORDS
+}
+
 /// Whether `word` (lowercase) is a stopword.
 pub(crate) fn is_stopword(word: &str) -> bool {
     STOPWORDS.binary_search(&word).is_ok()

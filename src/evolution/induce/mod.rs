@@ -19,8 +19,8 @@ use super::inducer::IntentInducer;
 use super::need_view::NeedView;
 use crate::key::{KeyDefinition, KeyName, KeyType};
 use crate::template::SchemaTemplate;
-use shape::{Shape, number, shape};
-use terms::{Background, Fragment, Stems, Term, naming_terms, ranked_terms, shared_stems};
+use shape::{Shape, shape};
+use terms::{Background, Fragment, Stems, Term, naming_terms, number, ranked_terms, shared_stems};
 
 /// Induces a key from a need's fragments by rules, as a schema designer
 /// would write it:
@@ -482,6 +482,30 @@ mod tests {
         assert!(!work.key_name.as_str().contains("preference"), "{work:?}");
         let deposit = keys[4].key_name.as_str();
         assert!(!deposit.split('_').any(|w| w == "but"), "{deposit}");
+    }
+
+    /// Words every request of a need carries but that say nothing of
+    /// it name nothing: a verb of saying or thinking ("I think", "it
+    /// says"), an inflection of a stopword ("getting", "wants"), a number
+    /// word ("two", "fifty"), though each outnumbers the need's own words.
+    #[test]
+    fn framing_inflected_stopwords_and_numbers_do_not_name() {
+        let keys = induce_each(&[
+            &[
+                "i think i keep getting charged two times, it says fifty",
+                "i think i am getting charged twice, it says two fees",
+                "getting charged two times i think, it says fifty",
+                "it says two charges, i think i keep getting them",
+            ],
+            &["exchange rate for euros", "what exchange rate"],
+            &["close my account", "account closure"],
+            &["top up by bank transfer", "transfer to top up"],
+        ]);
+        let name = keys[0].key_name.as_str();
+        for word in ["think", "getting", "says", "two", "fifty"] {
+            assert!(!name.split('_').any(|w| w == word), "{word} in {name}");
+        }
+        assert!(name.contains("charg"), "{name}");
     }
 
     /// A word of one wording, however many clients sent that wording (a

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::terms::{Fragment, Term, together};
+use super::terms::{Fragment, Term, number, together};
 
 /// The share of the fragments' weight that must carry exactly one number
 /// for the need to be a count.
@@ -21,22 +21,6 @@ const SLOT_SHARE: f64 = 0.2;
 const SLOT_FILLED: f64 = 0.7;
 /// Most alternatives a slot lists.
 const MAX_VALUES: usize = 6;
-
-/// Number words read as counts.
-const NUMBER_WORDS: [(&str, i64); 12] = [
-    ("eight", 8),
-    ("eleven", 11),
-    ("five", 5),
-    ("four", 4),
-    ("nine", 9),
-    ("one", 1),
-    ("seven", 7),
-    ("six", 6),
-    ("ten", 10),
-    ("three", 3),
-    ("twelve", 12),
-    ("two", 2),
-];
 
 /// What the fragments carry.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,18 +39,6 @@ pub(super) enum Shape {
     Wish,
     /// Free text.
     Text,
-}
-
-/// The whole number a word stands for (digits or a number word).
-pub(super) fn number(word: &str) -> Option<i64> {
-    if word.chars().all(|c| c.is_ascii_digit()) {
-        return word.parse().ok();
-    }
-    NUMBER_WORDS
-        .binary_search_by(|(w, _)| w.cmp(&word))
-        .ok()
-        .and_then(|i| NUMBER_WORDS.get(i))
-        .map(|(_, n)| *n)
 }
 
 /// The shape of a need's clean `fragments`; `texts` are their trimmed,
@@ -211,32 +183,5 @@ fn modifier<'f>(fragment: &'f Fragment, head: &str) -> Option<&'f super::terms::
     let adjacent = fragment
         .text
         .contains(&format!("{} {head_form}", word.form));
-    (adjacent && number(&word.form).is_none() && super::terms::can_name(&word.form)).then_some(word)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn function_words_never_name_nor_fill_a_slot() {
-        use super::super::terms::{can_name, is_function_word};
-        for word in ["but", "after", "not", "because", "until", "t"] {
-            assert!(!can_name(word), "{word}");
-        }
-        assert!(is_function_word("but") && !is_function_word("seat"));
-        for word in ["seat", "window", "aisle", "transfer", "card", "off"] {
-            assert!(can_name(word), "{word}");
-        }
-    }
-
-    #[test]
-    fn number_words_are_sorted_for_binary_search() {
-        let mut sorted = NUMBER_WORDS;
-        sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        assert_eq!(sorted, NUMBER_WORDS);
-        assert_eq!(number("three"), Some(3));
-        assert_eq!(number("42"), Some(42));
-        assert_eq!(number("bags"), None);
-    }
+    (adjacent && word.nameable).then_some(word)
 }

@@ -4,20 +4,23 @@
 //! class-based TF-IDF (as BERTopic labels topics), and put in the order
 //! people write them.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use rust_stemmers::{Algorithm, Stemmer};
 
 use crate::evolution::exemplar::Exemplar;
-use crate::evolution::hashing_embedder::{is_stopword, words};
+use crate::evolution::hashing_embedder::{is_stopword, stopwords, words};
 use crate::evolution::redact::Redaction;
 use crate::template::SchemaTemplate;
 
-/// Words that frame a request rather than say what it is about, negations
-/// among them; they never name a key (the stopwords aside, which never
-/// count at all). Single Latin letters never do either.
-const FRAME: [&str; 24] = [
+/// Words that frame a request rather than say what it is about: negations,
+/// verbs of asking, saying, seeing and thinking ("I think", "can I see"),
+/// and "another", a determiner NLTK's list lacks. They never name a key
+/// (the stopwords aside, which never count at all). Single Latin letters
+/// and number words never do either.
+const FRAME: [&str; 38] = [
     "able",
+    "another",
     "ask",
     "asking",
     "cant",
@@ -25,6 +28,7 @@ const FRAME: [&str; 24] = [
     "doesnt",
     "dont",
     "give",
+    "got",
     "isnt",
     "no",
     "not",
@@ -36,9 +40,21 @@ const FRAME: [&str; 24] = [
     "requesting",
     "require",
     "required",
+    "said",
+    "saw",
+    "say",
+    "says",
+    "see",
+    "seeing",
+    "seen",
+    "sees",
     "something",
     "sure",
     "t",
+    "think",
+    "thinking",
+    "thinks",
+    "thought",
     "wasnt",
     "wont",
 ];
@@ -52,16 +68,67 @@ pub(super) fn is_function_word(form: &str) -> bool {
     !PARTICLES.contains(&form) && stop_words::get(stop_words::LANGUAGE::English).contains(&form)
 }
 
+/// Number words: read as counts, and never a name (a value, not a need).
+const NUMBER_WORDS: [(&str, i64); 31] = [
+    ("eight", 8),
+    ("eighteen", 18),
+    ("eighty", 80),
+    ("eleven", 11),
+    ("fifteen", 15),
+    ("fifty", 50),
+    ("five", 5),
+    ("forty", 40),
+    ("four", 4),
+    ("fourteen", 14),
+    ("hundred", 100),
+    ("million", 1000000),
+    ("nine", 9),
+    ("nineteen", 19),
+    ("ninety", 90),
+    ("one", 1),
+    ("seven", 7),
+    ("seventeen", 17),
+    ("seventy", 70),
+    ("six", 6),
+    ("sixteen", 16),
+    ("sixty", 60),
+    ("ten", 10),
+    ("thirteen", 13),
+    ("thirty", 30),
+    ("thousand", 1000),
+    ("three", 3),
+    ("twelve", 12),
+    ("twenty", 20),
+    ("two", 2),
+    ("zero", 0),
+];
+
+/// The whole number a word stands for (digits or a number word).
+pub(super) fn number(word: &str) -> Option<i64> {
+    if word.chars().all(|c| c.is_ascii_digit()) {
+        return word.parse().ok();
+    }
+    NUMBER_WORDS
+        .binary_search_by(|(w, _)| w.cmp(&word))
+        .ok()
+        .and_then(|i| NUMBER_WORDS.get(i))
+        .map(|(_, n)| *n)
+}
+
 /// Function words in NLTK's list that still say what is asked when they
 /// complete a verb: "lights off", "volume down" (and their opposites,
 /// though the embedder's stopwords already drop "on", "up" and "out").
 const PARTICLES: [&str; 5] = ["down", "off", "on", "out", "up"];
 
 /// Whether a word can name a key: not framing, not a function word, not a
-/// single Latin letter.
+/// single Latin letter, not a number word ("two", "five": a value, never
+/// what a need is about).
 pub(super) fn can_name(form: &str) -> bool {
     let letter = form.len() == 1 && form.is_ascii();
-    !letter && FRAME.binary_search(&form).is_err() && !is_function_word(form)
+    !letter
+        && FRAME.binary_search(&form).is_err()
+        && !is_function_word(form)
+        && number(form).is_none()
 }
 
 /// How salient, against the first, the second word of a name must be to
@@ -79,6 +146,9 @@ const MIN_NEEDS_TO_TELL: f64 = 4.0;
 pub(super) struct Word {
     pub stem: String,
     pub form: String,
+    /// Whether it may name a key or fill a slot: [`can_name`], and not an
+    /// inflection of a stopword or function word ("getting", "wants").
+    pub nameable: bool,
 }
 
 /// One clean exemplar, as words.
@@ -101,14 +171,28 @@ pub(super) struct Fragment {
 pub(super) struct Stems {
     stemmer: Stemmer,
     memo: HashMap<String, String>,
+    /// The stems of the embedder's stopwords and NLTK's function words
+    /// (particles aside): a word with one of them is an inflection of a
+    /// closed-class word ("getting", "wants", "needed") and names nothing.
+    closed: HashSet<String>,
 }
 
 impl Stems {
     pub fn new() -> Self {
-        Self {
+        let mut stems = Self {
             stemmer: Stemmer::create(Algorithm::English),
             memo: HashMap::new(),
-        }
+            closed: HashSet::new(),
+        };
+        let function_words = stop_words::get(stop_words::LANGUAGE::English);
+        let closed: HashSet<String> = stopwords()
+            .iter()
+            .chain(function_words.iter())
+            .filter(|w| !PARTICLES.contains(w))
+            .map(|w| stems.stem(w))
+            .collect();
+        stems.closed = closed;
+        stems
     }
 
     pub fn stem(&mut self, word: &str) -> String {
@@ -129,9 +213,14 @@ impl Stems {
         words(&Redaction::strip(text))
             .into_iter()
             .filter(|w| !is_stopword(w) && !w.chars().all(|c| c.is_ascii_digit()))
-            .map(|form| Word {
-                stem: self.stem(&form),
-                form,
+            .map(|form| {
+                let stem = self.stem(&form);
+                let nameable = can_name(&form) && !self.closed.contains(&stem);
+                Word {
+                    stem,
+                    form,
+                    nameable,
+                }
             })
             .collect()
     }
@@ -158,7 +247,7 @@ pub(super) fn shared_stems(fragments: &[Fragment], min: usize) -> BTreeSet<Strin
     for fragment in fragments {
         let mut seen = BTreeSet::new();
         for word in &fragment.words {
-            if !can_name(&word.form) {
+            if !word.nameable {
                 continue;
             }
             let entry = clients.entry(word.stem.as_str()).or_default();
@@ -419,5 +508,51 @@ mod tests {
         assert_eq!(stems.stem("travelling"), stems.stem("travel"));
         assert_eq!(stems.stem("dogs"), stems.stem("dog"));
         assert_eq!(stems.stem("靠窗"), "靠窗");
+    }
+
+    #[test]
+    fn inflections_of_closed_class_words_name_nothing() {
+        let mut stems = Stems::new();
+        let words = stems.content("getting wants needed thinks two hundred seats lights off plugs");
+        let nameable: Vec<(&str, bool)> = words
+            .iter()
+            .map(|w| (w.form.as_str(), w.nameable))
+            .collect();
+        assert_eq!(
+            nameable,
+            [
+                ("getting", false),
+                ("wants", false),
+                ("needed", false),
+                ("thinks", false),
+                ("two", false),
+                ("hundred", false),
+                ("seats", true),
+                ("lights", true),
+                ("off", true),
+                ("plugs", true),
+            ]
+        );
+    }
+
+    #[test]
+    fn number_words_are_sorted_for_binary_search() {
+        let mut sorted = NUMBER_WORDS;
+        sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        assert_eq!(sorted, NUMBER_WORDS);
+        assert_eq!(number("three"), Some(3));
+        assert_eq!(number("42"), Some(42));
+        assert_eq!(number("bags"), None);
+    }
+
+    #[test]
+    fn function_words_never_name_nor_fill_a_slot() {
+        for word in ["but", "after", "not", "because", "until", "t"] {
+            assert!(!can_name(word), "{word}");
+        }
+        assert!(is_function_word("but") && !is_function_word("seat"));
+        for word in ["seat", "window", "aisle", "transfer", "card", "off"] {
+            assert!(can_name(word), "{word}");
+        }
     }
 }
