@@ -186,6 +186,7 @@ pub(crate) fn words(text: &str) -> Vec<String> {
 }
 
 /// The stopwords, sorted.
+#[cfg(test)]
 pub(crate) fn stopwords() -> &'static [&'static str] {
     &STOPWORDS
 }

@@ -20,7 +20,9 @@ use super::need_view::NeedView;
 use crate::key::{KeyDefinition, KeyName, KeyType};
 use crate::template::SchemaTemplate;
 use shape::{Shape, shape};
-use terms::{Background, Fragment, Stems, Term, naming_terms, number, ranked_terms, shared_stems};
+use terms::{
+    Background, Fragment, Stems, Term, naming_terms, number_run, ranked_terms, shared_stems,
+};
 
 /// Induces a key from a need's fragments by rules, as a schema designer
 /// would write it:
@@ -233,12 +235,7 @@ fn describe(shape: &Shape, naming: &[Term], quotes: &[String]) -> (KeyType, Stri
                 Some(unit) => format!("How many {} the request asks for", plural(&unit.form)),
                 None => format!("How many the request asks for ({phrase})"),
             };
-            let count = |q: &str| {
-                words(q)
-                    .iter()
-                    .find_map(|w| number(w))
-                    .map(|n| n.to_string())
-            };
+            let count = |q: &str| number_run(&words(q)).map(|(_, _, n)| n.to_string());
             (
                 KeyType::Integer,
                 format!("{what}, as a whole number.{}", example(quoted(&count))),
@@ -462,7 +459,7 @@ mod tests {
     /// Function words never name a key: "but", written in every request of
     /// a need, named it before ("deposit_but"); nor do "did not work" and
     /// "didn't work" offer "not" and "t" as values (slot values pass the
-    /// same check, `can_name`).
+    /// same check, `Word::nameable`).
     #[test]
     fn function_words_neither_fill_a_slot_nor_name() {
         let keys = induce_each(&[
@@ -625,6 +622,20 @@ mod tests {
         let d = &key.semantic_description;
         assert!(d.starts_with("How many bags"), "{d}");
         assert!(d.contains("\"2 extra bags\" → 2"), "{d}");
+    }
+
+    /// A spelled-out number word that is not read as a count ("twenty")
+    /// neither names the key nor stops the need from being a count.
+    #[test]
+    fn larger_number_words_neither_name_nor_break_a_count() {
+        let key = one(&[
+            "twenty extra bags",
+            "I need 3 extra bags",
+            "twenty extra bags please",
+            "two extra bags",
+        ]);
+        assert_eq!(key.key_type, KeyType::Integer, "{key:?}");
+        assert_eq!(key.key_name.as_str(), "extra_bags");
     }
 
     #[test]

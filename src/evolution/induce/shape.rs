@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::terms::{Fragment, Term, number, together};
+use super::terms::{Fragment, Term, number, number_run, together};
 
 /// The share of the fragments' weight that must carry exactly one number
 /// for the need to be a count.
@@ -93,19 +93,12 @@ fn count(
     let mut counted = 0u64;
     let mut units: BTreeMap<&str, u64> = BTreeMap::new();
     for fragment in fragments {
-        let at: Vec<usize> = fragment
-            .all
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| number(w).is_some())
-            .map(|(i, _)| i)
-            .collect();
-        let [at] = at.as_slice() else {
+        let Some((_, end, _)) = number_run(&fragment.all) else {
             continue;
         };
         counted = counted.saturating_add(fragment.count);
         // The unit: the last word of the run of content words right after
-        // the number ("2 extra bags please" → bags).
+        // the number ("2 extra bags please", "twenty five extra bags" → bags).
         let content: BTreeMap<&str, &str> = fragment
             .words
             .iter()
@@ -114,7 +107,7 @@ fn count(
         let unit = fragment
             .all
             .iter()
-            .skip(at.saturating_add(1))
+            .skip(end)
             .map_while(|w| content.get(w.as_str()).filter(|_| number(w).is_none()))
             .last();
         if let Some(unit) = unit {

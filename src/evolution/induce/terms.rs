@@ -4,31 +4,38 @@
 //! class-based TF-IDF (as BERTopic labels topics), and put in the order
 //! people write them.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rust_stemmers::{Algorithm, Stemmer};
 
 use crate::evolution::exemplar::Exemplar;
-use crate::evolution::hashing_embedder::{is_stopword, stopwords, words};
+use crate::evolution::hashing_embedder::{is_stopword, words};
 use crate::evolution::redact::Redaction;
 use crate::template::SchemaTemplate;
 
 /// Words that frame a request rather than say what it is about: negations,
-/// verbs of asking, saying, seeing and thinking ("I think", "can I see"),
-/// and "another", a determiner NLTK's list lacks. They never name a key
-/// (the stopwords aside, which never count at all). Single Latin letters
-/// and number words never do either.
-const FRAME: [&str; 38] = [
+/// verbs of asking, giving, requiring, saying, seeing and thinking ("I
+/// think", "can I see"), politeness and hedges ("possible", "sure",
+/// "really"), and "another", a determiner NLTK's list lacks. Matched as
+/// written, each form listed ("got", "said": Snowball does not bring them
+/// back to "get", "say"; and matching by stem would also drop
+/// "preference" with "prefer"). They never name a key.
+const FRAME: [&str; 45] = [
     "able",
     "another",
     "ask",
+    "asked",
     "asking",
+    "asks",
     "cant",
     "didnt",
     "doesnt",
     "dont",
     "give",
+    "given",
+    "gives",
     "got",
+    "gotten",
     "isnt",
     "no",
     "not",
@@ -37,12 +44,14 @@ const FRAME: [&str; 38] = [
     "preferably",
     "really",
     "request",
+    "requested",
     "requesting",
     "require",
     "required",
     "said",
     "saw",
     "say",
+    "saying",
     "says",
     "see",
     "seeing",
@@ -68,8 +77,10 @@ pub(super) fn is_function_word(form: &str) -> bool {
     !PARTICLES.contains(&form) && stop_words::get(stop_words::LANGUAGE::English).contains(&form)
 }
 
-/// Number words: read as counts, and never a name (a value, not a need).
+/// Number words: read as (parts of) counts, and never a name (a value, not
+/// a need). "zero" is not one: "zero fees" asks for no fee, not a count.
 const NUMBER_WORDS: [(&str, i64); 31] = [
+    ("billion", 1000000000),
     ("eight", 8),
     ("eighteen", 18),
     ("eighty", 80),
@@ -100,7 +111,6 @@ const NUMBER_WORDS: [(&str, i64); 31] = [
     ("twelve", 12),
     ("twenty", 20),
     ("two", 2),
-    ("zero", 0),
 ];
 
 /// The whole number a word stands for (digits or a number word).
@@ -115,14 +125,48 @@ pub(super) fn number(word: &str) -> Option<i64> {
         .map(|(_, n)| *n)
 }
 
+/// The one run of adjacent numbers in `words` ("25", "twenty five", "two
+/// hundred"): where it starts, where it ends (exclusive), and the whole
+/// number it reads as. `None` when `words` hold no number, two runs, or a
+/// value past `i64`.
+pub(super) fn number_run(words: &[String]) -> Option<(usize, usize, i64)> {
+    let mut run: Option<(usize, usize)> = None;
+    for (i, word) in words.iter().enumerate() {
+        if number(word).is_none() {
+            continue;
+        }
+        run = match run {
+            None => Some((i, i + 1)),
+            Some((start, end)) if end == i => Some((start, i + 1)),
+            Some(_) => return None,
+        };
+    }
+    let (start, end) = run?;
+    // "two hundred and five" is two runs; "twenty five", "3 thousand" one.
+    let (mut total, mut current) = (0i64, 0i64);
+    for word in words.get(start..end)? {
+        let n = number(word)?;
+        match word.as_str() {
+            "hundred" => current = current.max(1).checked_mul(n)?,
+            "thousand" | "million" | "billion" => {
+                total = total.checked_add(current.max(1).checked_mul(n)?)?;
+                current = 0;
+            }
+            _ => current = current.checked_add(n)?,
+        }
+    }
+    Some((start, end, total.checked_add(current)?))
+}
+
 /// Function words in NLTK's list that still say what is asked when they
 /// complete a verb: "lights off", "volume down" (and their opposites,
 /// though the embedder's stopwords already drop "on", "up" and "out").
 const PARTICLES: [&str; 5] = ["down", "off", "on", "out", "up"];
 
-/// Whether a word can name a key: not framing, not a function word, not a
-/// single Latin letter, not a number word ("two", "five": a value, never
-/// what a need is about).
+/// Whether a word, as written, can name a key: not framing, not a
+/// function word, not a single Latin letter, not a number word ("two",
+/// "fifty": a value, never what a need is about). [`Word::nameable`] adds
+/// the stem's check ([`CLOSED_STEMS`]).
 pub(super) fn can_name(form: &str) -> bool {
     let letter = form.len() == 1 && form.is_ascii();
     !letter
@@ -166,33 +210,226 @@ pub(super) struct Fragment {
     pub clients: Vec<u64>,
 }
 
+/// The Snowball stems of the embedder's stopwords and NLTK's function words
+/// (the particles aside), sorted: a word with one of them is an inflection
+/// of a closed-class word ("getting", "wants", "needed", but also "likely",
+/// "owned", "helpful") and names nothing. A table, so no induction stems
+/// the lists again; `the_closed_stems_are_the_lists_stemmed` rebuilds it.
+const CLOSED_STEMS: [&str; 199] = [
+    "a",
+    "about",
+    "abov",
+    "after",
+    "again",
+    "against",
+    "ain",
+    "all",
+    "also",
+    "am",
+    "an",
+    "and",
+    "ani",
+    "anyth",
+    "are",
+    "aren",
+    "aren't",
+    "as",
+    "at",
+    "be",
+    "becaus",
+    "been",
+    "befor",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "couldn",
+    "couldn't",
+    "d",
+    "did",
+    "didn",
+    "didn't",
+    "do",
+    "doe",
+    "doesn",
+    "doesn't",
+    "don",
+    "don't",
+    "dure",
+    "each",
+    "few",
+    "for",
+    "from",
+    "further",
+    "get",
+    "go",
+    "had",
+    "hadn",
+    "hadn't",
+    "has",
+    "hasn",
+    "hasn't",
+    "have",
+    "haven",
+    "haven't",
+    "he",
+    "hello",
+    "help",
+    "her",
+    "here",
+    "herself",
+    "hey",
+    "hi",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "i",
+    "if",
+    "im",
+    "in",
+    "into",
+    "is",
+    "isn",
+    "isn't",
+    "it",
+    "it's",
+    "itself",
+    "just",
+    "know",
+    "let",
+    "like",
+    "ll",
+    "m",
+    "ma",
+    "make",
+    "mani",
+    "may",
+    "me",
+    "might",
+    "mightn",
+    "mightn't",
+    "mine",
+    "more",
+    "most",
+    "much",
+    "must",
+    "mustn",
+    "mustn't",
+    "my",
+    "myself",
+    "need",
+    "needn",
+    "needn't",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "o",
+    "of",
+    "ok",
+    "okay",
+    "onc",
+    "one",
+    "onli",
+    "or",
+    "other",
+    "our",
+    "ourselv",
+    "over",
+    "own",
+    "pleas",
+    "re",
+    "s",
+    "same",
+    "shan",
+    "shan't",
+    "she",
+    "she's",
+    "should",
+    "should've",
+    "shouldn",
+    "shouldn't",
+    "so",
+    "some",
+    "still",
+    "such",
+    "t",
+    "tell",
+    "than",
+    "thank",
+    "that",
+    "that'll",
+    "the",
+    "their",
+    "them",
+    "themselv",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "us",
+    "ve",
+    "veri",
+    "want",
+    "was",
+    "wasn",
+    "wasn't",
+    "way",
+    "we",
+    "were",
+    "weren",
+    "weren't",
+    "what",
+    "when",
+    "where",
+    "whi",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "will",
+    "with",
+    "won",
+    "won't",
+    "would",
+    "wouldn",
+    "wouldn't",
+    "y",
+    "yet",
+    "you",
+    "you'd",
+    "you'll",
+    "you're",
+    "you've",
+    "your",
+    "yourself",
+    "yourselv",
+];
+
 /// Stems words (Snowball English for words in Latin letters; others as
 /// they are), remembering what it has stemmed.
 pub(super) struct Stems {
     stemmer: Stemmer,
     memo: HashMap<String, String>,
-    /// The stems of the embedder's stopwords and NLTK's function words
-    /// (particles aside): a word with one of them is an inflection of a
-    /// closed-class word ("getting", "wants", "needed") and names nothing.
-    closed: HashSet<String>,
 }
 
 impl Stems {
     pub fn new() -> Self {
-        let mut stems = Self {
+        Self {
             stemmer: Stemmer::create(Algorithm::English),
             memo: HashMap::new(),
-            closed: HashSet::new(),
-        };
-        let function_words = stop_words::get(stop_words::LANGUAGE::English);
-        let closed: HashSet<String> = stopwords()
-            .iter()
-            .chain(function_words.iter())
-            .filter(|w| !PARTICLES.contains(w))
-            .map(|w| stems.stem(w))
-            .collect();
-        stems.closed = closed;
-        stems
+        }
     }
 
     pub fn stem(&mut self, word: &str) -> String {
@@ -215,7 +452,8 @@ impl Stems {
             .filter(|w| !is_stopword(w) && !w.chars().all(|c| c.is_ascii_digit()))
             .map(|form| {
                 let stem = self.stem(&form);
-                let nameable = can_name(&form) && !self.closed.contains(&stem);
+                let nameable =
+                    can_name(&form) && CLOSED_STEMS.binary_search(&stem.as_str()).is_err();
                 Word {
                     stem,
                     form,
@@ -237,11 +475,10 @@ impl Stems {
     }
 }
 
-/// The stems that at least `min` distinct clients used and, when there are
-/// two fragments or more, two of them hold (one wording repeated by many
-/// clients is how that wording runs, not what the need is), and are not
-/// request framing or function words. If no stem passes, the client rule
-/// alone.
+/// The stems of nameable words ([`Word::nameable`]) that at least `min`
+/// distinct clients used and, when there are two fragments or more, two of
+/// them hold (one wording repeated by many clients is how that wording
+/// runs, not what the need is). If no stem passes, the client rule alone.
 pub(super) fn shared_stems(fragments: &[Fragment], min: usize) -> BTreeSet<String> {
     let mut clients: BTreeMap<&str, (BTreeSet<u64>, usize)> = BTreeMap::new();
     for fragment in fragments {
@@ -390,7 +627,13 @@ pub(super) fn ranked_terms(
     let mut forms: BTreeMap<&str, BTreeMap<&str, u64>> = BTreeMap::new();
     for fragment in fragments {
         let mut seen = BTreeSet::new();
-        for word in fragment.words.iter().filter(|w| shared.contains(&w.stem)) {
+        // Only nameable forms: a stem one form brought in ("saying") is
+        // not written or counted in a form that names nothing ("says").
+        let named = fragment
+            .words
+            .iter()
+            .filter(|w| w.nameable && shared.contains(&w.stem));
+        for word in named {
             *forms
                 .entry(word.stem.as_str())
                 .or_default()
@@ -536,10 +779,36 @@ mod tests {
     }
 
     #[test]
+    fn the_closed_stems_are_the_lists_stemmed() {
+        let mut stems = Stems::new();
+        let mut built: Vec<String> = crate::evolution::hashing_embedder::stopwords()
+            .iter()
+            .chain(stop_words::get(stop_words::LANGUAGE::English).iter())
+            .filter(|w| !PARTICLES.contains(w))
+            .map(|w| stems.stem(w))
+            .collect();
+        built.sort();
+        built.dedup();
+        assert_eq!(built, CLOSED_STEMS);
+    }
+
+    #[test]
     fn number_words_are_sorted_for_binary_search() {
         let mut sorted = NUMBER_WORDS;
         sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
         assert_eq!(sorted, NUMBER_WORDS);
+        assert!(!can_name("fifty") && !can_name("hundred") && can_name("zero"));
+        let run = |text: &str| {
+            let words: Vec<String> = text.split(' ').map(str::to_owned).collect();
+            number_run(&words)
+        };
+        assert_eq!(run("twenty five extra bags"), Some((0, 2, 25)));
+        assert_eq!(run("i need 3 bags"), Some((2, 3, 3)));
+        assert_eq!(run("two hundred bags"), Some((0, 2, 200)));
+        assert_eq!(run("3 thousand two hundred"), Some((0, 4, 3200)));
+        assert_eq!(run("2 bags and 3 boxes"), None);
+        assert_eq!(run("no number"), None);
+        assert_eq!(run("9223372036854775807 thousand"), None);
         assert_eq!(number("three"), Some(3));
         assert_eq!(number("42"), Some(42));
         assert_eq!(number("bags"), None);
