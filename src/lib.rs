@@ -111,8 +111,10 @@
 //! | `src/evolution/heat.rs` | Heat with exponential decay, kept as forward decay in the log domain. | `Heat` |
 //! | `src/evolution/ids.rs` | Ids of clusters and needs: a cluster's id comes from the text and the instant that founded it, so replicas … | — |
 //! | `src/evolution/induce/mod.rs` | The default intent inducer: rules, no model. | `RuleInducer` |
+//! | `src/evolution/induce/numbers.rs` | Numbers in a request's words: digits or number words, and a run of them read as one whole number ("twenty … | — |
 //! | `src/evolution/induce/shape.rs` | What a need's fragments carry, and so the key's type: a number, a count with its unit, one of a few … | — |
 //! | `src/evolution/induce/terms.rs` | The words of a need: stemmed so inflections meet (bag/bags, travel/travelling), kept only when several … | `Stems::{new, stem, content, fragment}`, `Background::new` |
+//! | `src/evolution/induce/words.rs` | Which words may name a key or fill a slot: not framing, not a function word or an inflection of one, not a … | — |
 //! | `src/evolution/inducer.rs` | The model that turns a mature need into a candidate key (`IntentInducer`). | `IntentInducer` |
 //! | `src/evolution/ingest.rs` | Taking in one fragment (`Pool::ingest`): the scan for the nearest cluster, joining it or founding one … | `Ingested`, `Pool::ingest` |
 //! | `src/evolution/injection.rs` | Recognising text written to steer a model rather than describe a need (prompt injection), in any width, … | — |

@@ -227,12 +227,14 @@ impl Pool {
         // Mean similarity to the rest of the need, whose sum is S_N − S_c:
         // from dot products, without building that sum on every ingest.
         let rest = state.vectors.saturating_sub(count);
+        if rest == 0 {
+            return;
+        }
         let centre = &self.background.centre;
         let cross = f64::from(dot(sum, need_sum)) - f64::from(dot(sum, sum));
         let along = centre.along(sum);
         let to_rest = centre.link_from(cross, along, centre.along(need_sum) - along, count, rest);
-        let fits = rest == 0 || to_rest >= self.grouping_threshold();
-        if fits {
+        if to_rest >= self.grouping_threshold() {
             return;
         }
         let sum = sum.to_vec();

@@ -4,10 +4,14 @@
 //! |---|---|
 //! | [`RuleInducer`]: name, type and description of a need's key | `induce/mod.rs` |
 //! | stemmed words, class-based TF-IDF, the naming terms | `induce/terms.rs` |
+//! | which words may name a key (framing, function words, numbers) | `induce/words.rs` |
+//! | numbers in a request: digits, number words, runs of them | `induce/numbers.rs` |
 //! | what the fragments carry: count, slot, wish, text | `induce/shape.rs` |
 
+mod numbers;
 mod shape;
 mod terms;
+mod words;
 
 use std::collections::BTreeMap;
 
@@ -19,10 +23,9 @@ use super::inducer::IntentInducer;
 use super::need_view::NeedView;
 use crate::key::{KeyDefinition, KeyName, KeyType};
 use crate::template::SchemaTemplate;
+use numbers::number_run;
 use shape::{Shape, shape};
-use terms::{
-    Background, Fragment, Stems, Term, naming_terms, number_run, ranked_terms, shared_stems,
-};
+use terms::{Background, Fragment, Stems, Term, naming_terms, ranked_terms, shared_stems};
 
 /// Induces a key from a need's fragments by rules, as a schema designer
 /// would write it:
@@ -624,8 +627,8 @@ mod tests {
         assert!(d.contains("\"2 extra bags\" → 2"), "{d}");
     }
 
-    /// A spelled-out number word that is not read as a count ("twenty")
-    /// neither names the key nor stops the need from being a count.
+    /// A larger spelled-out number ("twenty", past the words a count read
+    /// before) is read as a count and never names the key.
     #[test]
     fn larger_number_words_neither_name_nor_break_a_count() {
         let key = one(&[
@@ -636,6 +639,8 @@ mod tests {
         ]);
         assert_eq!(key.key_type, KeyType::Integer, "{key:?}");
         assert_eq!(key.key_name.as_str(), "extra_bags");
+        let d = &key.semantic_description;
+        assert!(d.contains("\"twenty extra bags\" → 20"), "{d}");
     }
 
     #[test]

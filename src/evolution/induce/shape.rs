@@ -4,10 +4,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::terms::{Fragment, Term, number, number_run, together};
+use super::numbers::{number, number_run};
+use super::terms::{Fragment, Term, together};
 
 /// The share of the fragments' weight that must carry exactly one number
-/// for the need to be a count.
+/// (digits, or a run of number words: "twenty five") for the need to be a
+/// count.
 const COUNT_SHARE: f64 = 2.0 / 3.0;
 /// The share of the weight the top term must hold for the need to be one
 /// wish (a flag); below it the fragments say too many things for a yes/no.

@@ -8,172 +8,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rust_stemmers::{Algorithm, Stemmer};
 
+use super::words::nameable;
 use crate::evolution::exemplar::Exemplar;
 use crate::evolution::hashing_embedder::{is_stopword, words};
 use crate::evolution::redact::Redaction;
 use crate::template::SchemaTemplate;
-
-/// Words that frame a request rather than say what it is about: negations,
-/// verbs of asking, giving, requiring, saying, seeing and thinking ("I
-/// think", "can I see"), politeness and hedges ("possible", "sure",
-/// "really"), and "another", a determiner NLTK's list lacks. Matched as
-/// written, each form listed ("got", "said": Snowball does not bring them
-/// back to "get", "say"; and matching by stem would also drop
-/// "preference" with "prefer"). They never name a key.
-const FRAME: [&str; 45] = [
-    "able",
-    "another",
-    "ask",
-    "asked",
-    "asking",
-    "asks",
-    "cant",
-    "didnt",
-    "doesnt",
-    "dont",
-    "give",
-    "given",
-    "gives",
-    "got",
-    "gotten",
-    "isnt",
-    "no",
-    "not",
-    "possible",
-    "prefer",
-    "preferably",
-    "really",
-    "request",
-    "requested",
-    "requesting",
-    "require",
-    "required",
-    "said",
-    "saw",
-    "say",
-    "saying",
-    "says",
-    "see",
-    "seeing",
-    "seen",
-    "sees",
-    "something",
-    "sure",
-    "t",
-    "think",
-    "thinking",
-    "thinks",
-    "thought",
-    "wasnt",
-    "wont",
-];
-
-/// Whether `form` (lowercase) is an English function word in NLTK's list
-/// (conjunctions, prepositions, pronouns, auxiliaries, negations: "but",
-/// "after", "not"), a broader list than the embedder's stopwords, which
-/// were chosen for matching rather than naming. Such a word never names a
-/// key nor fills a slot.
-pub(super) fn is_function_word(form: &str) -> bool {
-    !PARTICLES.contains(&form) && stop_words::get(stop_words::LANGUAGE::English).contains(&form)
-}
-
-/// Number words: read as (parts of) counts, and never a name (a value, not
-/// a need). "zero" is not one: "zero fees" asks for no fee, not a count.
-const NUMBER_WORDS: [(&str, i64); 31] = [
-    ("billion", 1000000000),
-    ("eight", 8),
-    ("eighteen", 18),
-    ("eighty", 80),
-    ("eleven", 11),
-    ("fifteen", 15),
-    ("fifty", 50),
-    ("five", 5),
-    ("forty", 40),
-    ("four", 4),
-    ("fourteen", 14),
-    ("hundred", 100),
-    ("million", 1000000),
-    ("nine", 9),
-    ("nineteen", 19),
-    ("ninety", 90),
-    ("one", 1),
-    ("seven", 7),
-    ("seventeen", 17),
-    ("seventy", 70),
-    ("six", 6),
-    ("sixteen", 16),
-    ("sixty", 60),
-    ("ten", 10),
-    ("thirteen", 13),
-    ("thirty", 30),
-    ("thousand", 1000),
-    ("three", 3),
-    ("twelve", 12),
-    ("twenty", 20),
-    ("two", 2),
-];
-
-/// The whole number a word stands for (digits or a number word).
-pub(super) fn number(word: &str) -> Option<i64> {
-    if word.chars().all(|c| c.is_ascii_digit()) {
-        return word.parse().ok();
-    }
-    NUMBER_WORDS
-        .binary_search_by(|(w, _)| w.cmp(&word))
-        .ok()
-        .and_then(|i| NUMBER_WORDS.get(i))
-        .map(|(_, n)| *n)
-}
-
-/// The one run of adjacent numbers in `words` ("25", "twenty five", "two
-/// hundred"): where it starts, where it ends (exclusive), and the whole
-/// number it reads as. `None` when `words` hold no number, two runs, or a
-/// value past `i64`.
-pub(super) fn number_run(words: &[String]) -> Option<(usize, usize, i64)> {
-    let mut run: Option<(usize, usize)> = None;
-    for (i, word) in words.iter().enumerate() {
-        if number(word).is_none() {
-            continue;
-        }
-        run = match run {
-            None => Some((i, i + 1)),
-            Some((start, end)) if end == i => Some((start, i + 1)),
-            Some(_) => return None,
-        };
-    }
-    let (start, end) = run?;
-    // "two hundred and five" is two runs; "twenty five", "3 thousand" one.
-    let (mut total, mut current) = (0i64, 0i64);
-    for word in words.get(start..end)? {
-        let n = number(word)?;
-        match word.as_str() {
-            "hundred" => current = current.max(1).checked_mul(n)?,
-            "thousand" | "million" | "billion" => {
-                total = total.checked_add(current.max(1).checked_mul(n)?)?;
-                current = 0;
-            }
-            _ => current = current.checked_add(n)?,
-        }
-    }
-    Some((start, end, total.checked_add(current)?))
-}
-
-/// Function words in NLTK's list that still say what is asked when they
-/// complete a verb: "lights off", "volume down" (and their opposites,
-/// though the embedder's stopwords already drop "on", "up" and "out").
-const PARTICLES: [&str; 5] = ["down", "off", "on", "out", "up"];
-
-/// Whether a word, as written, can name a key: not framing, not a
-/// function word, not a single Latin letter, not a number word ("two",
-/// "fifty": a value, never what a need is about). [`Word::nameable`] adds
-/// the stem's check ([`CLOSED_STEMS`]).
-pub(super) fn can_name(form: &str) -> bool {
-    let letter = form.len() == 1 && form.is_ascii();
-    !letter
-        && FRAME.binary_search(&form).is_err()
-        && !is_function_word(form)
-        && number(form).is_none()
-}
 
 /// How salient, against the first, the second word of a name must be to
 /// join it for its salience alone (a word many needs use, "card", joins
@@ -190,8 +29,7 @@ const MIN_NEEDS_TO_TELL: f64 = 4.0;
 pub(super) struct Word {
     pub stem: String,
     pub form: String,
-    /// Whether it may name a key or fill a slot: [`can_name`], and not an
-    /// inflection of a stopword or function word ("getting", "wants").
+    /// Whether it may name a key or fill a slot ([`nameable`]).
     pub nameable: bool,
 }
 
@@ -209,213 +47,6 @@ pub(super) struct Fragment {
     pub count: u64,
     pub clients: Vec<u64>,
 }
-
-/// The Snowball stems of the embedder's stopwords and NLTK's function words
-/// (the particles aside), sorted: a word with one of them is an inflection
-/// of a closed-class word ("getting", "wants", "needed", but also "likely",
-/// "owned", "helpful") and names nothing. A table, so no induction stems
-/// the lists again; `the_closed_stems_are_the_lists_stemmed` rebuilds it.
-const CLOSED_STEMS: [&str; 199] = [
-    "a",
-    "about",
-    "abov",
-    "after",
-    "again",
-    "against",
-    "ain",
-    "all",
-    "also",
-    "am",
-    "an",
-    "and",
-    "ani",
-    "anyth",
-    "are",
-    "aren",
-    "aren't",
-    "as",
-    "at",
-    "be",
-    "becaus",
-    "been",
-    "befor",
-    "below",
-    "between",
-    "both",
-    "but",
-    "by",
-    "can",
-    "could",
-    "couldn",
-    "couldn't",
-    "d",
-    "did",
-    "didn",
-    "didn't",
-    "do",
-    "doe",
-    "doesn",
-    "doesn't",
-    "don",
-    "don't",
-    "dure",
-    "each",
-    "few",
-    "for",
-    "from",
-    "further",
-    "get",
-    "go",
-    "had",
-    "hadn",
-    "hadn't",
-    "has",
-    "hasn",
-    "hasn't",
-    "have",
-    "haven",
-    "haven't",
-    "he",
-    "hello",
-    "help",
-    "her",
-    "here",
-    "herself",
-    "hey",
-    "hi",
-    "him",
-    "himself",
-    "his",
-    "how",
-    "i",
-    "if",
-    "im",
-    "in",
-    "into",
-    "is",
-    "isn",
-    "isn't",
-    "it",
-    "it's",
-    "itself",
-    "just",
-    "know",
-    "let",
-    "like",
-    "ll",
-    "m",
-    "ma",
-    "make",
-    "mani",
-    "may",
-    "me",
-    "might",
-    "mightn",
-    "mightn't",
-    "mine",
-    "more",
-    "most",
-    "much",
-    "must",
-    "mustn",
-    "mustn't",
-    "my",
-    "myself",
-    "need",
-    "needn",
-    "needn't",
-    "no",
-    "nor",
-    "not",
-    "now",
-    "o",
-    "of",
-    "ok",
-    "okay",
-    "onc",
-    "one",
-    "onli",
-    "or",
-    "other",
-    "our",
-    "ourselv",
-    "over",
-    "own",
-    "pleas",
-    "re",
-    "s",
-    "same",
-    "shan",
-    "shan't",
-    "she",
-    "she's",
-    "should",
-    "should've",
-    "shouldn",
-    "shouldn't",
-    "so",
-    "some",
-    "still",
-    "such",
-    "t",
-    "tell",
-    "than",
-    "thank",
-    "that",
-    "that'll",
-    "the",
-    "their",
-    "them",
-    "themselv",
-    "then",
-    "there",
-    "these",
-    "they",
-    "this",
-    "those",
-    "through",
-    "to",
-    "too",
-    "under",
-    "until",
-    "us",
-    "ve",
-    "veri",
-    "want",
-    "was",
-    "wasn",
-    "wasn't",
-    "way",
-    "we",
-    "were",
-    "weren",
-    "weren't",
-    "what",
-    "when",
-    "where",
-    "whi",
-    "which",
-    "while",
-    "who",
-    "whom",
-    "will",
-    "with",
-    "won",
-    "won't",
-    "would",
-    "wouldn",
-    "wouldn't",
-    "y",
-    "yet",
-    "you",
-    "you'd",
-    "you'll",
-    "you're",
-    "you've",
-    "your",
-    "yourself",
-    "yourselv",
-];
 
 /// Stems words (Snowball English for words in Latin letters; others as
 /// they are), remembering what it has stemmed.
@@ -452,8 +83,7 @@ impl Stems {
             .filter(|w| !is_stopword(w) && !w.chars().all(|c| c.is_ascii_digit()))
             .map(|form| {
                 let stem = self.stem(&form);
-                let nameable =
-                    can_name(&form) && CLOSED_STEMS.binary_search(&stem.as_str()).is_err();
+                let nameable = nameable(&form, &stem);
                 Word {
                     stem,
                     form,
@@ -738,13 +368,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn frame_words_are_sorted_for_binary_search() {
-        let mut sorted = FRAME;
-        sorted.sort_unstable();
-        assert_eq!(sorted, FRAME);
-    }
-
-    #[test]
     fn inflections_share_a_stem() {
         let mut stems = Stems::new();
         assert_eq!(stems.stem("bags"), stems.stem("bag"));
@@ -780,6 +403,7 @@ mod tests {
 
     #[test]
     fn the_closed_stems_are_the_lists_stemmed() {
+        use super::super::words::{CLOSED_STEMS, PARTICLES};
         let mut stems = Stems::new();
         let mut built: Vec<String> = crate::evolution::hashing_embedder::stopwords()
             .iter()
@@ -790,38 +414,5 @@ mod tests {
         built.sort();
         built.dedup();
         assert_eq!(built, CLOSED_STEMS);
-    }
-
-    #[test]
-    fn number_words_are_sorted_for_binary_search() {
-        let mut sorted = NUMBER_WORDS;
-        sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        assert_eq!(sorted, NUMBER_WORDS);
-        assert!(!can_name("fifty") && !can_name("hundred") && can_name("zero"));
-        let run = |text: &str| {
-            let words: Vec<String> = text.split(' ').map(str::to_owned).collect();
-            number_run(&words)
-        };
-        assert_eq!(run("twenty five extra bags"), Some((0, 2, 25)));
-        assert_eq!(run("i need 3 bags"), Some((2, 3, 3)));
-        assert_eq!(run("two hundred bags"), Some((0, 2, 200)));
-        assert_eq!(run("3 thousand two hundred"), Some((0, 4, 3200)));
-        assert_eq!(run("2 bags and 3 boxes"), None);
-        assert_eq!(run("no number"), None);
-        assert_eq!(run("9223372036854775807 thousand"), None);
-        assert_eq!(number("three"), Some(3));
-        assert_eq!(number("42"), Some(42));
-        assert_eq!(number("bags"), None);
-    }
-
-    #[test]
-    fn function_words_never_name_nor_fill_a_slot() {
-        for word in ["but", "after", "not", "because", "until", "t"] {
-            assert!(!can_name(word), "{word}");
-        }
-        assert!(is_function_word("but") && !is_function_word("seat"));
-        for word in ["seat", "window", "aisle", "transfer", "card", "off"] {
-            assert!(can_name(word), "{word}");
-        }
     }
 }
