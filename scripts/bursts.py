@@ -12,6 +12,7 @@ fragments come from.
 
     scripts/bursts.py generate --corpus banking77 --data DIR --seed 1 --out run/
     scripts/bursts.py score run/truth.json evolve-output.jsonl
+    scripts/bursts.py label-words --banking77 DIR --hwu64 DIR [--seeds 1-6] [--split ...]
     scripts/bursts.py run --banking77 DIR --hwu64 DIR [--model MODEL_DIR] [--seeds 1-5]
         [--split held-out|calibration] [--need-threshold X] [--need-contrast C] [--lending silence|book]
         [--llm-url URL [--llm-model NAME]]   # the LLM inducer (json-object format)
@@ -74,7 +75,7 @@ def generate(corpus, data, seed, out, split="held-out", needs=8, per_need=100, c
     rng = random.Random(seed)
     by_intent = split_texts(corpus, data, split)
     intents = sorted(by_intent)
-    chosen = rng.sample(intents, needs)
+    chosen = rng.sample(intents, needs)  # first draw: `label_words` repeats it
     others = [(t, i) for i in intents if i not in chosen for t in by_intent[i]]
     shared = [f"agent-{k:02d}" for k in range(3 * clients)]
     events = []
@@ -162,6 +163,7 @@ def score(truth, lines, texts=None):
             booleans += key_type == "boolean"
         else:
             noise.append(name)
+    used = labels_used(needs, intent_of)
     return {
         "needs": len(needs),
         "exactly_one_key": sum(1 for n in needs if credited[n] == 1),
@@ -171,7 +173,26 @@ def score(truth, lines, texts=None):
         "missed": [n for n in needs if credited[n] == 0],
         "named_after_the_need": sum(1 for n in needs if named[n] >= 1),
         "boolean_keys": booleans,
+        # Needs whose label the requests themselves use (`labels_used`), and
+        # of those, the ones with a key named after them.
+        "labels_used": len(used),
+        "named_where_label_used": sum(1 for n in used if named[n] >= 1),
     }
+
+
+LABEL_USED = 0.2
+
+
+def labels_used(needs, intent_of):
+    """The needs whose label (by `named_after`) shares a stem with a word of
+    at least `LABEL_USED` of the distinct texts sent for them: the needs a
+    namer drawing its words from the requests could name after their label."""
+    texts = defaultdict(list)
+    for text, intent in intent_of.items():
+        texts[intent].append(text)
+    return [n for n in needs if texts[n] and sum(
+        any(named_after(w, n) for w in re.split(r"[^a-z0-9]+", t.lower()) if w) for t in texts[n]
+    ) >= LABEL_USED * len(texts[n])]
 
 
 def named_after(key_name, intent):
@@ -187,6 +208,23 @@ def named_after(key_name, intent):
             if a == b or (short >= 5 and a[:5] == b[:5]) or (short == 4 and a[:4] == b[:4]):
                 return True
     return False
+
+
+def label_words(corpus, data, split, seeds_, shares=(0.05, 0.1, 0.2, 0.3)):
+    """What bounds "named after the need" for a namer that draws its words
+    from the requests: of the streams' needs, how many have a label a word
+    of which (by `named_after`) is in at least each share of the intent's
+    utterances. A label no request uses ("general_praise" for "good job,
+    thanks") cannot be matched by such a namer, however good."""
+    by_intent = split_texts(corpus, data, split)
+    share = {}
+    for intent, texts in by_intent.items():
+        hits = sum(any(named_after(w, intent) for w in re.split(r"[^a-z0-9]+", t.lower()) if w) for t in texts)
+        share[intent] = hits / len(texts)
+    chosen = [i for seed in seeds_ for i in random.Random(seed).sample(sorted(by_intent), 8)]  # as `generate`
+    return {"corpus": corpus, "split": split, "needs": len(chosen),
+            "label_word_in_at_least": {f"{p:.0%}": sum(share[i] >= p for i in chosen) for p in shares},
+            "rarely_used_labels": sorted(i for i in set(chosen) if share[i] < 0.2)}
 
 
 def evolve(sdsi, run_dir, model, need_threshold=None, need_contrast=None, llm=None, lending=None):
@@ -226,6 +264,11 @@ def main():
     s = sub.add_parser("score")
     s.add_argument("truth")
     s.add_argument("output", help="what `sdsi evolve` printed")
+    b = sub.add_parser("label-words", help="how many needs' labels the requests themselves use")
+    b.add_argument("--banking77")
+    b.add_argument("--hwu64")
+    b.add_argument("--seeds", default="1-6")
+    b.add_argument("--split", choices=["held-out", "calibration"], default="held-out")
     r = sub.add_parser("run")
     r.add_argument("--banking77")
     r.add_argument("--hwu64")
@@ -241,6 +284,10 @@ def main():
     args = parser.parse_args()
     if args.command == "generate":
         generate(args.corpus, args.data, args.seed, args.out, args.split)
+    elif args.command == "label-words":
+        for corpus, data in (("banking77", args.banking77), ("hwu64", args.hwu64)):
+            if data:
+                print(json.dumps(label_words(corpus, data, args.split, seeds(args.seeds))))
     elif args.command == "score":
         texts = line_texts(os.path.join(os.path.dirname(args.truth), "events.jsonl"))
         result = score(json.load(open(args.truth)), open(args.output), texts)

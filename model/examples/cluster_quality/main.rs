@@ -16,15 +16,17 @@
 //! ```text
 //! cargo run --release -p sdsi-model --example cluster_quality -- \
 //!     --banking77 DIR --hwu64 DIR [--model MODEL_DIR] [--only NAME] \
-//!     [--calibrate] [--orders N] [--seed S]
+//!     [--calibrate] [--orders N] [--seed S] [--dump-vectors DIR]
 //! ```
 //!
 //! `--calibrate` prints the sweeps on the calibration split; without it,
 //! the held-out tables and the sensitivity to each threshold (±0.05, ±0.1).
 //! `--only` keeps the embedders whose name contains NAME (`default`,
-//! `model`).
+//! `model`). `--dump-vectors DIR` writes each split's vectors instead
+//! (`dump.rs`).
 
 mod corpus;
+mod dump;
 mod methods;
 mod metrics;
 
@@ -37,7 +39,7 @@ use sdsi::evolution::{Embedder, HashingEmbedder, PoolConfig, redact, sanitize_fr
 use sdsi_model::SentenceModel;
 
 const USAGE: &str = "usage: cluster_quality --banking77 DIR --hwu64 DIR [--model MODEL_DIR] \
-     [--only NAME] [--calibrate] [--orders N] [--seed S]";
+     [--only NAME] [--calibrate] [--orders N] [--seed S] [--dump-vectors DIR]";
 
 struct Args {
     corpora: Vec<Corpus>,
@@ -46,6 +48,7 @@ struct Args {
     seed: u64,
     model: Option<PathBuf>,
     only: Option<String>,
+    dump: Option<PathBuf>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -56,6 +59,7 @@ fn parse_args() -> Result<Args, String> {
         seed: 77,
         model: None,
         only: None,
+        dump: None,
     };
     let mut argv = std::env::args().skip(1);
     while let Some(arg) = argv.next() {
@@ -66,6 +70,7 @@ fn parse_args() -> Result<Args, String> {
             "--model" => args.model = Some(value()?.into()),
             "--only" => args.only = Some(value()?),
             "--calibrate" => args.calibrate = true,
+            "--dump-vectors" => args.dump = Some(value()?.into()),
             "--orders" => {
                 args.orders = value()?.parse::<usize>().map_err(|e| e.to_string())?.max(1)
             }
@@ -405,7 +410,9 @@ fn measure(args: &Args) -> Result<(), String> {
 
 fn main() -> ExitCode {
     let result = parse_args().and_then(|args| {
-        if args.calibrate {
+        if let Some(dir) = &args.dump {
+            dump::dump(&args, dir)
+        } else if args.calibrate {
             calibrate(&args)
         } else {
             measure(&args)
