@@ -37,6 +37,51 @@ const NUMBER_WORDS: [(&str, i64); 31] = [
     ("two", 2),
 ];
 
+/// Words after which a lone "one" is a pronoun, not a count: "any one",
+/// "this one", "which one", "the other one". Sorted.
+const DETERMINERS: [&str; 16] = [
+    "another",
+    "any",
+    "each",
+    "either",
+    "every",
+    "neither",
+    "no",
+    "other",
+    "some",
+    "that",
+    "the",
+    "this",
+    "what",
+    "whatever",
+    "which",
+    "whichever",
+];
+
+/// Whether `words[i]` is a number here: a number word or digits, except a
+/// lone "one" used as a pronoun (after a determiner, or before "of": "any
+/// one will do", "one of them"), which counts nothing.
+fn number_at(words: &[String], i: usize) -> bool {
+    let Some(word) = words.get(i) else {
+        return false;
+    };
+    if number(word).is_none() {
+        return false;
+    }
+    if word != "one" {
+        return true;
+    }
+    let before = i.checked_sub(1).and_then(|j| words.get(j));
+    let after = words.get(i.saturating_add(1));
+    let beside_a_number = [before, after]
+        .into_iter()
+        .flatten()
+        .any(|w| number(w).is_some());
+    let pronoun = before.is_some_and(|w| DETERMINERS.binary_search(&w.as_str()).is_ok())
+        || after.is_some_and(|w| w == "of");
+    beside_a_number || !pronoun
+}
+
 /// The whole number a word stands for (digits or a number word).
 pub(super) fn number(word: &str) -> Option<i64> {
     if word.chars().all(|c| c.is_ascii_digit()) {
@@ -52,11 +97,11 @@ pub(super) fn number(word: &str) -> Option<i64> {
 /// The one run of adjacent numbers in `words` ("25", "twenty five", "two
 /// hundred"): where it starts, where it ends (exclusive), and the whole
 /// number it reads as. `None` when `words` hold no number, two runs, or a
-/// value past `i64`.
+/// value past `i64`. A pronoun "one" is no number ([`number_at`]).
 pub(super) fn number_run(words: &[String]) -> Option<(usize, usize, i64)> {
     let mut run: Option<(usize, usize)> = None;
-    for (i, word) in words.iter().enumerate() {
-        if number(word).is_none() {
+    for i in 0..words.len() {
+        if !number_at(words, i) {
             continue;
         }
         run = match run {
@@ -105,5 +150,24 @@ mod tests {
         assert_eq!(number("three"), Some(3));
         assert_eq!(number("42"), Some(42));
         assert_eq!(number("bags"), None);
+    }
+
+    #[test]
+    fn a_pronoun_one_counts_nothing() {
+        let run = |text: &str| {
+            let words: Vec<String> = text.split(' ').map(str::to_owned).collect();
+            number_run(&words)
+        };
+        let mut sorted = DETERMINERS;
+        sorted.sort_unstable();
+        assert_eq!(sorted, DETERMINERS);
+        assert_eq!(run("any one will do"), None);
+        assert_eq!(run("i want this one"), None);
+        assert_eq!(run("one of them is broken"), None);
+        assert_eq!(run("which one has the 2 bags"), Some((4, 5, 2)));
+        assert_eq!(run("one extra bag"), Some((0, 1, 1)));
+        assert_eq!(run("just one bag please"), Some((1, 2, 1)));
+        assert_eq!(run("the twenty one bags"), Some((1, 3, 21)));
+        assert_eq!(run("one"), Some((0, 1, 1)));
     }
 }
