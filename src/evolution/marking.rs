@@ -54,8 +54,9 @@ impl Pool {
     }
 
     /// Charges the needs that lent to need `id`, now proposed with their
-    /// help: every need that may lend and lies within the claim threshold,
-    /// whether the region took it or not, so the pieces of one need do not
+    /// help: every need that may lend and lies within the claim threshold
+    /// (from the pool's centre under [`super::Lending::Silence`]), whether
+    /// the region took it or not, so the pieces of one need do not
     /// open a second proposal together on the same requests. Under
     /// [`super::Lending::Book`] each of their clusters books the heat it
     /// held unlent at the opening (`opened`, seconds; or at its latest
@@ -68,9 +69,23 @@ impl Pool {
         };
         let claim = self.claim_threshold();
         let half_life = self.config.half_life_secs;
+        // A silenced need lends no more, ever, so the claim must take only
+        // pieces of the proposed need: linked from the pool's centre, as
+        // the need level links, a need sharing only the domain's common
+        // words ("my card") is spared. A booked need keeps what it gains
+        // later, so there the wider plain claim costs little and catches
+        // more pieces that would propose the need twice.
+        let centred = self.config.lending == Lending::Silence;
+        let centred_claim = self.background.centre.threshold(claim);
         let claimed: Vec<usize> = self
             .lenders(need)
-            .filter(|&l| self.needs.link(need, l) >= claim)
+            .filter(|&l| {
+                if centred {
+                    self.needs_link(need, l) >= centred_claim
+                } else {
+                    self.needs.link(need, l) >= claim
+                }
+            })
             .collect();
         let Some(opened) = opened.filter(|_| self.config.lending == Lending::Book) else {
             for lender in claimed {

@@ -21,6 +21,8 @@ mod common;
 
 #[cfg(feature = "a2a")]
 mod a2a;
+#[cfg(feature = "evolution")]
+mod claim;
 mod compat;
 mod compiled;
 mod conformance;

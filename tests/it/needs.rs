@@ -2,7 +2,7 @@
 //! dual gate on needs (with the support of neighbouring needs), tested with
 //! hand-made vectors whose similarities are known.
 
-use crate::common::MORNING as T0;
+use crate::common::{MORNING as T0, weighted};
 use sdsi::evolution::{
     Evolution, EvolutionConfig, EvolutionEngine, EvolutionEvent, Ingested, Lending, Pool,
     PoolConfig, PoolError, RuleInducer,
@@ -735,15 +735,6 @@ fn the_need_threshold_adapts_to_the_domain() {
     assert!((a.need_threshold() - 1.2 * bg_a).abs() < 1e-6);
     assert!(bg_b.abs() < 0.01, "{bg_b}");
     assert!((b.need_threshold() - sdsi::evolution::NEED_FLOOR_RATIO * 0.9).abs() < 1e-6);
-}
-
-/// A unit vector with squared weights `parts` on the given axes (dimension 24).
-fn weighted(parts: &[(usize, f32)]) -> Vec<f32> {
-    let mut v = vec![0.0f32; 24];
-    for &(axis, w) in parts {
-        v[axis] = w.sqrt();
-    }
-    v
 }
 
 /// Two wordings of one need that share a distinctive word, and six needs

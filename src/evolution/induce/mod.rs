@@ -613,6 +613,24 @@ mod tests {
     }
 
     #[test]
+    fn a_side_word_s_alternatives_are_no_slot() {
+        // "white wine" / "rice wine" fill a slot, but wine is not what
+        // these requests are about: recipes are.
+        let key = one(&[
+            "a recipe for carrot soup",
+            "recipe for pasta please",
+            "a recipe with white wine",
+            "a recipe with rice wine",
+            "a beef stew recipe",
+            "how do i cook a risotto",
+            "a quick recipe for dinner",
+            "any recipe for chicken",
+        ]);
+        assert!(!key.key_name.as_str().contains("wine"), "{key:?}");
+        assert_eq!(key.key_type, KeyType::Boolean, "{key:?}");
+    }
+
+    #[test]
     fn counts_are_integers_named_with_their_unit() {
         let key = one(&[
             "2 extra bags",
@@ -641,6 +659,18 @@ mod tests {
         assert_eq!(key.key_name.as_str(), "extra_bags");
         let d = &key.semantic_description;
         assert!(d.contains("\"twenty extra bags\" → 20"), "{d}");
+    }
+
+    #[test]
+    fn a_pronoun_one_is_no_count() {
+        // "Whichever you like": no number of anything is asked for.
+        let key = one(&[
+            "any one is fine",
+            "choose any one for me",
+            "this one or that one, i do not mind",
+            "any one will do",
+        ]);
+        assert_ne!(key.key_type, KeyType::Integer, "{key:?}");
     }
 
     #[test]

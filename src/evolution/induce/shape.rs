@@ -72,9 +72,13 @@ pub(super) fn shape(
     if let Some(count) = count(fragments, ranked, shared, total) {
         return count;
     }
+    // A slot's head is what the need is about, so, like a wish's word, it
+    // is in half of the requests: "white wine" / "rice wine" in a few
+    // requests of a recipe need is a side topic, not the need's slot.
     if let Some(slot) = ranked
         .iter()
         .take(3)
+        .filter(|head| head.frequency as f64 >= WISH_SHARE * total)
         .find_map(|head| slot(fragments, head, min_clients))
     {
         return slot;

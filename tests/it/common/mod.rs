@@ -117,6 +117,17 @@ pub fn expected<'a>(case: &'a Value, member: &str) -> Vec<(&'a str, String)> {
 /// Compiles only if `T` may be sent to and shared between threads.
 pub fn assert_send_sync<T: Send + Sync>() {}
 
+/// A unit vector in 24 dimensions with squared weights `parts` on the given
+/// axes: two such vectors have cosine `Σ √(wᵢ wⱼ)` over shared axes.
+#[cfg(feature = "evolution")]
+pub fn weighted(parts: &[(usize, f32)]) -> Vec<f32> {
+    let mut v = vec![0.0f32; 24];
+    for &(axis, w) in parts {
+        v[axis] = w.sqrt();
+    }
+    v
+}
+
 // ---------------------------------------------------------------------------
 // Patches, stores and messages of the flight example
 // ---------------------------------------------------------------------------
