@@ -224,7 +224,7 @@ def label_words(corpus, data, split, seeds_, shares=(0.05, 0.1, 0.2, 0.3)):
     chosen = [i for seed in seeds_ for i in random.Random(seed).sample(sorted(by_intent), 8)]  # as `generate`
     return {"corpus": corpus, "split": split, "needs": len(chosen),
             "label_word_in_at_least": {f"{p:.0%}": sum(share[i] >= p for i in chosen) for p in shares},
-            "rarely_used_labels": sorted(i for i in set(chosen) if share[i] < 0.2)}
+            "rarely_used_labels": sorted(i for i in set(chosen) if share[i] < LABEL_USED)}
 
 
 def evolve(sdsi, run_dir, model, need_threshold=None, need_contrast=None, llm=None, lending=None):

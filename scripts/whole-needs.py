@@ -45,13 +45,18 @@ def vectors(directory, corpus, split, embedder):
     stem = os.path.join(directory, f"{NAME[corpus]}-{tag}")
     rows = np.fromfile(f"{stem}-{embedder}.f32", dtype="<f4").reshape(-1, DIMENSION[embedder])
     texts = [line.rstrip("\n").split("\t", 1)[1] for line in open(f"{stem}.tsv", encoding="utf-8")]
+    if len(rows) != len(texts):
+        sys.exit(f"{stem}: {len(rows)} vectors for {len(texts)} texts (wrong --embedder, or a stale dump?)")
     return {" ".join(t.split()): rows[i].astype(np.float64) for i, t in enumerate(texts)}
 
 
 def whole_needs(stream, truth, vector_of, dimension):
     """Needs kept whole and apart, per (centred, distance)."""
     texts = [e["message"]["payload"]["other"] for e in stream]
-    V = np.array([vector_of.get(" ".join(t.split()), np.zeros(dimension)) for t in texts])
+    missing = [t for t in texts if " ".join(t.split()) not in vector_of]
+    if missing:
+        sys.exit(f"{len(missing)} texts of the stream are not in the dump, e.g. {missing[0]!r}")
+    V = np.array([vector_of[" ".join(t.split())] for t in texts])
     intent = [None if e["client"].startswith("one-off") else truth["intent_of"].get(bursts.normal(t))
               for t, e in zip(texts, stream)]
     embedded = np.linalg.norm(V, axis=1) > 0

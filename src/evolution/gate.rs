@@ -15,7 +15,8 @@
 //! way, every need that could lend and lies within
 //! [`super::PoolConfig::claim_threshold`] of it is charged, whether the
 //! region took it or not, as [`super::PoolConfig::lending`] says: silenced
-//! (it lends no more and is never supported again), or its clusters' heat
+//! (it lends no more and is never supported again; the claim then measured
+//! from the pool's centre, so only the proposed need's pieces are), or its clusters' heat
 //! then booked as lent (a decaying sum beside each one's heat, which never
 //! supports another proposal, though what the need gains later may). Any
 //! need still triggers on its own heat alone. So the pieces of one need do

@@ -69,18 +69,25 @@ impl Pool {
         };
         let claim = self.claim_threshold();
         let half_life = self.config.half_life_secs;
+        let silences = self.config.lending != Lending::Book || opened.is_none();
         // A silenced need lends no more, ever, so the claim must take only
         // pieces of the proposed need: linked from the pool's centre, as
         // the need level links, a need sharing only the domain's common
-        // words ("my card") is spared. A booked need keeps what it gains
-        // later, so there the wider plain claim costs little and catches
-        // more pieces that would propose the need twice.
-        let centred = self.config.lending == Lending::Silence;
-        let centred_claim = self.background.centre.threshold(claim);
+        // words ("my card") is spared, and one no more alike than the
+        // domain's requests are (a centred link of 0 or less) never counts.
+        // A booked need keeps what it gains later, so there the claim stays
+        // on the plain scale, which measured better for booking
+        // (docs/evolution.md, "The centred need linkage").
+        // (Carried to the centred scale, a threshold only falls; off, the
+        // centre gives the plain one back, unclamped.)
+        let centred_claim = match self.background.centre.threshold(claim) {
+            carried if carried < claim => carried.max(0.0),
+            plain => plain,
+        };
         let claimed: Vec<usize> = self
             .lenders(need)
             .filter(|&l| {
-                if centred {
+                if silences {
                     self.needs_link(need, l) >= centred_claim
                 } else {
                     self.needs.link(need, l) >= claim

@@ -58,7 +58,11 @@ pub struct PoolConfig {
     pub support_threshold: f32,
     /// Mean similarity at or above which a need that lent its heat to a
     /// proposed neighbour counts as part of it, as [`PoolConfig::lending`]
-    /// says. Default [`CLAIM_RATIO`] × `need_threshold`.
+    /// says. Default [`CLAIM_RATIO`] × `need_threshold`. Under
+    /// [`Lending::Silence`], once the pool's centre is measured, it is
+    /// carried to the centred scale (as the need threshold is, never below
+    /// 0) and compared with the centred link, so a need sharing only the
+    /// domain's common words is not silenced.
     #[serde(default = "unset")]
     pub claim_threshold: f32,
     /// What becomes of the heat a need lent once the neighbour it helped
@@ -109,7 +113,8 @@ pub struct PoolConfig {
 
 /// What becomes of the heat a need lent to a neighbour whose key was then
 /// proposed with its help ([`PoolConfig::lending`]). Either way the needs
-/// within the claim threshold of the proposed one do not lend the heat
+/// within the claim threshold of the proposed one (from the pool's centre
+/// when silenced: [`PoolConfig::claim_threshold`]) do not lend the heat
 /// they held then to another proposal, and every need still triggers on
 /// its own heat alone; the two differ on a need that lent while small and
 /// grows later. Which suits an embedder was chosen on the calibration

@@ -45,9 +45,12 @@ fn send(pool: &mut Pool, v: &[f32], n: usize, who: &str, start: OffsetDateTime) 
 /// requests (each leaning on it a little) set the background and the
 /// centre. Today A (axis 1) opens with the support of B, a second wording
 /// of it; X, which leans on the domain word as much as A does but shares
-/// nothing else with it, held 2 requests then. On the plain scale X is
-/// within A's claim and would be silenced with B; from the centre it is
-/// not, so when X grows, its own second wording Y opens it.
+/// nothing else with it, held 2 requests then, and so did P, a third
+/// wording of A linked to it by what sets A apart. On the plain scale X is
+/// within A's claim and would be silenced; from the centre it is not, so
+/// when X grows, its own second wording Y opens it. P is a piece of A and
+/// is silenced: when it grows, its first need (where its own second wording
+/// Q's requests went) lends no more.
 #[test]
 fn a_need_sharing_only_the_domain_word_is_not_charged() {
     let mut pool = Pool::new(config()).unwrap();
@@ -67,15 +70,28 @@ fn a_need_sharing_only_the_domain_word_is_not_charged() {
     let x = weighted(&[(0, 0.45), (5, 0.55)]);
     let y = weighted(&[(0, 0.45), (5, 0.15), (6, 0.4)]);
 
+    // P: a third wording of A's need, linked to it by what sets it apart,
+    // yet far enough to stay a need of its own; Q, P's own second wording.
+    let p = weighted(&[(0, 0.45), (1, 0.1), (3, 0.45)]);
+    let q = weighted(&[(0, 0.45), (1, 0.05), (3, 0.1), (4, 0.4)]);
+
     let x_early = send(&mut pool, &x, 2, "x", T0);
+    let p_early = send(&mut pool, &p, 2, "p", T0 + Duration::minutes(3));
     send(&mut pool, &b, 4, "b", T0 + Duration::minutes(5));
     let opened = send(&mut pool, &a, 6, "a", T0 + Duration::minutes(10));
     assert!(opened.triggered && opened.supported, "{opened:?}");
     assert_ne!(opened.need, x_early.need, "X is a need of its own");
+    assert_ne!(opened.need, p_early.need, "P is a need of its own");
     assert!(pool.mark_proposed(opened.need, "a_key"));
 
-    send(&mut pool, &y, 5, "y", T0 + Duration::minutes(20));
-    let grown = send(&mut pool, &x, 5, "x", T0 + Duration::minutes(30));
+    send(&mut pool, &q, 5, "q", T0 + Duration::minutes(15));
+    let p_grown = send(&mut pool, &p, 5, "p", T0 + Duration::minutes(25));
+    assert!(
+        !p_grown.triggered,
+        "P's first need, a piece of A, was silenced: Q's heat lends no more: {p_grown:?}"
+    );
+    send(&mut pool, &y, 5, "y", T0 + Duration::minutes(35));
+    let grown = send(&mut pool, &x, 5, "x", T0 + Duration::minutes(45));
     assert_ne!(grown.need, opened.need);
     assert!(
         grown.triggered && grown.supported,
