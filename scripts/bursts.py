@@ -183,6 +183,11 @@ def score(truth, lines, texts=None):
 LABEL_USED = 0.2
 
 
+def uses_label(text, intent):
+    """Whether a request holds a word that shares a stem with the intent's label."""
+    return any(named_after(w, intent) for w in re.split(r"[^a-z0-9]+", text.lower()) if w)
+
+
 def labels_used(needs, intent_of):
     """The needs whose label (by `named_after`) shares a stem with a word of
     at least `LABEL_USED` of the distinct texts sent for them: the needs a
@@ -190,9 +195,8 @@ def labels_used(needs, intent_of):
     texts = defaultdict(list)
     for text, intent in intent_of.items():
         texts[intent].append(text)
-    return [n for n in needs if texts[n] and sum(
-        any(named_after(w, n) for w in re.split(r"[^a-z0-9]+", t.lower()) if w) for t in texts[n]
-    ) >= LABEL_USED * len(texts[n])]
+    return [n for n in needs
+            if texts[n] and sum(uses_label(t, n) for t in texts[n]) >= LABEL_USED * len(texts[n])]
 
 
 def named_after(key_name, intent):
@@ -219,7 +223,7 @@ def label_words(corpus, data, split, seeds_, shares=(0.05, 0.1, 0.2, 0.3)):
     by_intent = split_texts(corpus, data, split)
     share = {}
     for intent, texts in by_intent.items():
-        hits = sum(any(named_after(w, intent) for w in re.split(r"[^a-z0-9]+", t.lower()) if w) for t in texts)
+        hits = sum(uses_label(t, intent) for t in texts)
         share[intent] = hits / len(texts)
     chosen = [i for seed in seeds_ for i in random.Random(seed).sample(sorted(by_intent), 8)]  # as `generate`
     return {"corpus": corpus, "split": split, "needs": len(chosen),
