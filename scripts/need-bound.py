@@ -36,17 +36,10 @@ import numpy as np
 from scipy.cluster.hierarchy import fcluster, linkage
 from sklearn.metrics import adjusted_rand_score
 
-DIMENSION = {"hash": 1024, "model": 384}
+sys.path.insert(0, os.path.dirname(__file__))
+import vector_dump  # noqa: E402
+
 OFFSETS = (-0.1, -0.05, 0.0, 0.05, 0.1)
-
-
-def load(directory, stem, embedder):
-    rows = [line.rstrip("\n").split("\t", 1) for line in open(os.path.join(directory, f"{stem}.tsv"), encoding="utf-8")]
-    vectors = np.fromfile(os.path.join(directory, f"{stem}-{embedder}.f32"), dtype="<f4")
-    vectors = vectors.reshape(-1, DIMENSION[embedder]).astype(np.float64)
-    if len(vectors) != len(rows):
-        sys.exit(f"{stem}: {len(vectors)} vectors for {len(rows)} texts (a stale dump?)")
-    return np.array([int(label) for label, _ in rows]), [text for _, text in rows], vectors
 
 
 def cluster(sdsi, model, texts, threshold=None):
@@ -128,7 +121,7 @@ def main():
             stem = f"{corpus}-{tag}"
             if not os.path.exists(os.path.join(args.vectors, f"{stem}-{embedder}.f32")):
                 continue
-            labels, texts, vectors = load(args.vectors, stem, embedder)
+            labels, texts, vectors = vector_dump.read(args.vectors, stem, embedder)
             kept = np.flatnonzero(np.linalg.norm(vectors, axis=1) > 0)  # what the pool embeds at all
             rng = random.Random(args.seed)
             rows = []
@@ -153,14 +146,13 @@ def main():
                     cut = texts_grouped(V, m, thresholds)
                     offline_texts = [adjusted_rand_score(truth, cut[th]) for th in thresholds]
                 rows.append((adjusted_rand_score(truth, needs), adjusted_rand_score(truth, fine), float(t), over_fine))
-            mean = lambda xs: float(np.mean(xs))  # noqa: E731
             print(json.dumps({
                 "corpus": corpus, "split": split, "embedder": embedder, "orders": args.orders,
-                "pool_needs_ari": round(mean([r[0] for r in rows]), 3),
-                "pool_fine_ari": round(mean([r[1] for r in rows]), 3),
-                "centred_threshold": round(mean([r[2] for r in rows]), 3),
+                "pool_needs_ari": round(float(np.mean([r[0] for r in rows])), 3),
+                "pool_fine_ari": round(float(np.mean([r[1] for r in rows])), 3),
+                "centred_threshold": round(float(np.mean([r[2] for r in rows])), 3),
                 "offsets": list(OFFSETS),
-                "regroup_fine_ari": [round(mean([r[3][k] for r in rows]), 3) for k in range(len(OFFSETS))],
+                "regroup_fine_ari": [round(float(np.mean([r[3][k] for r in rows])), 3) for k in range(len(OFFSETS))],
                 "offline_texts_ari": [round(x, 3) for x in offline_texts],
             }), flush=True)
 

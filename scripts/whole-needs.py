@@ -34,20 +34,17 @@ from sklearn.cluster import AgglomerativeClustering
 
 sys.path.insert(0, os.path.dirname(__file__))
 import bursts  # noqa: E402
+import vector_dump  # noqa: E402
+from vector_dump import DIMENSION  # noqa: E402
 
-DIMENSION = {"hash": 1024, "model": 384}
 NAME = {"banking77": "Banking77", "hwu64": "HWU64"}
 WHOLE = 80
 
 
 def vectors(directory, corpus, split, embedder):
     tag = "held" if split == "held-out" else "cal"
-    stem = os.path.join(directory, f"{NAME[corpus]}-{tag}")
-    rows = np.fromfile(f"{stem}-{embedder}.f32", dtype="<f4").reshape(-1, DIMENSION[embedder])
-    texts = [line.rstrip("\n").split("\t", 1)[1] for line in open(f"{stem}.tsv", encoding="utf-8")]
-    if len(rows) != len(texts):
-        sys.exit(f"{stem}: {len(rows)} vectors for {len(texts)} texts (wrong --embedder, or a stale dump?)")
-    return {" ".join(t.split()): rows[i].astype(np.float64) for i, t in enumerate(texts)}
+    _, texts, rows = vector_dump.read(directory, f"{NAME[corpus]}-{tag}", embedder)
+    return {" ".join(t.split()): rows[i] for i, t in enumerate(texts)}
 
 
 def whole_needs(stream, truth, vector_of, dimension):
