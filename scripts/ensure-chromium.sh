@@ -7,6 +7,12 @@
 #   SDSI_CHROMIUM="$(scripts/ensure-chromium.sh)"
 set -euo pipefail
 
+# One install at a time (scripts/test.sh starts one in the background).
+cache="${SDSI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sdsi}"
+mkdir -p "$cache"
+exec 9>"$cache/ensure-chromium.lock"
+flock 9
+
 if ! command -v chromium >/dev/null 2>&1; then
     echo "ensure-chromium: installing Debian's chromium package" >&2
     if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi

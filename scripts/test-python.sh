@@ -3,16 +3,18 @@
 # maturin, builds the wheel from that sdist's contents (so a file the sdist
 # forgot fails here), installs the wheel into a fresh virtual environment
 # and imports it, then installs it into the test environment (outside git:
-# target/python-venv, or $SDSI_PYTHON_VENV) and runs the pytest suite,
+# python-venv in cargo's target directory, or $SDSI_PYTHON_VENV) and runs
+# the pytest suite,
 # mypy's stubtest among it. Needs Rust, Python >= 3.10 and pip; everything
 # else comes from PyPI. Called by scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv="${SDSI_PYTHON_VENV:-target/python-venv}"
+target="${CARGO_TARGET_DIR:-target}"
+venv="${SDSI_PYTHON_VENV:-$target/python-venv}"
 python="${PYTHON:-python3}"
 # Where the sdist is unpacked and built: a fixed place, so cargo builds
 # only what changed since the last run.
-build="${SDSI_PYTHON_BUILD:-target/python-build}"
+build="${SDSI_PYTHON_BUILD:-$target/python-build}"
 if [ ! -x "$venv/bin/python" ]; then
     # Debian's python3 ships venv without ensurepip: its python3-venv
     # package adds it (as with-postgres.sh installs PostgreSQL).
@@ -64,7 +66,13 @@ with tarfile.open(sdist) as tar:
 PY
 # The wheel, built from the sdist's contents by pip with maturin as the
 # PEP 517 backend (fetched from PyPI into pip's isolated build environment).
-"$venv/bin/python" -m pip wheel --quiet --no-deps --wheel-dir "$build/dist" "$build/src"
+# The tests' wheel is built in cargo's dev profile (SDSI_PYTHON_PROFILE):
+# the suite checks answers, not speed, and a release build of the crate
+# takes minutes; `pip install ./python` and python/bench build release.
+# maturin comes from the test environment, not fetched into an isolated one.
+PATH="$(cd "$venv/bin" && pwd):$PATH" MATURIN_PEP517_ARGS="--profile ${SDSI_PYTHON_PROFILE:-dev}" \
+    "$venv/bin/python" -m pip wheel \
+    --quiet --no-deps --no-build-isolation --wheel-dir "$build/dist" "$build/src"
 wheel="$(ls "$build"/dist/sdsi-*-cp310-abi3-*.whl)"
 
 # A fresh environment with nothing else in it imports the package.
