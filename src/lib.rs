@@ -117,8 +117,10 @@
 //! | `src/evolution/induce/words.rs` | Which words may name a key or fill a slot: not framing, not a function word or an inflection of one, not a … | — |
 //! | `src/evolution/inducer.rs` | The model that turns a mature need into a candidate key (`IntentInducer`). | `IntentInducer` |
 //! | `src/evolution/ingest.rs` | Taking in one fragment (`Pool::ingest`): the scan for the nearest cluster, joining it or founding one … | `Ingested`, `Pool::ingest` |
-//! | `src/evolution/injection.rs` | Recognising text written to steer a model rather than describe a need (prompt injection), in any width, … | — |
-//! | `src/evolution/intake.rs` | Feeding one message to the engine: `EvolutionEngine::observe` records the lifecycle's metrics and observes … | — |
+//! | `src/evolution/intake/injection.rs` | Recognising text written to steer a model rather than describe a need (prompt injection), in any width, … | — |
+//! | `src/evolution/intake/mod.rs` | The first stage of the loop: a client's `other` text made fit to keep. | — |
+//! | `src/evolution/intake/redact.rs` | Redaction of personal data and secrets in `other` fragments (§7), before anything is embedded, clustered, … | `Redaction`, `Redacted`, `redact`, `Redaction::{placeholder, sensitivity, ALL, strip, embedded, found_in}` |
+//! | `src/evolution/intake/sanitize.rs` | Cleaning `other` fragments before they enter the pool (§7): `other` is free text from a client's LLM and … | `MAX_FRAGMENT_CHARS`, `Sanitized`, `sanitize_fragment` |
 //! | `src/evolution/limits.rs` | The pool's settings as a cluster reads them (`ClusterLimits`): a plain copy of the numbers, so a cluster … | — |
 //! | `src/evolution/linkage.rs` | How a pool scores a fragment against a cluster, and two clusters against each other. | `Linkage` |
 //! | `src/evolution/marking.rs` | What the pipeline tells a pool about a need whose gate opened: put off after a failure (with a backoff), … | `Pool::{defer, mark_proposed, reopen}` |
@@ -127,6 +129,7 @@
 //! | `src/evolution/need_view.rs` | A read-only view of one need: what an inducer, an event or a report reads, summed over the need's clusters. | `NeedView`, `NeedView::{id, clusters, vectors, occurrences, heat, recent_clients, recent_requests, clients, exemplars, min_quote_clients, quotable, pool, centroid, retry_at, proposed}`, `Pool::{need, needs, need_count}` |
 //! | `src/evolution/needs.rs` | The need level of the pool: fine clusters grouped into needs. | — |
 //! | `src/evolution/observation.rs` | What one received message gives the evolution loop, taken apart from the engine that folds it in: replicas … | `Observation`, `ObservedFragment`, `Evolution::{observation, fold}` |
+//! | `src/evolution/observe.rs` | Feeding one message to the engine: `EvolutionEngine::observe` records the lifecycle's metrics and observes … | — |
 //! | `src/evolution/pipeline.rs` | The default evolution engine (`Evolution`): `other` fragments → pool → trigger → inducer → conflict … | `Evolution`, `Evolution::{new, pools, pool, insert_pool, state, restore, pool_config}` |
 //! | `src/evolution/pool.rs` | The Differential Semantic Pool (§6.2.1) as data: the fine clusters' running sums and scoring vectors in … | `Pool`, `Pool::{new, config, len, is_empty, need_threshold, background}` |
 //! | `src/evolution/pool_config.rs` | A pool's settings (`PoolConfig`: thresholds, heat, gate, caps, with the defaults and the checks on them). | `MIN_HALF_LIFE_SECS`, `PoolConfig`, `Lending`, `MIN_QUOTE_CLIENTS`, `NEED_RATIO`, `SUPPORT_RATIO`, `CLAIM_RATIO`, `PoolConfig::{new, with_need_threshold, with_need_contrast, with_lending, learned_difference}` |
@@ -135,11 +138,9 @@
 //! | `src/evolution/proposal.rs` | From a triggered need to a decision (§6.2.2): withhold it, induce a key, check it against the schema the … | — |
 //! | `src/evolution/proposal_mark.rs` | The proposal mark a cluster and a need carry once a key was proposed from their need (a key name; `""` … | — |
 //! | `src/evolution/quota.rs` | How many clusters each client founded in its current window: a client that sends thousands of distinct … | — |
-//! | `src/evolution/redact.rs` | Redaction of personal data and secrets in `other` fragments (§7), before anything is embedded, clustered, … | `Redaction`, `Redacted`, `redact`, `Redaction::{placeholder, sensitivity, ALL, strip, embedded, found_in}` |
 //! | `src/evolution/replica.rs` | Replicas: combining another replica's pool into this one (commutative, up to storage order), and comparing … | `Pool::{merge, same_clusters, canonical}` |
 //! | `src/evolution/retune.rs` | Retuning a pool: the same learned clusters and needs under other gate, heat, window, cap and size … | `Pool::retune` |
 //! | `src/evolution/rows.rs` | The engine's pools as rows: each fine cluster and each need of each pool one row (its JSON, running sum … | `EngineRows`, `PoolRow`, `RowDigests`, `RowWrites`, `PoolRow::from_columns`, `EngineRows::{writes, digests}` |
-//! | `src/evolution/sanitize.rs` | Cleaning `other` fragments before they enter the pool (§7): `other` is free text from a client's LLM and … | `MAX_FRAGMENT_CHARS`, `Sanitized`, `sanitize_fragment` |
 //! | `src/evolution/snapshot.rs` | A pool's serialized form (`PoolSnapshot`) and restoring a pool from it: the running sums move from the … | — |
 //! | `src/evolution/state.rs` | The evolution engine's saved state: its pools and when each personal pool was last active, in a versioned … | `EVOLUTION_FORMAT_VERSION`, `EvolutionState`, `EvolutionStateError`, `EvolutionState::pools` |
 //! | `src/evolution/storage.rs` | Keeping a server's state between runs: what is saved (`SavedServer`) and the trait a storage back-end … | `SavedServer`, `SplitState`, `Versioned`, `StateStorage`, `SavedServer::{new, to_bytes, encode, encode_split, from_split, from_split_sealed, from_bytes, from_bytes_sealed}`, `Versioned::new` |

@@ -33,9 +33,10 @@
 //!   [`EngineRows`] keeps them as rows, so that a back end
 //!   ([`StateStorage`]) rewrites only what a fold changed.
 //!
-//! The files of this module form layers that depend only downward (vector
-//! math, ids and settings; clusters and needs; the pool and its
-//! operations; the pipeline, its state and storage), and this file only
+//! The files of this module form layers that depend only downward (the
+//! text's intake, in `intake/`, which knows nothing of pools; vector math,
+//! ids and settings; clusters and needs; the pool and its operations; the
+//! pipeline, its state and storage), and this file only
 //! declares and re-exports them: `scripts/check-module-cycles.py` holds
 //! every file to it. The crate's module map is in the crate root.
 //!
@@ -60,7 +61,6 @@ mod ids;
 mod induce;
 mod inducer;
 mod ingest;
-mod injection;
 mod intake;
 mod limits;
 mod linkage;
@@ -69,6 +69,7 @@ mod merge;
 mod need_view;
 mod needs;
 mod observation;
+mod observe;
 mod pipeline;
 mod pool;
 mod pool_config;
@@ -77,11 +78,9 @@ mod pool_key;
 mod proposal;
 mod proposal_mark;
 mod quota;
-mod redact;
 mod replica;
 mod retune;
 mod rows;
-mod sanitize;
 mod snapshot;
 mod state;
 mod storage;
@@ -98,6 +97,7 @@ pub use hashing_embedder::HashingEmbedder;
 pub use induce::RuleInducer;
 pub use inducer::IntentInducer;
 pub use ingest::Ingested;
+pub use intake::{MAX_FRAGMENT_CHARS, Redacted, Redaction, Sanitized, redact, sanitize_fragment};
 pub use linkage::Linkage;
 pub use need_view::NeedView;
 pub use observation::{Observation, ObservedFragment};
@@ -108,8 +108,6 @@ pub use pool_config::{
 };
 pub use pool_error::PoolError;
 pub use pool_key::PoolKey;
-pub use redact::{Redacted, Redaction, redact};
 pub use rows::{EngineRows, PoolRow, RowDigests, RowWrites};
-pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize_fragment};
 pub use state::{EVOLUTION_FORMAT_VERSION, EvolutionState, EvolutionStateError};
 pub use storage::{SavedServer, SplitState, StateStorage, Versioned};

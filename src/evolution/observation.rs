@@ -12,9 +12,8 @@ use time::OffsetDateTime;
 use super::embedder::Embedder;
 use super::event::EvolutionEvent;
 use super::inducer::IntentInducer;
+use super::intake::{Redaction, redact, sanitize_fragment};
 use super::pipeline::Evolution;
-use super::redact::{Redaction, redact};
-use super::sanitize::sanitize_fragment;
 use crate::key::{JsonKind, KeyName, KeyType, OTHER_KEY};
 use crate::patch::SchemaStore;
 

@@ -11,7 +11,7 @@ use rust_stemmers::{Algorithm, Stemmer};
 use super::words::nameable;
 use crate::evolution::exemplar::Exemplar;
 use crate::evolution::hashing_embedder::{is_stopword, words};
-use crate::evolution::redact::Redaction;
+use crate::evolution::intake::Redaction;
 use crate::template::SchemaTemplate;
 
 /// How salient, against the first, the second word of a name must be to
