@@ -4,9 +4,8 @@
 # forgot fails here), installs the wheel into a fresh virtual environment
 # and imports it, then installs it into the test environment (outside git:
 # python-venv in cargo's target directory, or $SDSI_PYTHON_VENV) and runs
-# the pytest suite,
-# mypy's stubtest among it. Needs Rust, Python >= 3.10 and pip; everything
-# else comes from PyPI. Called by scripts/test.sh.
+# the pytest suite, mypy's stubtest among it. Needs Rust, Python >= 3.10
+# and pip; everything else comes from PyPI. Called by scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-target}"
@@ -65,11 +64,10 @@ with tarfile.open(sdist) as tar:
             old.unlink()
 PY
 # The wheel, built from the sdist's contents by pip with maturin as the
-# PEP 517 backend (fetched from PyPI into pip's isolated build environment).
-# The tests' wheel is built in cargo's dev profile (SDSI_PYTHON_PROFILE):
-# the suite checks answers, not speed, and a release build of the crate
-# takes minutes; `pip install ./python` and python/bench build release.
-# maturin comes from the test environment, not fetched into an isolated one.
+# PEP 517 backend: the test environment's maturin (no isolated build
+# environment fetched each run), in cargo's dev profile
+# (SDSI_PYTHON_PROFILE): the suite checks answers, not speed, and a release
+# build takes minutes; `pip install ./python` and python/bench build release.
 PATH="$(cd "$venv/bin" && pwd):$PATH" MATURIN_PEP517_ARGS="--profile ${SDSI_PYTHON_PROFILE:-dev}" \
     "$venv/bin/python" -m pip wheel \
     --quiet --no-deps --no-build-isolation --wheel-dir "$build/dist" "$build/src"

