@@ -80,7 +80,8 @@ impl Lifecycle {
     }
 
     /// Records that the key `name` was delivered to `client` at `now` (the
-    /// denominator of the adoption rate). Returns false when the key is not tracked.
+    /// denominator of the adoption rate). Returns false when the key is not
+    /// tracked, or is gone: a gone key keeps no clients.
     pub fn record_delivery(
         &mut self,
         scope: &PatchScope,
@@ -91,6 +92,7 @@ impl Lifecycle {
         let Some(record) = self
             .record_index(scope, name)
             .and_then(|i| self.records.get_mut(i))
+            .filter(|r| r.state < KeyState::Gone)
         else {
             return false;
         };

@@ -8,6 +8,7 @@ use time::OffsetDateTime;
 use super::schema_store::SchemaStore;
 use crate::key::KeyName;
 use crate::patch::schema_patch::PatchScope;
+use crate::patch::{KeyRecord, KeyState};
 
 impl SchemaStore {
     /// Feeds the lifecycle's metrics from one received message
@@ -50,9 +51,17 @@ impl SchemaStore {
             && self.lifecycle.record_alignment(scope, name, aligned, now)
     }
 
+    /// The scope whose record counts `client`'s use of `name`: its personal
+    /// key while that is not gone, else the global one (a gone personal key
+    /// keeps no clients, and no longer hides the global key of that name).
     pub(super) fn scope_of(&self, client: &str, name: &KeyName) -> PatchScope {
         let personal = PatchScope::Client(client.to_owned());
-        if self.lifecycle.record(&personal, name.as_str()).is_some() {
+        let live = |r: &KeyRecord| r.state < KeyState::Gone;
+        if self
+            .lifecycle
+            .record(&personal, name.as_str())
+            .is_some_and(live)
+        {
             personal
         } else {
             PatchScope::Global
