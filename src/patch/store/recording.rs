@@ -7,8 +7,9 @@ use time::OffsetDateTime;
 
 use super::schema_store::SchemaStore;
 use crate::key::KeyName;
+use crate::patch::lifecycle::records::KeyRecord;
+use crate::patch::lifecycle::state::KeyState;
 use crate::patch::schema_patch::PatchScope;
-use crate::patch::{KeyRecord, KeyState};
 
 impl SchemaStore {
     /// Feeds the lifecycle's metrics from one received message
