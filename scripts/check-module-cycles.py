@@ -120,7 +120,10 @@ class Crate:
             raw = strip_comments_and_strings(f.read_text())
             for child in re.findall(r"#\[cfg\(test\)\]\s*mod\s+(\w+)\s*;", raw):
                 self.files.pop(tuple(list(module) + [child]), None)
-        self.text = {m: strip_test_modules(strip_comments_and_strings(f.read_text()))
+        # A visibility restriction (`pub(in crate::a)`) names a module but
+        # depends on nothing in it.
+        self.text = {m: re.sub(r"pub\(in [^)]*\)", "pub",
+                               strip_test_modules(strip_comments_and_strings(f.read_text())))
                      for m, f in self.files.items()}
         self.defined = {m: set(ITEM.findall(t)) for m, t in self.text.items()}
         self.uses = {m: self._uses(m) for m in self.files}

@@ -94,57 +94,65 @@
 //! | `src/envelope/parse.rs` | Reading an envelope from JSON: every problem at once with JSON Pointers, the `EnvelopeReport`, and … | `EnvelopeError`, `EnvelopeReport`, `Envelope::{warnings, parse, parse_with, parse_slice, parse_slice_with, parse_str, from_value, from_slice}`, `EnvelopeError::errors`, `EnvelopeReport::{is_valid, errors, warnings, problems, envelope, into_envelope, normalized}`, `CompiledSchema::{validate_envelope, validate_envelope_slice}` |
 //! | `src/envelope/timestamp.rs` | The envelope's `timestamp`: an RFC 3339 date-time. | `Timestamp`, `InvalidTimestamp`, `Timestamp::{new, utc, parse, is_utc, to_utc, as_offset_date_time}` |
 //! | `src/envelope/version.rs` | The envelope's `protocol_version`, and which versions this crate speaks. | `ProtocolVersion`, `VersionError`, `ProtocolVersion::{CURRENT, SUPPORTED_MAJORS, new, major, minor, patch}` |
-//! | `src/evolution/background.rs` | The pool's background similarity, and the need threshold that adapts to it (`PoolConfig::need_contrast`). | `MIN_BACKGROUND_FRAGMENTS`, `NEED_FLOOR_RATIO` |
-//! | `src/evolution/cap.rs` | The per-client heat cap: what one client added to one cluster, grant by grant, within a sliding window; … | — |
-//! | `src/evolution/centre.rs` | The pool's centre: the mean of all its fragments' unit vectors, which the need level measures similarity from. | — |
-//! | `src/evolution/cluster.rs` | One fine cluster's bookkeeping (its centroid lives in the pool's contiguous storage): heat, the dual … | — |
-//! | `src/evolution/cluster_view.rs` | A read-only view of one fine cluster (`ClusterView`): what a caller, a need view or a report reads of it, … | `ClusterView`, `ClusterView::{id, need, members, occurrences, heat, heat_is_finite, recent_clients, clients, exemplars, centroid, proposed}`, `Pool::{cluster, clusters}` |
-//! | `src/evolution/embedder.rs` | The embedder a pool's vectors come from (`Embedder`), and the pool settings it recommends: the similarity … | `Embedder`, `PoolConfig::with_embedder_needs` |
-//! | `src/evolution/engine.rs` | The whole evolution pipeline as one trait (`EvolutionEngine`), so a server can swap the engine. | `EvolutionEngine` |
-//! | `src/evolution/engine_config.rs` | The evolution engine's settings (`EvolutionConfig`): the pools' settings and the embedder overrides, which … | `Branching`, `EvolutionConfig`, `EvolutionConfig::{branching, threshold, need_threshold, need_contrast, lending, max_fragments_per_message, pool, max_client_pools, patch_lifetime}` |
-//! | `src/evolution/event.rs` | What the engine reports for each message it observes. | `EvolutionEvent` |
-//! | `src/evolution/eviction.rs` | Making room in a full pool: the coldest cluster of the coldest need goes first, on ingest, after a replica … | — |
-//! | `src/evolution/exemplar.rs` | Exemplars: the fragments a cluster keeps as examples of what it means, with the clients that sent each, … | `Exemplar`, `EXEMPLAR_CLIENTS`, `client_tag`, `Exemplar::{distinct_clients, client_tags}` |
-//! | `src/evolution/gate.rs` | The dual gate (§6.2.1), on needs: heat at or above the threshold and, within the window, enough distinct … | — |
-//! | `src/evolution/grouping.rs` | Keeping the need level current as fine clusters are founded, grow, merge, drift and go (see `needs.rs` for … | — |
-//! | `src/evolution/hashing_embedder.rs` | The default embedder: signed feature hashing of normalised words and of their character n-grams. | `HashingEmbedder`, `HashingEmbedder::{char_ngrams, with_dimension, with_threshold, with_need_threshold, with_need_contrast}` |
-//! | `src/evolution/heat.rs` | Heat with exponential decay, kept as forward decay in the log domain. | `Heat` |
-//! | `src/evolution/ids.rs` | Ids of clusters and needs: a cluster's id comes from the text and the instant that founded it, so replicas … | — |
-//! | `src/evolution/induce/mod.rs` | The default intent inducer: rules, no model. | `RuleInducer` |
+//! | `src/evolution/embed/embedder.rs` | The embedder a pool's vectors come from (`Embedder`), and the pool settings it recommends: the similarity … | `Embedder`, `PoolConfig::with_embedder_needs` |
+//! | `src/evolution/embed/hashing.rs` | The default embedder: signed feature hashing of normalised words and of their character n-grams. | `HashingEmbedder`, `HashingEmbedder::{char_ngrams, with_dimension, with_threshold, with_need_threshold, with_need_contrast}` |
+//! | `src/evolution/embed/mod.rs` | Text to vectors: the `Embedder` trait a pool's vectors come from, the dependency-free default … | — |
+//! | `src/evolution/embed/vectors.rs` | The vector math of the pool: dot products, unit vectors, and the mean similarity of groups of unit vectors … | — |
+//! | `src/evolution/engine/config.rs` | The evolution engine's settings (`EvolutionConfig`): the pools' settings and the embedder overrides, which … | `Branching`, `EvolutionConfig`, `EvolutionConfig::{branching, threshold, need_threshold, need_contrast, lending, max_fragments_per_message, pool, max_client_pools, patch_lifetime}` |
+//! | `src/evolution/engine/event.rs` | What the engine reports for each message it observes. | `EvolutionEvent` |
+//! | `src/evolution/engine/interface.rs` | The whole evolution pipeline as one trait (`EvolutionEngine`), so a server can swap the engine. | `EvolutionEngine` |
+//! | `src/evolution/engine/mod.rs` | The loop that runs per message: the `EvolutionEngine` trait and its default (`Evolution`), which takes a … | — |
+//! | `src/evolution/engine/observation.rs` | What one received message gives the evolution loop, taken apart from the engine that folds it in: replicas … | `Observation`, `ObservedFragment`, `Evolution::{observation, fold}` |
+//! | `src/evolution/engine/observe.rs` | Feeding one message to the engine: `EvolutionEngine::observe` records the lifecycle's metrics and observes … | — |
+//! | `src/evolution/engine/pipeline.rs` | The default evolution engine (`Evolution`): `other` fragments → pool → trigger → inducer → conflict … | `Evolution`, `Evolution::{new, pools, pool, insert_pool, state, restore, pool_config}` |
+//! | `src/evolution/engine/pool_key.rs` | Which pool a fragment feeds (`PoolKey`): a scenario, and a client for a personal pool. | `PoolKey` |
+//! | `src/evolution/engine/proposal.rs` | From a triggered need to a decision (§6.2.2): withhold it, induce a key, check it against the schema the … | — |
+//! | `src/evolution/induce/inducer.rs` | The model that turns a mature need into a candidate key (`IntentInducer`). | `IntentInducer` |
+//! | `src/evolution/induce/mod.rs` | From a mature need to a candidate key: the `IntentInducer` trait and the default, model-free `RuleInducer`. | — |
 //! | `src/evolution/induce/numbers.rs` | Numbers in a request's words: digits or number words, and a run of them read as one whole number ("twenty … | — |
+//! | `src/evolution/induce/rules.rs` | The default intent inducer: rules, no model. | `RuleInducer` |
 //! | `src/evolution/induce/shape.rs` | What a need's fragments carry, and so the key's type: a number, a count with its unit, one of a few … | — |
 //! | `src/evolution/induce/terms.rs` | The words of a need: stemmed so inflections meet (bag/bags, travel/travelling), kept only when several … | `Stems::{new, stem, content, fragment}`, `Background::new` |
 //! | `src/evolution/induce/words.rs` | Which words may name a key or fill a slot: not framing, not a function word or an inflection of one, not a … | — |
-//! | `src/evolution/inducer.rs` | The model that turns a mature need into a candidate key (`IntentInducer`). | `IntentInducer` |
-//! | `src/evolution/ingest.rs` | Taking in one fragment (`Pool::ingest`): the scan for the nearest cluster, joining it or founding one … | `Ingested`, `Pool::ingest` |
 //! | `src/evolution/intake/injection.rs` | Recognising text written to steer a model rather than describe a need (prompt injection), in any width, … | — |
 //! | `src/evolution/intake/mod.rs` | The first stage of the loop: a client's `other` text made fit to keep. | — |
 //! | `src/evolution/intake/redact.rs` | Redaction of personal data and secrets in `other` fragments (§7), before anything is embedded, clustered, … | `Redaction`, `Redacted`, `redact`, `Redaction::{placeholder, sensitivity, ALL, strip, embedded, found_in}` |
 //! | `src/evolution/intake/sanitize.rs` | Cleaning `other` fragments before they enter the pool (§7): `other` is free text from a client's LLM and … | `MAX_FRAGMENT_CHARS`, `Sanitized`, `sanitize_fragment` |
-//! | `src/evolution/limits.rs` | The pool's settings as a cluster reads them (`ClusterLimits`): a plain copy of the numbers, so a cluster … | — |
-//! | `src/evolution/linkage.rs` | How a pool scores a fragment against a cluster, and two clusters against each other. | `Linkage` |
-//! | `src/evolution/marking.rs` | What the pipeline tells a pool about a need whose gate opened: put off after a failure (with a backoff), … | `Pool::{defer, mark_proposed, reopen}` |
-//! | `src/evolution/merge.rs` | Merging two fine clusters of one pool: a neighbour that drifted within the threshold of the cluster a … | — |
 //! | `src/evolution/mod.rs` | Schema self-evolution (§6.2): the Differential Semantic Pool and the pipeline that turns recurring `other` … | — |
-//! | `src/evolution/need_view.rs` | A read-only view of one need: what an inducer, an event or a report reads, summed over the need's clusters. | `NeedView`, `NeedView::{id, clusters, vectors, occurrences, heat, recent_clients, recent_requests, clients, exemplars, min_quote_clients, quotable, pool, centroid, retry_at, proposed}`, `Pool::{need, needs, need_count}` |
-//! | `src/evolution/needs.rs` | The need level of the pool: fine clusters grouped into needs. | — |
-//! | `src/evolution/observation.rs` | What one received message gives the evolution loop, taken apart from the engine that folds it in: replicas … | `Observation`, `ObservedFragment`, `Evolution::{observation, fold}` |
-//! | `src/evolution/observe.rs` | Feeding one message to the engine: `EvolutionEngine::observe` records the lifecycle's metrics and observes … | — |
-//! | `src/evolution/pipeline.rs` | The default evolution engine (`Evolution`): `other` fragments → pool → trigger → inducer → conflict … | `Evolution`, `Evolution::{new, pools, pool, insert_pool, state, restore, pool_config}` |
-//! | `src/evolution/pool.rs` | The Differential Semantic Pool (§6.2.1) as data: the fine clusters' running sums and scoring vectors in … | `Pool`, `Pool::{new, config, len, is_empty, need_threshold, background}` |
-//! | `src/evolution/pool_config.rs` | A pool's settings (`PoolConfig`: thresholds, heat, gate, caps, with the defaults and the checks on them). | `MIN_HALF_LIFE_SECS`, `PoolConfig`, `Lending`, `MIN_QUOTE_CLIENTS`, `NEED_RATIO`, `SUPPORT_RATIO`, `CLAIM_RATIO`, `PoolConfig::{new, with_need_threshold, with_need_contrast, with_lending, learned_difference}` |
-//! | `src/evolution/pool_error.rs` | Why a pool refuses an input (`PoolError`): a bad configuration, a vector it cannot use, a merge or retune … | `PoolError` |
-//! | `src/evolution/pool_key.rs` | Which pool a fragment feeds (`PoolKey`): a scenario, and a client for a personal pool. | `PoolKey` |
-//! | `src/evolution/proposal.rs` | From a triggered need to a decision (§6.2.2): withhold it, induce a key, check it against the schema the … | — |
-//! | `src/evolution/proposal_mark.rs` | The proposal mark a cluster and a need carry once a key was proposed from their need (a key name; `""` … | — |
-//! | `src/evolution/quota.rs` | How many clusters each client founded in its current window: a client that sends thousands of distinct … | — |
-//! | `src/evolution/replica.rs` | Replicas: combining another replica's pool into this one (commutative, up to storage order), and comparing … | `Pool::{merge, same_clusters, canonical}` |
-//! | `src/evolution/retune.rs` | Retuning a pool: the same learned clusters and needs under other gate, heat, window, cap and size … | `Pool::retune` |
-//! | `src/evolution/rows.rs` | The engine's pools as rows: each fine cluster and each need of each pool one row (its JSON, running sum … | `EngineRows`, `PoolRow`, `RowDigests`, `RowWrites`, `PoolRow::from_columns`, `EngineRows::{writes, digests}` |
-//! | `src/evolution/snapshot.rs` | A pool's serialized form (`PoolSnapshot`) and restoring a pool from it: the running sums move from the … | — |
-//! | `src/evolution/state.rs` | The evolution engine's saved state: its pools and when each personal pool was last active, in a versioned … | `EVOLUTION_FORMAT_VERSION`, `EvolutionState`, `EvolutionStateError`, `EvolutionState::pools` |
-//! | `src/evolution/storage.rs` | Keeping a server's state between runs: what is saved (`SavedServer`) and the trait a storage back-end … | `SavedServer`, `SplitState`, `Versioned`, `StateStorage`, `SavedServer::{new, to_bytes, encode, encode_split, from_split, from_split_sealed, from_bytes, from_bytes_sealed}`, `Versioned::new` |
-//! | `src/evolution/vectors.rs` | The vector math of the pool: dot products, unit vectors, and the mean similarity of groups of unit vectors … | — |
+//! | `src/evolution/persist/mod.rs` | Keeping the engine between runs: its versioned saved state (`EvolutionState`), the same state as rows a … | — |
+//! | `src/evolution/persist/rows.rs` | The engine's pools as rows: each fine cluster and each need of each pool one row (its JSON, running sum … | `EngineRows`, `PoolRow`, `RowDigests`, `RowWrites`, `PoolRow::from_columns`, `EngineRows::{writes, digests}` |
+//! | `src/evolution/persist/state.rs` | The evolution engine's saved state: its pools and when each personal pool was last active, in a versioned … | `EVOLUTION_FORMAT_VERSION`, `EvolutionState`, `EvolutionStateError`, `EvolutionState::pools` |
+//! | `src/evolution/persist/storage.rs` | Keeping a server's state between runs: what is saved (`SavedServer`) and the trait a storage back-end … | `SavedServer`, `SplitState`, `Versioned`, `StateStorage`, `SavedServer::{new, to_bytes, encode, encode_split, from_split, from_split_sealed, from_bytes, from_bytes_sealed}`, `Versioned::new` |
+//! | `src/evolution/pool/config.rs` | A pool's settings (`PoolConfig`: thresholds, heat, gate, caps, with the defaults and the checks on them). | `MIN_HALF_LIFE_SECS`, `PoolConfig`, `Lending`, `MIN_QUOTE_CLIENTS`, `NEED_RATIO`, `SUPPORT_RATIO`, `CLAIM_RATIO`, `PoolConfig::{new, with_need_threshold, with_need_contrast, with_lending, learned_difference}` |
+//! | `src/evolution/pool/data.rs` | The Differential Semantic Pool (§6.2.1) as data: the fine clusters' running sums and scoring vectors in … | `Pool`, `Pool::{new, config, len, is_empty, need_threshold, background}` |
+//! | `src/evolution/pool/error.rs` | Why a pool refuses an input (`PoolError`): a bad configuration, a vector it cannot use, a merge or retune … | `PoolError` |
+//! | `src/evolution/pool/fine/cluster.rs` | One fine cluster's bookkeeping (its centroid lives in the pool's contiguous storage): heat, the dual … | — |
+//! | `src/evolution/pool/fine/eviction.rs` | Making room in a full pool: the coldest cluster of the coldest need goes first, on ingest, after a replica … | — |
+//! | `src/evolution/pool/fine/exemplar.rs` | Exemplars: the fragments a cluster keeps as examples of what it means, with the clients that sent each, … | `Exemplar`, `EXEMPLAR_CLIENTS`, `client_tag`, `Exemplar::{distinct_clients, client_tags}` |
+//! | `src/evolution/pool/fine/ingest.rs` | Taking in one fragment (`Pool::ingest`): the scan for the nearest cluster, joining it or founding one … | `Ingested`, `Pool::ingest` |
+//! | `src/evolution/pool/fine/linkage.rs` | How a pool scores a fragment against a cluster, and two clusters against each other. | `Linkage` |
+//! | `src/evolution/pool/fine/merge.rs` | Merging two fine clusters of one pool: a neighbour that drifted within the threshold of the cluster a … | — |
+//! | `src/evolution/pool/fine/mod.rs` | The fine level of the pool: clusters of fragments that say nearly the same thing. | — |
+//! | `src/evolution/pool/fine/quota.rs` | How many clusters each client founded in its current window: a client that sends thousands of distinct … | — |
+//! | `src/evolution/pool/fine/view.rs` | A read-only view of one fine cluster (`ClusterView`): what a caller, a need view or a report reads of it, … | `ClusterView`, `ClusterView::{id, need, members, occurrences, heat, heat_is_finite, recent_clients, clients, exemplars, centroid, proposed}`, `Pool::{cluster, clusters}` |
+//! | `src/evolution/pool/gate/cap.rs` | The per-client heat cap: what one client added to one cluster, grant by grant, within a sliding window; … | — |
+//! | `src/evolution/pool/gate/dual.rs` | The dual gate (§6.2.1), on needs: heat at or above the threshold and, within the window, enough distinct … | — |
+//! | `src/evolution/pool/gate/marking.rs` | What the pipeline tells a pool about a need whose gate opened: put off after a failure (with a backoff), … | `Pool::{defer, mark_proposed, reopen}` |
+//! | `src/evolution/pool/gate/mod.rs` | The trigger (§6.2.1): the dual gate on a need (heat, and distinct clients or requests in a window), the … | — |
+//! | `src/evolution/pool/heat.rs` | Heat with exponential decay, kept as forward decay in the log domain. | `Heat` |
+//! | `src/evolution/pool/ids.rs` | Ids of clusters and needs: a cluster's id comes from the text and the instant that founded it, so replicas … | — |
+//! | `src/evolution/pool/limits.rs` | The pool's settings as a cluster reads them (`ClusterLimits`): a plain copy of the numbers, so a cluster … | — |
+//! | `src/evolution/pool/mark.rs` | The proposal mark a cluster and a need carry once a key was proposed from their need (a key name; `""` … | — |
+//! | `src/evolution/pool/mod.rs` | The Differential Semantic Pool (§6.2.1): fragment vectors clustered into fine clusters (`fine/`), fine … | — |
+//! | `src/evolution/pool/needs/background.rs` | The pool's background similarity, and the need threshold that adapts to it (`PoolConfig::need_contrast`). | `MIN_BACKGROUND_FRAGMENTS`, `NEED_FLOOR_RATIO` |
+//! | `src/evolution/pool/needs/centre.rs` | The pool's centre: the mean of all its fragments' unit vectors, which the need level measures similarity from. | — |
+//! | `src/evolution/pool/needs/grouping.rs` | Keeping the need level current as fine clusters are founded, grow, merge, drift and go (see `needs.rs` for … | — |
+//! | `src/evolution/pool/needs/level.rs` | The need level of the pool: fine clusters grouped into needs. | — |
+//! | `src/evolution/pool/needs/mod.rs` | The need level of the pool: fine clusters grouped into needs, as one need is phrased many ways. | — |
+//! | `src/evolution/pool/needs/view.rs` | A read-only view of one need: what an inducer, an event or a report reads, summed over the need's clusters. | `NeedView`, `NeedView::{id, clusters, vectors, occurrences, heat, recent_clients, recent_requests, clients, exemplars, min_quote_clients, quotable, pool, centroid, retry_at, proposed}`, `Pool::{need, needs, need_count}` |
+//! | `src/evolution/pool/replica.rs` | Replicas: combining another replica's pool into this one (commutative, up to storage order), and comparing … | `Pool::{merge, same_clusters, canonical}` |
+//! | `src/evolution/pool/retune.rs` | Retuning a pool: the same learned clusters and needs under other gate, heat, window, cap and size … | `Pool::retune` |
+//! | `src/evolution/pool/snapshot.rs` | A pool's serialized form (`PoolSnapshot`) and restoring a pool from it: the running sums move from the … | — |
 //! | `src/export/ordered.rs` | `OrderedJson`: an exported document that keeps its members in the order the export wrote them, whatever … | `OrderedJson`, `OrderedJson::{as_value, into_value}` |
 //! | `src/export.rs` | Exports of a compiled schema for the tools agents already use: JSON Schema 2020-12, MCP (a tool's … | `JSON_SCHEMA_DIALECT`, `Export`, `CompiledSchema::{json_schema, mcp_input_schema, mcp_input_schema_for, mcp_output_schema, mcp_output_schema_for, mcp_elicitation_schema, strict_schema, prompt}` |
 //! | `src/extra_members.rs` | Members a typed value does not know (a template's or a key's `extra`), kept so that a round trip loses … | — |

@@ -9,9 +9,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use rust_stemmers::{Algorithm, Stemmer};
 
 use super::words::nameable;
-use crate::evolution::exemplar::Exemplar;
-use crate::evolution::hashing_embedder::{is_stopword, words};
+use crate::evolution::embed::hashing::{is_stopword, words};
 use crate::evolution::intake::Redaction;
+use crate::evolution::pool::fine::exemplar::Exemplar;
 use crate::template::SchemaTemplate;
 
 /// How salient, against the first, the second word of a name must be to
@@ -405,7 +405,7 @@ mod tests {
     fn the_closed_stems_are_the_lists_stemmed() {
         use super::super::words::{CLOSED_STEMS, PARTICLES};
         let mut stems = Stems::new();
-        let mut built: Vec<String> = crate::evolution::hashing_embedder::stopwords()
+        let mut built: Vec<String> = crate::evolution::embed::hashing::stopwords()
             .iter()
             .chain(stop_words::get(stop_words::LANGUAGE::English).iter())
             .filter(|w| !PARTICLES.contains(w))

@@ -1,0 +1,721 @@
+//! The default intent inducer: rules, no model.
+
+use std::collections::BTreeMap;
+
+use sha2::{Digest, Sha256};
+
+use super::numbers::number_run;
+use super::shape::{Shape, shape};
+use super::terms::{Background, Fragment, Stems, Term, naming_terms, ranked_terms, shared_stems};
+use crate::evolution::embed::hashing::words;
+use crate::evolution::induce::inducer::IntentInducer;
+use crate::evolution::pool::fine::exemplar::Exemplar;
+use crate::evolution::pool::needs::view::NeedView;
+use crate::key::{KeyDefinition, KeyName, KeyType};
+use crate::template::SchemaTemplate;
+
+/// Induces a key from a need's fragments by rules, as a schema designer
+/// would write it:
+/// - **the name** comes from the need's most characteristic words: stemmed
+///   (Snowball), so bag/bags meet; weighed against the pool's other needs and
+///   the template's key names by class-based TF-IDF, so words every need uses
+///   ("book", "flight") lose to the ones this need alone uses; the most
+///   salient word, followed or preceded (as the fragments mostly put them)
+///   by the most salient word that comes with it in a third of its
+///   fragments: "wheelchair assistance at the gate", "need wheelchair help"
+///   → `wheelchair_assistance`; failing one salient enough, by the most
+///   frequent word that comes with it in half of them and is not the
+///   scenario's (used by more than half of the other needs): "virtual" →
+///   `virtual_card`, never `legroom_flight`. Words in other scripts are
+///   transliterated ("靠窗" → `kao_chuang`); a name with nothing left to spell is `need_`
+///   plus a hash of its words. A name is never that of a key in force that
+///   is not experimental (a base or promoted key): the next salient word, or
+///   `_detail`, is added;
+/// - **the type** from what the fragments carry: `integer` with its unit
+///   for counts ("2 extra bags", "three bags" → `extra_bags`, "How many
+///   bags ..."); a `string` listing the values when fragments vary in one
+///   slot ("window seat", "aisle seat" → `seat_preference`: window, aisle);
+///   `boolean` for a wish, present or absent (`wheelchair_assistance`);
+///   `integer` / `number` when every fragment is one; else a `string`;
+/// - **the description** says what the key means and how to fill it, for a
+///   client's LLM, with up to three quoted fragments and the value each
+///   gives; it carries no count (stale as soon as it is proposed);
+/// - only what several clients sent reaches the key
+///   ([`crate::evolution::pool::config::PoolConfig::min_quote_clients`], default 2): a fragment is
+///   quoted only when that many distinct clients sent its exact text, and a
+///   word names the key (or its unit, or a slot value) only when that many
+///   used it, so one client's words (a person's name, an address) never do.
+///   A need with no such word gets no key yet (the proposal is deferred);
+///   one with no such fragment gets a description without examples.
+///   Placeholders (`<card>`) are never words.
+///
+/// Always optional, with no default: patches may only add optional keys.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RuleInducer;
+
+/// Longest induced name, in bytes (names are ASCII).
+const MAX_NAME: usize = 40;
+/// Longest quoted fragment, in characters.
+const MAX_QUOTE: usize = 80;
+/// Most other needs whose words are read to weigh a need's words; past it,
+/// an even sample of them (`induce_rules` in docs/benchmarks.md).
+const MAX_BACKGROUND_NEEDS: usize = 1_000;
+
+impl IntentInducer for RuleInducer {
+    fn induce(&self, need: &NeedView<'_>, schema: &SchemaTemplate) -> Option<KeyDefinition> {
+        let mut clean: Vec<&Exemplar> = need.exemplars().iter().filter(|e| !e.flagged).collect();
+        clean.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.text.cmp(&b.text)));
+        let mut stems = Stems::new();
+        let fragments: Vec<Fragment> = clean.iter().map(|e| stems.fragment(e)).collect();
+        let min = need.min_quote_clients();
+        let shared = shared_stems(&fragments, min);
+        if shared.is_empty() {
+            return None;
+        }
+        let others = other_needs(need);
+        // Past MAX_BACKGROUND_NEEDS, every k-th need (in id order) stands
+        // for k: the cost of naming stays bounded as the pool grows.
+        let step = others.len().div_ceil(MAX_BACKGROUND_NEEDS).max(1);
+        let background = Background::new(
+            &mut stems,
+            &fragments,
+            others.into_values().step_by(step),
+            step as f64,
+            schema,
+            &shared,
+        );
+        let ranked = ranked_terms(&fragments, &shared, &background);
+        let naming = naming_terms(&fragments, &ranked);
+        if naming.is_empty() {
+            return None;
+        }
+        let texts: Vec<String> = clean.iter().map(|e| e.text.trim().to_lowercase()).collect();
+        let shape = shape(&fragments, &texts, &ranked, &shared, min);
+        let quotable: Vec<&Exemplar> = need.quotable().collect();
+        let quotes = quotes(&quotable);
+        if quotes.len() < 2 && quotable.len() >= 2 {
+            return None;
+        }
+        let mut forms = name_forms(&naming, &shape);
+        let mut name = KeyName::new(&key_name(&forms)).ok()?;
+        if is_settled(schema, &name) {
+            match ranked.iter().find(|t| !naming.contains(t)) {
+                Some(next) => forms.push(next.form.clone()),
+                None => forms.push("detail".to_owned()),
+            }
+            name = KeyName::new(&key_name(&forms)).ok()?;
+            if is_settled(schema, &name) {
+                forms.push("detail".to_owned());
+                name = KeyName::new(&key_name(&forms)).ok()?;
+            }
+        }
+        let (key_type, description) = describe(&shape, &naming, &quotes);
+        Some(KeyDefinition::new(name, key_type, false, description))
+    }
+}
+
+/// The exemplars of the pool's other needs, by need.
+fn other_needs<'p>(need: &NeedView<'p>) -> BTreeMap<u64, Vec<&'p Exemplar>> {
+    let id = need.id();
+    let mut others: BTreeMap<u64, Vec<&'p Exemplar>> = BTreeMap::new();
+    for cluster in need.pool().clusters().filter(|c| c.need() != id) {
+        others
+            .entry(cluster.need())
+            .or_default()
+            .extend(cluster.exemplars());
+    }
+    others
+}
+
+/// Whether `name` is a key in force that is not experimental: a base key or
+/// a promoted one, which evolution never renames into or rewrites.
+fn is_settled(schema: &SchemaTemplate, name: &KeyName) -> bool {
+    schema
+        .key(name.as_str())
+        .is_some_and(|k| !k.is_experimental())
+}
+
+/// The words of the name: the naming terms; a count's unit in the plural
+/// (added when it is not one of them); a slot's head and `preference`.
+fn name_forms(naming: &[Term], shape: &Shape) -> Vec<String> {
+    match shape {
+        Shape::Slot { head, .. } => vec![head.form.clone(), "preference".to_owned()],
+        Shape::Count { unit: Some(unit) } => {
+            let mut forms: Vec<String> = naming
+                .iter()
+                .map(|t| {
+                    if t.stem == unit.stem {
+                        plural(&t.form)
+                    } else {
+                        t.form.clone()
+                    }
+                })
+                .collect();
+            if !naming.iter().any(|t| t.stem == unit.stem) {
+                forms.push(plural(&unit.form));
+            }
+            forms
+        }
+        _ => naming.iter().map(|t| t.form.clone()).collect(),
+    }
+}
+
+/// An English plural, by the common rules (bag → bags, box → boxes, city
+/// → cities); a word already ending in `s` is kept.
+fn plural(word: &str) -> String {
+    let consonant_y = word.len() > 1
+        && word.ends_with('y')
+        && !word
+            .chars()
+            .rev()
+            .nth(1)
+            .is_some_and(|c| "aeiou".contains(c));
+    if word.ends_with('s') || !word.chars().all(|c| c.is_ascii_alphabetic()) {
+        word.to_owned()
+    } else if word.ends_with('x') || word.ends_with("ch") || word.ends_with("sh") {
+        format!("{word}es")
+    } else if consonant_y {
+        format!("{}ies", word.trim_end_matches('y'))
+    } else {
+        format!("{word}s")
+    }
+}
+
+/// The key's type and description for `shape`.
+fn describe(shape: &Shape, naming: &[Term], quotes: &[String]) -> (KeyType, String) {
+    let phrase = naming
+        .iter()
+        .map(|t| t.form.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let quoted = |value: &dyn Fn(&str) -> Option<String>| -> String {
+        let shown: Vec<String> = quotes
+            .iter()
+            .map(|q| match value(q) {
+                Some(v) => format!("\"{q}\" → {v}"),
+                None => format!("\"{q}\""),
+            })
+            .collect();
+        shown.join("; ")
+    };
+    let example = |list: String| {
+        if list.is_empty() {
+            String::new()
+        } else {
+            format!(" For example: {list}.")
+        }
+    };
+    match shape {
+        Shape::Integer => (
+            KeyType::Integer,
+            format!(
+                "The whole number the request gives for {phrase}.{}",
+                example(quoted(&|_| None))
+            ),
+        ),
+        Shape::Number => (
+            KeyType::Number,
+            format!(
+                "The number the request gives for {phrase}.{}",
+                example(quoted(&|_| None))
+            ),
+        ),
+        Shape::Count { unit } => {
+            let what = match unit {
+                Some(unit) => format!("How many {} the request asks for", plural(&unit.form)),
+                None => format!("How many the request asks for ({phrase})"),
+            };
+            let count = |q: &str| number_run(&words(q)).map(|(_, _, n)| n.to_string());
+            (
+                KeyType::Integer,
+                format!("{what}, as a whole number.{}", example(quoted(&count))),
+            )
+        }
+        Shape::Slot { head, values } => {
+            let listed = match values.split_last() {
+                Some((last, [])) => format!("\"{last}\""),
+                Some((last, rest)) => format!(
+                    "{} or \"{last}\"",
+                    rest.iter()
+                        .map(|v| format!("\"{v}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                None => String::new(),
+            };
+            let value = |q: &str| {
+                let ws = words(q);
+                values
+                    .iter()
+                    .find(|v| ws.iter().any(|w| w == *v))
+                    .map(|v| format!("\"{v}\""))
+            };
+            (
+                KeyType::String,
+                format!(
+                    "Which {} the request asks for: {listed}.{}",
+                    head.form,
+                    example(quoted(&value))
+                ),
+            )
+        }
+        Shape::Wish => (
+            KeyType::Boolean,
+            format!(
+                "Set to true when the request asks for {phrase}; leave it out otherwise.{}",
+                example(quoted(&|_| Some("true".to_owned())))
+            ),
+        ),
+        Shape::Text => (
+            KeyType::String,
+            format!(
+                "What the request says about {phrase}, in a few words.{}",
+                example(quoted(&|_| None))
+            ),
+        ),
+    }
+}
+
+/// A snake_case name for `terms`: transliterated to ASCII, at most
+/// [`MAX_NAME`] bytes, never starting with a digit; `need_<hash>` when
+/// nothing spellable is left.
+fn key_name(terms: &[String]) -> String {
+    let mut name = String::new();
+    for term in terms {
+        for c in deunicode::deunicode(term).chars() {
+            let c = c.to_ascii_lowercase();
+            if c.is_ascii_alphanumeric() {
+                name.push(c);
+            } else if !name.is_empty() && !name.ends_with('_') {
+                name.push('_');
+            }
+        }
+        if !name.is_empty() && !name.ends_with('_') {
+            name.push('_');
+        }
+    }
+    if name.len() > MAX_NAME {
+        // Cut at the last word boundary that fits (ASCII: any byte is one).
+        let cut = name
+            .get(..=MAX_NAME)
+            .and_then(|head| head.rfind('_'))
+            .unwrap_or(MAX_NAME);
+        name.truncate(cut);
+    }
+    let name = name.trim_matches('_').to_owned();
+    if name.is_empty() {
+        let digest = Sha256::digest(terms.join(" ").as_bytes());
+        let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+        return format!("need_{hex}");
+    }
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("k_{name}")
+    } else {
+        name
+    }
+}
+
+/// Up to three distinct fragments (case and spacing aside), cut to
+/// [`MAX_QUOTE`] characters, double quotes made single.
+fn quotes(clean: &[&Exemplar]) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for e in clean {
+        let norm = words(&e.text).join(" ");
+        if norm.is_empty() || seen.contains(&norm) {
+            continue;
+        }
+        seen.push(norm);
+        let text: String = e.text.trim().chars().take(MAX_QUOTE).collect();
+        out.push(text.replace('"', "'"));
+        if out.len() == 3 {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evolution::pool::config::PoolConfig;
+    use crate::evolution::pool::data::Pool;
+    use crate::evolution::pool::fine::exemplar::client_tag;
+
+    fn template() -> SchemaTemplate {
+        SchemaTemplate::from_slice(
+            br#"{"schema_id": "s", "scenario": "x", "keys": [
+                {"key_name": "cabin_class", "key_type": "string", "required": false,
+                 "semantic_description": "Cabin."},
+                {"key_name": "other", "key_type": "string", "required": false,
+                 "semantic_description": "Anything else."}]}"#,
+        )
+        .unwrap()
+    }
+
+    /// The key induced for each of `needs` (each a list of texts, every
+    /// text from six clients), fed to one pool along its own axis, so each
+    /// is one cluster and one need.
+    fn induce_each(needs: &[&[&str]]) -> Vec<KeyDefinition> {
+        const DIMENSION: usize = 8;
+        let mut pool = Pool::new(PoolConfig::new(DIMENSION, 0.99)).unwrap();
+        let at = time::macros::datetime!(2026-05-01 8:00 UTC);
+        let mut ids = Vec::new();
+        for (n, texts) in needs.iter().enumerate() {
+            // One direction per need, so each need is one cluster.
+            let mut vector = vec![0.0; DIMENSION];
+            vector[n] = 1.0;
+            let mut id = None;
+            for text in *texts {
+                for client in 0..6 {
+                    let ingested = pool
+                        .ingest(&vector, text, false, &format!("agent-{client}"), at)
+                        .unwrap();
+                    id = Some(ingested.need);
+                }
+            }
+            ids.push(id.unwrap());
+        }
+        ids.iter()
+            .map(|id| {
+                RuleInducer
+                    .induce(&pool.need(*id).unwrap(), &template())
+                    .unwrap()
+            })
+            .collect()
+    }
+
+    fn one(texts: &[&str]) -> KeyDefinition {
+        induce_each(&[texts]).remove(0)
+    }
+
+    #[test]
+    fn names_take_the_order_the_fragments_use() {
+        let key = one(&[
+            "wheelchair assistance at the gate",
+            "need wheelchair help",
+            "mobility assistance with a wheelchair",
+        ]);
+        assert_eq!(key.key_name.as_str(), "wheelchair_assistance");
+        assert_eq!(key.key_type, KeyType::Boolean);
+    }
+
+    #[test]
+    fn words_every_need_uses_lose_to_the_need_s_own() {
+        let keys = induce_each(&[
+            &[
+                "book a flight with a vegetarian meal",
+                "vegetarian meal on my flight",
+            ],
+            &[
+                "book a flight with extra legroom",
+                "flight with more legroom please",
+            ],
+            &["flight booking with a pet", "my pet on the flight"],
+            &["change my flight", "flight change"],
+        ]);
+        let names: Vec<&str> = keys.iter().map(|k| k.key_name.as_str()).collect();
+        assert!(names[0].contains("vegetarian"), "{names:?}");
+        assert!(names[1].contains("legroom"), "{names:?}");
+        assert!(names[2].contains("pet"), "{names:?}");
+        assert!(names.iter().all(|n| !n.contains("flight")), "{names:?}");
+    }
+
+    /// A salient modifier takes the head noun it needs ("virtual" alone
+    /// says little), though that noun is common in the pool; a word more
+    /// than half of the other needs use (the scenario's) never does.
+    #[test]
+    fn a_modifier_takes_its_head_noun_unless_the_scenario_owns_it() {
+        let keys = induce_each(&[
+            &["virtual card please", "can I get a virtual card"],
+            &["my card has not arrived", "card still not here"],
+            &["card payment declined", "why was my card declined"],
+            &["exchange rate for euros", "what exchange rate"],
+            &["close my account", "account closure"],
+            &["top up by bank transfer", "transfer to top up"],
+        ]);
+        assert_eq!(keys[0].key_name.as_str(), "virtual_card");
+        let keys = induce_each(&[
+            &["flight with extra legroom", "legroom on the flight"],
+            &["vegetarian meal on the flight", "flight meal vegetarian"],
+            &["my pet on the flight", "flight with a pet"],
+            &["flight change", "change the flight"],
+        ]);
+        let names: Vec<&str> = keys.iter().map(|k| k.key_name.as_str()).collect();
+        assert!(names[0].contains("legroom"), "{names:?}");
+        assert!(names.iter().all(|n| !n.contains("flight")), "{names:?}");
+    }
+
+    /// Function words never name a key: "but", written in every request of
+    /// a need, named it before ("deposit_but"); nor do "did not work" and
+    /// "didn't work" offer "not" and "t" as values (slot values pass the
+    /// same check, `Word::nameable`).
+    #[test]
+    fn function_words_neither_fill_a_slot_nor_name() {
+        let keys = induce_each(&[
+            &["my transfer did not work", "the transfer didn't work"],
+            &["cancel a transfer", "transfer cancel"],
+            &["transfer fees", "fees for a transfer"],
+            &["transfer limit", "limit on a transfer"],
+            &["deposit made but missing", "cash deposit but nothing"],
+        ]);
+        let work = &keys[0];
+        assert!(
+            !work.semantic_description.contains("\"not\""),
+            "{}: {}",
+            work.key_name,
+            work.semantic_description
+        );
+        assert!(!work.key_name.as_str().contains("preference"), "{work:?}");
+        let deposit = keys[4].key_name.as_str();
+        assert!(!deposit.split('_').any(|w| w == "but"), "{deposit}");
+    }
+
+    /// Words every request of a need carries but that say nothing of
+    /// it name nothing: a verb of saying or thinking ("I think", "it
+    /// says"), an inflection of a stopword ("getting", "wants"), a number
+    /// word ("two", "fifty"), though each outnumbers the need's own words.
+    #[test]
+    fn framing_inflected_stopwords_and_numbers_do_not_name() {
+        let keys = induce_each(&[
+            &[
+                "i think i keep getting charged two times, it says fifty",
+                "i think i am getting charged twice, it says two fees",
+                "getting charged two times i think, it says fifty",
+                "it says two charges, i think i keep getting them",
+            ],
+            &["exchange rate for euros", "what exchange rate"],
+            &["close my account", "account closure"],
+            &["top up by bank transfer", "transfer to top up"],
+        ]);
+        let name = keys[0].key_name.as_str();
+        for word in ["think", "getting", "says", "two", "fifty"] {
+            assert!(!name.split('_').any(|w| w == word), "{word} in {name}");
+        }
+        assert!(name.contains("charg"), "{name}");
+    }
+
+    /// A word of one wording, however many clients sent that wording (a
+    /// typo in a canned request), does not name the need when other words
+    /// run through several of its wordings.
+    #[test]
+    fn a_word_of_one_wording_does_not_name_the_need() {
+        let keys = induce_each(&[
+            &[
+                "my refund is goign nowhere",
+                "my refund is goign nowhere",
+                "my refund is goign nowhere",
+                "my refund is goign nowhere",
+                "refund still pending",
+                "where is my refund",
+            ],
+            &["exchange rate for euros", "what exchange rate"],
+            &["close my account", "account closure"],
+            &["top up by bank transfer", "transfer to top up"],
+        ]);
+        let name = keys[0].key_name.as_str();
+        assert!(!name.contains("goign"), "{name}");
+        assert!(name.contains("refund"), "{name}");
+    }
+
+    /// Past [`MAX_BACKGROUND_NEEDS`] other needs, a sample of them weighs
+    /// the words, and a word every need uses still loses.
+    #[test]
+    fn a_large_pool_is_sampled_and_still_weighs_common_words_down() {
+        const DIMENSION: usize = 64;
+        let mut pool = Pool::new(PoolConfig::new(DIMENSION, 0.99)).unwrap();
+        let at = time::macros::datetime!(2026-05-01 8:00 UTC);
+        // A pseudo-random direction per filler need: nearly orthogonal.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut direction = || {
+            let mut v: Vec<f32> = (0..DIMENSION)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state % 2001) as f32 / 1000.0 - 1.0
+                })
+                .collect();
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.iter_mut().for_each(|x| *x /= norm);
+            v
+        };
+        for i in 0..(MAX_BACKGROUND_NEEDS + 200) {
+            let text = format!("flight booking number {i}");
+            let client = format!("filler-{}", i % 10);
+            pool.ingest(&direction(), &text, false, &client, at)
+                .unwrap();
+        }
+        assert!(pool.need_count() > MAX_BACKGROUND_NEEDS);
+        let target = direction();
+        let mut id = 0;
+        for text in [
+            "flight with a vegetarian meal",
+            "vegetarian meal on my flight",
+        ] {
+            for client in 0..3 {
+                id = pool
+                    .ingest(&target, text, false, &format!("agent-{client}"), at)
+                    .unwrap()
+                    .need;
+            }
+        }
+        let key = RuleInducer
+            .induce(&pool.need(id).unwrap(), &template())
+            .unwrap();
+        assert!(
+            key.key_name.as_str().contains("vegetarian"),
+            "{}",
+            key.key_name
+        );
+        assert!(
+            !key.key_name.as_str().contains("flight"),
+            "{}",
+            key.key_name
+        );
+    }
+
+    #[test]
+    fn inflections_meet_in_one_term() {
+        let key = one(&[
+            "my dog travels too",
+            "travelling with dogs",
+            "the dog is traveling with me",
+        ]);
+        assert!(key.key_name.as_str().contains("dog"), "{}", key.key_name);
+    }
+
+    #[test]
+    fn alternatives_in_one_slot_are_a_string_that_lists_them() {
+        let key = one(&[
+            "window seat please",
+            "aisle seat please",
+            "a window seat",
+            "an aisle seat",
+        ]);
+        assert_eq!(key.key_name.as_str(), "seat_preference");
+        assert_eq!(key.key_type, KeyType::String);
+        let d = &key.semantic_description;
+        assert!(d.contains("\"window\"") && d.contains("\"aisle\""), "{d}");
+    }
+
+    #[test]
+    fn a_side_word_s_alternatives_are_no_slot() {
+        // "white wine" / "rice wine" fill a slot, but wine is not what
+        // these requests are about: recipes are.
+        let key = one(&[
+            "a recipe for carrot soup",
+            "recipe for pasta please",
+            "a recipe with white wine",
+            "a recipe with rice wine",
+            "a beef stew recipe",
+            "how do i cook a risotto",
+            "a quick recipe for dinner",
+            "any recipe for chicken",
+        ]);
+        assert!(!key.key_name.as_str().contains("wine"), "{key:?}");
+        assert_eq!(key.key_type, KeyType::Boolean, "{key:?}");
+    }
+
+    #[test]
+    fn counts_are_integers_named_with_their_unit() {
+        let key = one(&[
+            "2 extra bags",
+            "I need 3 extra bags",
+            "two extra bags please",
+            "an extra bag",
+        ]);
+        assert_eq!(key.key_type, KeyType::Integer);
+        assert_eq!(key.key_name.as_str(), "extra_bags");
+        let d = &key.semantic_description;
+        assert!(d.starts_with("How many bags"), "{d}");
+        assert!(d.contains("\"2 extra bags\" → 2"), "{d}");
+    }
+
+    /// A larger spelled-out number ("twenty", past the words a count read
+    /// before) is read as a count and never names the key.
+    #[test]
+    fn larger_number_words_neither_name_nor_break_a_count() {
+        let key = one(&[
+            "twenty extra bags",
+            "I need 3 extra bags",
+            "twenty extra bags please",
+            "two extra bags",
+        ]);
+        assert_eq!(key.key_type, KeyType::Integer, "{key:?}");
+        assert_eq!(key.key_name.as_str(), "extra_bags");
+        let d = &key.semantic_description;
+        assert!(d.contains("\"twenty extra bags\" → 20"), "{d}");
+    }
+
+    #[test]
+    fn a_pronoun_one_is_no_count() {
+        // "Whichever you like": no number of anything is asked for.
+        let key = one(&[
+            "any one is fine",
+            "choose any one for me",
+            "this one or that one, i do not mind",
+            "any one will do",
+        ]);
+        assert_ne!(key.key_type, KeyType::Integer, "{key:?}");
+    }
+
+    #[test]
+    fn a_base_key_s_name_is_never_reused() {
+        // Its words weigh less: another word leads the name.
+        let key = one(&[
+            "cabin class upgrade",
+            "upgrade my cabin class",
+            "cabin class",
+        ]);
+        assert_ne!(key.key_name.as_str(), "cabin_class");
+        // Nothing else to say: the name is told apart.
+        let key = one(&["cabin class", "the cabin class", "cabin class?"]);
+        assert_eq!(key.key_name.as_str(), "cabin_class_detail");
+    }
+
+    #[test]
+    fn other_scripts_get_distinct_readable_names() {
+        let keys = induce_each(&[&["靠窗的座位"], &["素食餐"]]);
+        let (a, b) = (keys[0].key_name.as_str(), keys[1].key_name.as_str());
+        assert!(a.starts_with("kao_chuang"), "{a}");
+        assert_ne!(a, b);
+        // Nothing to spell: a hashed fallback, different for different words.
+        let x = key_name(&["\u{1f6a8}\u{1f6a8}".to_owned()]);
+        let y = key_name(&["\u{2063}".to_owned()]);
+        assert!(
+            KeyName::new(&x).is_ok() && KeyName::new(&y).is_ok(),
+            "{x} {y}"
+        );
+        assert!(y.starts_with("need_"), "{y}");
+    }
+
+    #[test]
+    fn plurals_follow_the_common_rules() {
+        assert_eq!(plural("bag"), "bags");
+        assert_eq!(plural("box"), "boxes");
+        assert_eq!(plural("city"), "cities");
+        assert_eq!(plural("day"), "days");
+        assert_eq!(plural("bags"), "bags");
+    }
+
+    #[test]
+    fn quotes_are_distinct_and_short() {
+        let long = "x".repeat(200);
+        let e: Vec<Exemplar> = ["Window seat", "window  seat", "aisle \"seat\"", &long]
+            .iter()
+            .map(|t| Exemplar {
+                text: (*t).to_owned(),
+                count: 1,
+                flagged: false,
+                client: "agent-1".to_owned(),
+                clients: vec![client_tag("agent-1"), client_tag("agent-2")],
+            })
+            .collect();
+        let refs: Vec<&Exemplar> = e.iter().collect();
+        let q = quotes(&refs);
+        assert_eq!(q.len(), 3, "{q:?}");
+        assert_eq!(q[1], "aisle 'seat'");
+        assert!(q[2].chars().count() <= MAX_QUOTE);
+    }
+}
