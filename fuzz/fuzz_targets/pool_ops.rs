@@ -12,7 +12,7 @@
 //!   `b3` increment, `b4` client cap (each an index into a table below, `b1`
 //!   past its table is `b1 / 127.5 - 1`; `b3` bit 7 also books lent heat,
 //!   `Lending::Book`, else silence); `b5 % 8` max clusters (7 → 10,000),
-//!   `b5` bit 3 centroid linkage (else average);
+//!   `b5` bits 3-7 unused;
 //!   `b6` max exemplars (low nibble, 0 → 8) and tracked clients (high, 0 → 64);
 //!   `b7` bits 0-2 min clients, bits 3-5 min occurrences (0 → default),
 //!   bit 6 texts may repeat, bit 7 reference mode (no client cap, 1,000
@@ -59,7 +59,7 @@ use std::collections::{HashMap, HashSet};
 
 use libfuzzer_sys::fuzz_target;
 use sdsi::evolution::{
-    Embedder, HashingEmbedder, Lending, Linkage, MAX_FRAGMENT_CHARS, Pool, PoolConfig, PoolError,
+    Embedder, HashingEmbedder, Lending, MAX_FRAGMENT_CHARS, Pool, PoolConfig, PoolError,
     sanitize_fragment,
 };
 use sdsi_fuzz::check;
@@ -1081,9 +1081,6 @@ fuzz_target!(|data: &[u8]| {
         7 => 10_000,
         n => usize::from(n),
     };
-    if b5 & 8 != 0 {
-        config.linkage = Linkage::Centroid;
-    }
     let sizes = b.u8();
     config.max_exemplars = match sizes & 0xf {
         0 => 8,

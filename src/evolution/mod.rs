@@ -14,7 +14,8 @@
 //!   anything embeds or stores it. An [`Observation`] is one message's
 //!   fragments with their vectors, so replicas can share the costly part.
 //! - **The pool** ([`Pool`]): fragment vectors clustered into fine clusters
-//!   ([`ClusterView`], scored as [`Linkage`] says, with [`Exemplar`]s of
+//!   ([`ClusterView`], a fragment joining by its mean similarity to the
+//!   members, with [`Exemplar`]s of
 //!   what each means), fine clusters grouped into needs ([`NeedView`]), as
 //!   one need is phrased many ways. Heat decays with a half-life; the need
 //!   threshold may adapt to the pool's background similarity
@@ -70,7 +71,6 @@ pub use pool::data::Pool;
 pub use pool::error::PoolError;
 pub use pool::fine::exemplar::{EXEMPLAR_CLIENTS, Exemplar, client_tag};
 pub use pool::fine::ingest::Ingested;
-pub use pool::fine::linkage::Linkage;
 pub use pool::fine::view::ClusterView;
 pub use pool::needs::background::{MIN_BACKGROUND_FRAGMENTS, NEED_FLOOR_RATIO};
 pub use pool::needs::view::NeedView;

@@ -482,7 +482,7 @@ fn a_state_from_another_embedder_is_refused() {
     replay(&mut engine, &mut store, &SEAT, 2, 3);
     let saved = serde_json::to_string(&engine.state()).unwrap();
     assert!(
-        saved.starts_with(r#"{"format":"sdsi.evolution","version":1"#),
+        saved.starts_with(r#"{"format":"sdsi.evolution","version":2"#),
         "{saved}"
     );
     let mut other = Evolution::new(
@@ -493,9 +493,48 @@ fn a_state_from_another_embedder_is_refused() {
     let state = serde_json::from_str(&saved).unwrap();
     assert!(other.restore(state).is_err());
     assert_eq!(other.pools().count(), 0, "nothing changed");
-    let wrong = saved.replace(r#""version":1"#, r#""version":2"#);
+    let wrong = saved.replace(r#""version":2"#, r#""version":3"#);
     let e = serde_json::from_str::<sdsi::evolution::EvolutionState>(&wrong).unwrap_err();
-    assert!(e.to_string().contains("version 2 is not supported"), "{e}");
+    assert!(e.to_string().contains("version 3 is not supported"), "{e}");
+}
+
+/// Version 1 (the shapes written before this crate's first release, read
+/// then through defaults) is refused by name, not read.
+#[test]
+fn a_version_one_state_is_refused_by_its_version() {
+    let mut engine = Evolution::default();
+    let mut store = flight_store();
+    replay(&mut engine, &mut store, &SEAT, 2, 3);
+    let saved = serde_json::to_string(&engine.state()).unwrap();
+    let old = saved.replace(r#""version":2"#, r#""version":1"#);
+    let e = serde_json::from_str::<sdsi::evolution::EvolutionState>(&old).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("evolution state version 1 is not supported (this build reads version 2)"),
+        "{e}"
+    );
+}
+
+/// A pool snapshot whose clusters name a need it does not hold is refused,
+/// not repaired (a cluster used to become a need of its own).
+#[test]
+fn a_state_with_a_cluster_outside_its_needs_is_refused() {
+    let mut engine = Evolution::default();
+    let mut store = flight_store();
+    replay(&mut engine, &mut store, &SEAT, 2, 3);
+    let mut saved = serde_json::to_value(engine.state()).unwrap();
+    let needs = saved
+        .pointer_mut("/pools/0/pool/needs")
+        .and_then(|n| n.as_array_mut())
+        .expect("a pool with needs");
+    assert!(!needs.is_empty());
+    needs.clear();
+    let e = serde_json::from_value::<sdsi::evolution::EvolutionState>(saved).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("a cluster names a need the snapshot does not hold"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -271,7 +271,7 @@ fn snapshot_error_display() {
         )
         .unwrap_err()
         .to_string(),
-        "evolution state version 9 is not supported (this build reads version 1)"
+        "evolution state version 9 is not supported (this build reads version 2)"
     );
 }
 

@@ -458,10 +458,10 @@ fn one_offs_do_not_evict_a_need_that_builds_slowly() {
     assert_eq!(slow(&pool), Some(4));
 }
 
-/// Snapshots carry the need level; a snapshot written before needs
-/// existed restores each cluster as a need of its own.
+/// Snapshots carry the need level; a snapshot whose clusters and needs do
+/// not fit together (no needs, or a cluster without its need) is refused.
 #[test]
-fn needs_survive_a_snapshot_and_old_snapshots_restore() {
+fn needs_survive_a_snapshot_and_a_broken_one_is_refused() {
     let mut pool = Pool::new(config()).unwrap();
     let a = send(&mut pool, &at(0.0, 0, 1), 3, 3, T0, "a");
     send(&mut pool, &at(30.0, 0, 1), 3, 3, T0, "b");
@@ -469,21 +469,20 @@ fn needs_survive_a_snapshot_and_old_snapshots_restore() {
     assert!(pool.mark_proposed(a.need, "seat_preference"));
     let restored: Pool = serde_json::from_slice(&serde_json::to_vec(&pool).unwrap()).unwrap();
     assert!(restored == pool);
-    let mut old: Value = serde_json::to_value(&pool).unwrap();
-    old.as_object_mut().unwrap().remove("needs");
-    for cluster in old["clusters"].as_array_mut().unwrap() {
-        cluster.as_object_mut().unwrap().remove("need");
-    }
-    let legacy: Pool = serde_json::from_value(old).unwrap();
-    assert_eq!(legacy.need_count(), legacy.len());
-    for c in legacy.clusters() {
-        let need = legacy.need(c.need()).unwrap();
-        assert_eq!(need.proposed(), c.proposed());
-        assert_eq!(
-            need.clusters().map(|m| m.id()).collect::<Vec<_>>(),
-            [c.id()]
-        );
-    }
+    let mut no_needs: Value = serde_json::to_value(&pool).unwrap();
+    no_needs["needs"] = Value::Array(Vec::new());
+    let e = serde_json::from_value::<Pool>(no_needs).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("names a need the snapshot does not hold"),
+        "{e}"
+    );
+    let mut no_need_member: Value = serde_json::to_value(&pool).unwrap();
+    no_need_member["clusters"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("need");
+    assert!(serde_json::from_value::<Pool>(no_need_member).is_err());
 }
 
 /// A need that merges with a proposed need is proposed; the key is not
@@ -867,16 +866,10 @@ fn the_background_survives_snapshots_and_merges() {
     assert!(ab.same_clusters(&ba));
     assert_eq!(ab.background(), ba.background());
     assert!(ab.background().is_some());
-    // A snapshot written before the background restores and measures it at
-    // the next fragment.
+    // A snapshot without its background is refused, not re-measured.
     let mut old: Value = serde_json::to_value(&a).unwrap();
     assert!(old.as_object_mut().unwrap().remove("background").is_some());
-    let mut legacy: Pool = serde_json::from_value(old).unwrap();
-    assert_eq!(legacy.background(), None);
-    legacy
-        .ingest(&domain_request(0.5, 0, 0), "x", false, "agent-1", T0)
-        .unwrap();
-    assert!(legacy.background().is_some());
+    assert!(serde_json::from_value::<Pool>(old).is_err());
 }
 
 /// A snapshot is untrusted input: a centre that could not have been
@@ -891,7 +884,7 @@ fn a_snapshot_s_centre_is_checked_on_restore() {
     let restored: Pool = serde_json::from_value(honest.clone()).unwrap();
     assert!(restored == a, "an honest centre survives");
     let mut none = honest.clone();
-    none["background"].as_object_mut().unwrap().remove("centre");
+    none["background"]["centre"] = json!({});
     let without: Pool = serde_json::from_value(none).unwrap();
     let crafted = [
         json!([0.0]),
@@ -1040,7 +1033,8 @@ fn a_withheld_mark_never_wins_a_merge() {
     config.min_clients = 1;
     let mut pool = Pool::new(config).unwrap();
     let a = send(&mut pool, &at(0.0, 0, 1), 1, 1, T0, "a");
-    assert!(pool.mark_proposed(a.need, ""), "withheld");
+    // `other` is the withheld mark; it sorts before many key names.
+    assert!(pool.mark_proposed(a.need, "other"), "withheld");
     let b = send(
         &mut pool,
         &at(50.0, 0, 1),

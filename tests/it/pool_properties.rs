@@ -12,8 +12,8 @@ use std::collections::{HashMap, HashSet};
 use crate::common::{MIDNIGHT as T0, flight_store};
 use proptest::prelude::*;
 use sdsi::evolution::{
-    ClusterView, Embedder, Evolution, EvolutionEngine, HashingEmbedder, Linkage,
-    MAX_FRAGMENT_CHARS, Pool, PoolConfig, PoolError, sanitize_fragment,
+    ClusterView, Embedder, Evolution, EvolutionEngine, HashingEmbedder, MAX_FRAGMENT_CHARS, Pool,
+    PoolConfig, PoolError, sanitize_fragment,
 };
 use serde_json::json;
 use time::macros::datetime;
@@ -1283,27 +1283,19 @@ fn id_clash_settling_is_commutative() {
 /// (that pool could not be restored, nor merged into an empty one).
 #[test]
 fn threshold_minus_one_snapshot_restores() {
-    for linkage in [Linkage::Average, Linkage::Centroid] {
-        let mut config = PoolConfig::new(2, -1.0);
-        config.linkage = linkage;
-        let mut pool = Pool::new(config).unwrap();
-        pool.ingest(&[1.0, 0.0], "a", false, "agent-1", T0).unwrap();
-        pool.ingest(&[-1.0, 0.0], "b", false, "agent-1", T0)
-            .unwrap();
-        pool.ingest(&[0.0, 1.0], "c", false, "agent-1", T0).unwrap();
-        let mut empty = Pool::new(*pool.config()).unwrap();
-        empty.merge(&pool).unwrap();
-        assert!(empty.canonical() == pool.canonical());
-        assert!(roundtrip(&pool) == pool);
-        for c in pool.clusters() {
-            // A mean of unit vectors is at most unit length; a centroid is unit.
-            let norm: f32 = c.centroid().iter().map(|x| x * x).sum();
-            let ok = match linkage {
-                Linkage::Centroid => (norm - 1.0).abs() < 1e-5,
-                _ => norm > 0.0 && norm <= 1.0 + 1e-5,
-            };
-            assert!(ok, "{linkage:?}: {:?}", c.centroid());
-        }
+    let mut pool = Pool::new(PoolConfig::new(2, -1.0)).unwrap();
+    pool.ingest(&[1.0, 0.0], "a", false, "agent-1", T0).unwrap();
+    pool.ingest(&[-1.0, 0.0], "b", false, "agent-1", T0)
+        .unwrap();
+    pool.ingest(&[0.0, 1.0], "c", false, "agent-1", T0).unwrap();
+    let mut empty = Pool::new(*pool.config()).unwrap();
+    empty.merge(&pool).unwrap();
+    assert!(empty.canonical() == pool.canonical());
+    assert!(roundtrip(&pool) == pool);
+    for c in pool.clusters() {
+        // A mean of unit vectors is at most unit length.
+        let norm: f32 = c.centroid().iter().map(|x| x * x).sum();
+        assert!(norm > 0.0 && norm <= 1.0 + 1e-5, "{:?}", c.centroid());
     }
 }
 
@@ -1558,9 +1550,7 @@ fn same_clusters_ignores_order_only() {
     c.ingest(&[0.0, 1.0], "a vegetarian meal", false, "agent-3", T0)
         .unwrap();
     assert!(!a.same_clusters(&c) && !c.same_clusters(&a));
-    let mut config = PoolConfig::new(2, 0.9);
-    config.linkage = Linkage::Centroid;
-    let mut d = Pool::new(config).unwrap();
+    let mut d = Pool::new(PoolConfig::new(2, 0.8)).unwrap();
     d.ingest(&[1.0, 0.0], "window seat", false, "agent-1", T0)
         .unwrap();
     d.ingest(&[0.0, 1.0], "vegetarian meal", false, "agent-2", T0)

@@ -34,16 +34,16 @@ pub struct EvolutionConfig {
     /// A similarity threshold overriding the embedder's recommendation.
     pub threshold: Option<f32>,
     /// A need threshold overriding the embedder's recommendation
-    /// ([`crate::evolution::embed::embedder::Embedder::recommended_need_threshold`]); the support
-    /// threshold follows it ([`crate::evolution::pool::config::SUPPORT_RATIO`]). Setting it alone
+    /// ([`Embedder::recommended_need_threshold`](crate::evolution::Embedder::recommended_need_threshold)); the support
+    /// threshold follows it ([`SUPPORT_RATIO`](crate::evolution::SUPPORT_RATIO)). Setting it alone
     /// also fixes the need threshold (no adaptive contrast).
     pub need_threshold: Option<f32>,
     /// A need contrast overriding the embedder's recommendation
-    /// ([`crate::evolution::embed::embedder::Embedder::recommended_need_contrast`]): the need threshold
+    /// ([`Embedder::recommended_need_contrast`](crate::evolution::Embedder::recommended_need_contrast)): the need threshold
     /// adapts to each pool's background ([`PoolConfig::need_contrast`]).
     pub need_contrast: Option<f32>,
     /// A [`Lending`] overriding the embedder's recommendation
-    /// ([`crate::evolution::embed::embedder::Embedder::recommended_lending`]).
+    /// ([`Embedder::recommended_lending`](crate::evolution::Embedder::recommended_lending)).
     pub lending: Option<Lending>,
     /// Most `other` fragments taken from one message (the rest are counted
     /// in a `skipped` event). Default 16.

@@ -223,7 +223,7 @@ fn package(
 /// instruction-like text: each client counts once however often it sent
 /// it, so one client repeating an injection cannot keep a shared need out.
 /// (Clients are counted through the exemplars' tags, up to
-/// [`crate::evolution::pool::fine::exemplar::EXEMPLAR_CLIENTS`] per text.)
+/// [`EXEMPLAR_CLIENTS`](crate::evolution::EXEMPLAR_CLIENTS) per text.)
 fn flagged_by_most_clients(exemplars: &[Exemplar]) -> bool {
     let mut all = std::collections::BTreeSet::new();
     let mut flagged = std::collections::BTreeSet::new();

@@ -41,7 +41,7 @@ use crate::template::SchemaTemplate;
 ///   client's LLM, with up to three quoted fragments and the value each
 ///   gives; it carries no count (stale as soon as it is proposed);
 /// - only what several clients sent reaches the key
-///   ([`crate::evolution::pool::config::PoolConfig::min_quote_clients`], default 2): a fragment is
+///   ([`PoolConfig::min_quote_clients`](crate::evolution::PoolConfig::min_quote_clients), default 2): a fragment is
 ///   quoted only when that many distinct clients sent its exact text, and a
 ///   word names the key (or its unit, or a slot value) only when that many
 ///   used it, so one client's words (a person's name, an address) never do.

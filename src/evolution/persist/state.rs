@@ -15,12 +15,12 @@ pub(crate) const FORMAT: &str = "sdsi.evolution";
 
 /// The version of [`EvolutionState`]'s serialized form this crate writes and
 /// reads; another version is refused rather than read wrongly.
-pub const EVOLUTION_FORMAT_VERSION: u32 = 1;
+pub const EVOLUTION_FORMAT_VERSION: u32 = 2;
 
-/// What [`crate::evolution::engine::pipeline::Evolution::state`] saves and [`crate::evolution::engine::pipeline::Evolution::restore`]
+/// What [`Evolution::state`](crate::evolution::Evolution::state) saves and [`Evolution::restore`](crate::evolution::Evolution::restore)
 /// puts back: every pool, by key, and when each personal pool last took a
 /// fragment (for the least-recently-active eviction). Serialized as
-/// `{"format": "sdsi.evolution", "version": 1, "pools": [...]}`, the pools in
+/// `{"format": "sdsi.evolution", "version": 2, "pools": [...]}`, the pools in
 /// key order, so one state always gives the same bytes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EvolutionState {
@@ -35,7 +35,7 @@ pub struct EvolutionState {
 #[non_exhaustive]
 pub enum EvolutionStateError {
     /// The pool was made with another setting its learned state depends on
-    /// ([`crate::evolution::pool::config::PoolConfig::learned_difference`]: the embedder's dimension,
+    /// ([`PoolConfig::learned_difference`](crate::evolution::PoolConfig::learned_difference): the embedder's dimension,
     /// a similarity threshold, the linkage, the half-life) than the engine
     /// now uses. Gate, heat, window and cap settings may change.
     #[error(
@@ -89,7 +89,7 @@ struct Read {
     version: u32,
     /// Optional here, so another format or version is named as such first.
     pools: Option<Vec<Entry<Pool>>>,
-    /// Absent before the operator loop existed, and while no denial was read.
+    /// Absent while no denial was read.
     #[serde(default)]
     reviewed: u64,
     /// Set in a header whose pools are kept as rows (see `rows.rs`): not a

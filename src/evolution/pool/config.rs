@@ -4,7 +4,6 @@
 use serde::{Deserialize, Serialize};
 
 use crate::evolution::pool::error::PoolError;
-use crate::evolution::pool::fine::linkage::Linkage;
 use crate::evolution::pool::limits::ClusterLimits;
 
 /// The shortest half-life a pool accepts, in seconds.
@@ -18,43 +17,34 @@ pub const MIN_HALF_LIFE_SECS: f64 = 1e-3;
 pub struct PoolConfig {
     /// Vector dimension; every vector must have it.
     pub dimension: usize,
-    /// Similarity, scored as [`PoolConfig::linkage`] says, at or above which
+    /// Mean similarity to a cluster's members at or above which
     /// a fragment joins a cluster and two clusters merge; take it from
-    /// [`crate::evolution::embed::embedder::Embedder::recommended_threshold`] (calibrated for the
+    /// [`Embedder::recommended_threshold`](crate::evolution::Embedder::recommended_threshold) (calibrated for the
     /// default, average linkage).
     pub threshold: f32,
-    /// How a fragment is scored against a cluster. Default
-    /// [`Linkage::Average`]; snapshots that name none restore with
-    /// [`Linkage::Centroid`], the only linkage when they were written.
-    #[serde(default = "Linkage::legacy")]
-    pub linkage: Linkage,
     /// Mean similarity between two groups of fine clusters at or above which
     /// they are one need (average linkage over the clusters' members); looser
     /// than `threshold`, since one need is phrased many ways. Take it from
-    /// [`crate::evolution::embed::embedder::Embedder::recommended_need_threshold`]. Snapshots written
-    /// before needs restore with [`NEED_RATIO`] × `threshold`.
-    #[serde(default = "unset")]
+    /// [`Embedder::recommended_need_threshold`](crate::evolution::Embedder::recommended_need_threshold).
     pub need_threshold: f32,
     /// When set, the need threshold adapts to the pool's domain: this many
     /// times the pool's background similarity (the mean cosine between
     /// fragments of different needs), kept between
-    /// [`crate::evolution::pool::needs::background::NEED_FLOOR_RATIO`] × `threshold` and `threshold`; the support
+    /// [`NEED_FLOOR_RATIO`](crate::evolution::NEED_FLOOR_RATIO) × `threshold` and `threshold`; the support
     /// and claim thresholds scale with it. `need_threshold` applies until
-    /// the pool holds [`crate::evolution::pool::needs::background::MIN_BACKGROUND_FRAGMENTS`] fragments. Once
+    /// the pool holds [`MIN_BACKGROUND_FRAGMENTS`](crate::evolution::MIN_BACKGROUND_FRAGMENTS) fragments. Once
     /// the background is measured, needs are also linked from the pool's
     /// centre (the mean of its fragments, no longer than the background
     /// allows): similarity that every request of the domain shares does not
     /// join two needs (docs/evolution.md, "The centred need linkage"). Take
-    /// it from [`crate::evolution::embed::embedder::Embedder::recommended_need_contrast`]; `None` (the
-    /// default of [`PoolConfig::new`], and of snapshots that name none)
+    /// it from [`Embedder::recommended_need_contrast`](crate::evolution::Embedder::recommended_need_contrast); `None` (the
+    /// default of [`PoolConfig::new`])
     /// keeps `need_threshold` fixed and the linkage plain.
-    #[serde(default)]
     pub need_contrast: Option<f32>,
     /// Mean similarity at or above which a neighbouring need (not yet
     /// proposed) may lend its heat to the gate of a need at least as hot:
     /// the paraphrases of one need that the grouping left apart. Default
     /// [`SUPPORT_RATIO`] × `need_threshold`.
-    #[serde(default = "unset")]
     pub support_threshold: f32,
     /// Mean similarity at or above which a need that lent its heat to a
     /// proposed neighbour counts as part of it, as [`PoolConfig::lending`]
@@ -63,16 +53,12 @@ pub struct PoolConfig {
     /// carried to the centred scale (as the need threshold is, never below
     /// 0) and compared with the centred link, so a need sharing only the
     /// domain's common words is not silenced.
-    #[serde(default = "unset")]
     pub claim_threshold: f32,
     /// What becomes of the heat a need lent once the neighbour it helped
-    /// is proposed. Default [`Lending::Silence`] (and for snapshots that
-    /// name none); take it from [`crate::evolution::embed::embedder::Embedder::recommended_lending`].
-    #[serde(default)]
+    /// is proposed. Default [`Lending::Silence`]; take it from [`Embedder::recommended_lending`](crate::evolution::Embedder::recommended_lending).
     pub lending: Lending,
     /// Share of `heat_threshold` a need must hold itself before neighbours
     /// may lend it theirs. Default 0.3.
-    #[serde(default = "default_support_share")]
     pub support_share: f64,
     /// Heat a fragment adds. Default 1.
     pub increment: f64,
@@ -100,14 +86,12 @@ pub struct PoolConfig {
     /// window per client, starting at its first founding), so that a flood
     /// of distinct fragments from one client cannot evict the needs others
     /// are building. Default 1,000.
-    #[serde(default = "default_client_quota")]
     pub max_new_clusters_per_client: usize,
     /// Distinct clients that must have sent a fragment's exact text before
     /// it is quoted in a proposed key's description, and that must have
     /// used a word before it names a key or its unit, so that one client's
     /// words (a person's name, an address) never reach a schema. 1 to
-    /// [`crate::evolution::pool::fine::exemplar::EXEMPLAR_CLIENTS`]; default [`MIN_QUOTE_CLIENTS`].
-    #[serde(default = "default_min_quote_clients")]
+    /// [`EXEMPLAR_CLIENTS`](crate::evolution::EXEMPLAR_CLIENTS); default [`MIN_QUOTE_CLIENTS`].
     pub min_quote_clients: usize,
 }
 
@@ -138,10 +122,6 @@ pub enum Lending {
 /// The default of [`PoolConfig::min_quote_clients`].
 pub const MIN_QUOTE_CLIENTS: usize = 2;
 
-fn default_min_quote_clients() -> usize {
-    MIN_QUOTE_CLIENTS
-}
-
 /// The need threshold's default share of the fine threshold.
 pub const NEED_RATIO: f32 = 0.82;
 
@@ -151,32 +131,18 @@ pub const SUPPORT_RATIO: f32 = 0.45;
 /// The claim threshold's default share of the need threshold.
 pub const CLAIM_RATIO: f32 = 0.7;
 
-/// Marks a threshold a snapshot did not carry (it is derived on restore).
-fn unset() -> f32 {
-    f32::NAN
-}
-
-fn default_support_share() -> f64 {
-    0.3
-}
-
-fn default_client_quota() -> usize {
-    1_000
-}
-
 impl PoolConfig {
     /// The defaults for vectors of `dimension` joined at `threshold`.
     pub fn new(dimension: usize, threshold: f32) -> Self {
         Self {
             dimension,
             threshold,
-            linkage: Linkage::Average,
             need_threshold: threshold * NEED_RATIO,
             need_contrast: None,
             support_threshold: threshold * NEED_RATIO * SUPPORT_RATIO,
             claim_threshold: threshold * NEED_RATIO * CLAIM_RATIO,
             lending: Lending::Silence,
-            support_share: default_support_share(),
+            support_share: 0.3,
             increment: 1.0,
             half_life_secs: 86_400.0,
             heat_threshold: 50.0,
@@ -187,7 +153,7 @@ impl PoolConfig {
             max_clusters: 10_000,
             max_exemplars: 8,
             max_tracked_clients: 64,
-            max_new_clusters_per_client: default_client_quota(),
+            max_new_clusters_per_client: 1_000,
             min_quote_clients: MIN_QUOTE_CLIENTS,
         }
     }
@@ -216,26 +182,12 @@ impl PoolConfig {
         self
     }
 
-    /// Fills in the thresholds a snapshot written before needs lacks.
-    pub(in crate::evolution) fn complete(mut self) -> Self {
-        if self.need_threshold.is_nan() {
-            self.need_threshold = self.threshold * NEED_RATIO;
-        }
-        if self.support_threshold.is_nan() {
-            self.support_threshold = self.need_threshold * SUPPORT_RATIO;
-        }
-        if self.claim_threshold.is_nan() {
-            self.claim_threshold = self.need_threshold * CLAIM_RATIO;
-        }
-        self
-    }
-
     /// The first setting, by name, that differs between `self` and `other`
     /// among those a pool's learned state depends on: the vectors
-    /// (`dimension`), how they group (`threshold`, `linkage`,
+    /// (`dimension`), how they group (`threshold`,
     /// `need_threshold`, `need_contrast`, `support_threshold`,
     /// `claim_threshold`) and how heat is stored (`half_life_secs`). A pool
-    /// can be retuned ([`crate::evolution::pool::data::Pool::retune`]) to any other settings: the
+    /// can be retuned ([`Pool::retune`](crate::evolution::Pool::retune)) to any other settings: the
     /// gate, the increment, the window, the caps and the sizes.
     pub fn learned_difference(&self, other: &PoolConfig) -> Option<&'static str> {
         let same = |a: f32, b: f32| a.to_bits() == b.to_bits();
@@ -244,8 +196,6 @@ impl PoolConfig {
             Some("dimension")
         } else if !same(self.threshold, other.threshold) {
             Some("threshold")
-        } else if self.linkage != other.linkage {
-            Some("linkage")
         } else if !same(self.need_threshold, other.need_threshold) {
             Some("need_threshold")
         } else if !same_opt(self.need_contrast, other.need_contrast) {

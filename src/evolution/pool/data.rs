@@ -12,6 +12,7 @@ use crate::evolution::embed::vectors::normalized;
 use crate::evolution::pool::config::PoolConfig;
 use crate::evolution::pool::error::PoolError;
 use crate::evolution::pool::fine::cluster::ClusterState;
+use crate::evolution::pool::fine::linkage::mean_direction;
 use crate::evolution::pool::fine::quota::CreationQuota;
 use crate::evolution::pool::needs::background::Background;
 use crate::evolution::pool::needs::level::Needs;
@@ -20,7 +21,7 @@ use crate::evolution::pool::needs::level::Needs;
 /// heat, and the trigger.
 ///
 /// Each fine cluster keeps the running sum of its members' unit vectors and
-/// their count; the vector a fragment is scored against (see [`Linkage`](crate::evolution::pool::fine::linkage::Linkage))
+/// their count; the vector a fragment is scored against (the members' mean: `fine/linkage.rs`)
 /// sits in one contiguous buffer, so finding the nearest cluster is one
 /// linear scan. Fine clusters are grouped into needs (see
 /// [`PoolConfig::need_threshold`]), and the dual gate opens on needs. All
@@ -130,20 +131,22 @@ impl Pool {
     /// The mean similarity of two groups of fragments (running sums and
     /// counts) as the need level measures it: centred on the pool's mean
     /// once it is measured (`centre.rs`).
-    pub(in crate::evolution) fn need_link(&self, a: &[f32], na: u64, b: &[f32], nb: u64) -> f32 {
+    pub(in crate::evolution) fn centred_link(&self, a: &[f32], na: u64, b: &[f32], nb: u64) -> f32 {
         self.background.centre.link(a, na, b, nb)
     }
 
-    /// The need threshold in force on the scale of [`Pool::need_link`].
+    /// The need threshold in force on the scale of [`Pool::centred_link`].
     pub(in crate::evolution) fn grouping_threshold(&self) -> f32 {
         self.background.centre.threshold(self.need_threshold())
     }
 
-    /// [`Pool::need_link`] between needs `a` and `b` (positions).
-    pub(in crate::evolution) fn needs_link(&self, a: usize, b: usize) -> f32 {
+    /// [`Pool::centred_link`] between needs `a` and `b` (positions).
+    pub(in crate::evolution) fn centred_need_link(&self, a: usize, b: usize) -> f32 {
         self.needs
             .pair(a, b)
-            .map_or(f32::NEG_INFINITY, |(x, p, y, q)| self.need_link(x, p, y, q))
+            .map_or(f32::NEG_INFINITY, |(x, p, y, q)| {
+                self.centred_link(x, p, y, q)
+            })
     }
 
     /// Counts one fragment taken in; measures the background (and the
@@ -186,9 +189,7 @@ impl Pool {
             });
         }
         let mut centroid = normalized(sum)?;
-        self.config
-            .linkage
-            .direction(sum, state.members, &mut centroid);
+        mean_direction(sum, state.members, &mut centroid);
         self.sums.extend_from_slice(sum);
         self.centroids.extend_from_slice(&centroid);
         self.positions.insert(state.id, self.clusters.len());
@@ -250,7 +251,7 @@ impl Pool {
             }
             // A sum that cancelled (possible only at a threshold <= 0, and
             // refused before joining) keeps its previous centroid.
-            self.config.linkage.direction(sum, members, centroid);
+            mean_direction(sum, members, centroid);
         }
     }
 }

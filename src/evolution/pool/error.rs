@@ -28,7 +28,7 @@ pub enum PoolError {
     #[error("pools with different configurations cannot merge")]
     ConfigMismatch,
     /// A pool cannot be retuned to settings its learned state depends on
-    /// ([`crate::evolution::pool::config::PoolConfig::learned_difference`]).
+    /// ([`PoolConfig::learned_difference`](crate::evolution::PoolConfig::learned_difference)).
     #[error(
         "the pool was built with another {setting}; it cannot change without rebuilding the pool"
     )]
@@ -37,11 +37,15 @@ pub enum PoolError {
         setting: &'static str,
     },
     /// The client founded as many clusters as it may within the window
-    /// ([`crate::evolution::pool::config::PoolConfig::max_new_clusters_per_client`]); the fragment was not
+    /// ([`PoolConfig::max_new_clusters_per_client`](crate::evolution::PoolConfig::max_new_clusters_per_client)); the fragment was not
     /// taken.
     #[error("this client founded {limit} clusters within the window, the most it may")]
     ClientQuota {
         /// The quota.
         limit: usize,
     },
+    /// A snapshot whose clusters and needs do not fit together (a damaged
+    /// or hand-edited state): refused rather than repaired.
+    #[error("the pool snapshot does not restore: {0}")]
+    Snapshot(&'static str),
 }

@@ -22,15 +22,9 @@ pub(in crate::evolution) struct PoolSnapshot {
     config: PoolConfig,
     /// Each cluster's state with its running sum moved into `sum`.
     pub(in crate::evolution::pool) clusters: Vec<ClusterState>,
-    /// Absent in snapshots written before needs: each cluster then becomes
-    /// a need of its own.
-    #[serde(default)]
+    /// Each need's state with its running sum moved into `sum`.
     pub(in crate::evolution::pool) needs: Vec<NeedState>,
-    #[serde(default)]
     quota: CreationQuota,
-    /// Absent in snapshots written before the adaptive need threshold: it
-    /// is measured at the next fragment.
-    #[serde(default)]
     background: Background,
 }
 
@@ -102,7 +96,7 @@ impl From<Pool> for PoolSnapshot {
 impl TryFrom<PoolSnapshot> for Pool {
     type Error = PoolError;
     fn try_from(snapshot: PoolSnapshot) -> Result<Self, PoolError> {
-        let mut pool = Pool::new(snapshot.config.complete())?;
+        let mut pool = Pool::new(snapshot.config)?;
         for mut state in snapshot.clusters {
             let sum = std::mem::take(&mut state.sum);
             pool.push(state, &sum)?;
@@ -131,11 +125,9 @@ impl<'de> Deserialize<'de> for Pool {
 }
 
 impl Pool {
-    /// Puts back the needs of a snapshot (clusters already restored). A
-    /// snapshot written before needs has none: each cluster becomes a need
-    /// of its own, taking the backoff and proposal it kept itself. A
-    /// cluster naming a need the snapshot lacks gets a need of its own too;
-    /// a need with no cluster is dropped.
+    /// Puts back the needs of a snapshot (clusters already restored). Every
+    /// cluster must name a need the snapshot holds and every need must hold
+    /// a cluster, as a live pool keeps them; anything else is refused.
     pub(in crate::evolution) fn restore_needs(
         &mut self,
         snapshot: Vec<NeedState>,
@@ -147,7 +139,7 @@ impl Pool {
         }
         for mut state in snapshot {
             let Some(mut ids) = members.remove(&state.id) else {
-                continue;
+                return Err(PoolError::Snapshot("a need holds no cluster"));
             };
             if state.sum.len() != dim {
                 return Err(PoolError::Dimension {
@@ -160,35 +152,10 @@ impl Pool {
             let sum = std::mem::take(&mut state.sum);
             self.needs.push(state, &sum);
         }
-        // Clusters whose need the snapshot did not hold (all of them, in a
-        // snapshot written before needs).
-        let orphans: Vec<usize> = members
-            .into_values()
-            .flatten()
-            .filter_map(|id| self.position(id))
-            .collect();
-        for index in orphans {
-            let Some(cluster) = self.clusters.get_mut(index) else {
-                continue;
-            };
-            let mut legacy = NeedState::new(0);
-            legacy.last_request = cluster.legacy_last_request.take();
-            legacy.retry_at = cluster.legacy_retry_at.take();
-            legacy.failures = std::mem::take(&mut cluster.legacy_failures);
-            legacy.proposed.clone_from(&cluster.proposed);
-            self.found_need(index, Some(&legacy));
-            // `split_off` copies all but these two.
-            if let Some(state) = self
-                .need_of(index)
-                .and_then(|n| self.needs.states.get_mut(n))
-            {
-                state.last_request = legacy.last_request;
-            }
-        }
-        for cluster in &mut self.clusters {
-            cluster.legacy_last_request = None;
-            cluster.legacy_retry_at = None;
-            cluster.legacy_failures = 0;
+        if !members.is_empty() {
+            return Err(PoolError::Snapshot(
+                "a cluster names a need the snapshot does not hold",
+            ));
         }
         Ok(())
     }

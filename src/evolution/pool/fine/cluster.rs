@@ -22,19 +22,15 @@ pub(crate) struct ClusterState {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(in crate::evolution::pool) sum: Vec<f32>,
     pub(in crate::evolution::pool) id: u64,
-    /// The need the cluster belongs to (0 in snapshots written before needs:
-    /// each such cluster becomes a need of its own on restore).
-    #[serde(default)]
+    /// The need the cluster belongs to.
     pub(in crate::evolution::pool) need: u64,
     pub(in crate::evolution::pool) created_at: f64,
     pub(in crate::evolution::pool) occurrences: u64,
     /// Vectors summed into the cluster's running sum (every fragment, not
-    /// only the first of a request): the divisor of its mean. 0 in snapshots
-    /// written before it was kept (the pool then estimates it).
-    #[serde(default)]
+    /// only the first of a request): the divisor of its mean.
     pub(in crate::evolution::pool) members: u64,
     pub(in crate::evolution::pool) heat: Heat,
-    /// Under [`crate::evolution::pool::config::Lending::Book`], the heat the cluster held when its
+    /// Under [`Lending::Book`](crate::evolution::Lending::Book), the heat the cluster held when its
     /// need was charged for a neighbour proposed with its help, decaying as
     /// its heat does: only the rest may support a proposal again. Kept per
     /// cluster so that it moves with the cluster when needs split, merge
@@ -48,20 +44,11 @@ pub(crate) struct ClusterState {
     pub(in crate::evolution::pool) exemplars: Vec<Exemplar>,
     /// What each client was granted here, for the per-client cap (which
     /// acts on the cluster's need: see `cap.rs`).
-    #[serde(default, rename = "client_heat")]
+    #[serde(rename = "client_heat")]
     pub(in crate::evolution::pool) cap: ClientCap,
     /// The key proposed from this cluster's need, once its trigger fired
-    /// (`""` when the need was withheld).
+    /// (`other` when the need was withheld).
     pub(in crate::evolution::pool) proposed: Option<String>,
-    /// Read from snapshots written before needs, when the request
-    /// de-duplication and the proposal backoff were kept per cluster; moved
-    /// into the cluster's need on restore.
-    #[serde(default, rename = "last_request", skip_serializing)]
-    pub(in crate::evolution::pool) legacy_last_request: Option<(String, f64)>,
-    #[serde(default, rename = "retry_at", skip_serializing)]
-    pub(in crate::evolution::pool) legacy_retry_at: Option<f64>,
-    #[serde(default, rename = "failures", skip_serializing)]
-    pub(in crate::evolution::pool) legacy_failures: u32,
 }
 
 /// Keeps the `keep` largest values of `values` (ascending, total order).
@@ -102,9 +89,6 @@ impl ClusterState {
             exemplars: Vec::new(),
             cap: ClientCap::default(),
             proposed: None,
-            legacy_last_request: None,
-            legacy_retry_at: None,
-            legacy_failures: 0,
         }
     }
 

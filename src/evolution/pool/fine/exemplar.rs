@@ -17,15 +17,12 @@ pub struct Exemplar {
     pub flagged: bool,
     /// The client that first sent it: one client may hold at most a quarter
     /// of a cluster's exemplar slots, so it cannot write the description alone.
-    #[serde(default)]
     pub client: String,
     /// The distinct clients seen sending this text, as stable hashes of
     /// their ids ([`client_tag`]), the smallest [`EXEMPLAR_CLIENTS`] kept:
     /// a text is quoted, and its words name a key, only when enough clients
-    /// sent it ([`crate::evolution::pool::config::MIN_QUOTE_CLIENTS`]), so one client's words (a
-    /// name, an address) never reach a proposal. Snapshots written before
-    /// it restore with the first client alone.
-    #[serde(default)]
+    /// sent it ([`MIN_QUOTE_CLIENTS`](crate::evolution::MIN_QUOTE_CLIENTS)), so one client's words (a
+    /// name, an address) never reach a proposal.
     pub clients: Vec<u64>,
 }
 

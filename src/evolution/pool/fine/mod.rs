@@ -1,5 +1,5 @@
 //! The fine level of the pool: clusters of fragments that say nearly the
-//! same thing. How a fragment is scored against a cluster ([`Linkage`](crate::evolution::Linkage)),
+//! same thing. How a fragment is scored against a cluster (`linkage.rs`),
 //! a cluster's bookkeeping and [`Exemplar`](crate::evolution::Exemplar)s, the per-client creation
 //! quota, and the pool operations that change clusters: taking a fragment
 //! in ([`Pool::ingest`](crate::evolution::Pool::ingest)), merging clusters that drifted together, and

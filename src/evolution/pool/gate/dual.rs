@@ -5,16 +5,16 @@
 //!
 //! One need's paraphrases may still be spread over a few needs that the
 //! grouping keeps apart (a need phrased in two distinct ways). So a need
-//! that holds at least [`crate::evolution::pool::config::PoolConfig::support_share`] of the heat
+//! that holds at least [`PoolConfig::support_share`](crate::evolution::PoolConfig::support_share) of the heat
 //! threshold itself may open with the help of its neighbours not yet
-//! proposed within [`crate::evolution::pool::config::PoolConfig::support_threshold`] of it: taken
+//! proposed within [`PoolConfig::support_threshold`](crate::evolution::PoolConfig::support_threshold) of it: taken
 //! nearest first, just as many as bring the sum (heat, clients, requests,
 //! each client's share held to the per-client cap across the region) to the
 //! gate. It leads only if none of those is hotter; the key comes from the
 //! need itself. When a key is proposed from a need whose gate opened that
 //! way, every need that could lend and lies within
-//! [`crate::evolution::pool::config::PoolConfig::claim_threshold`] of it is charged, whether the
-//! region took it or not, as [`crate::evolution::pool::config::PoolConfig::lending`] says: silenced
+//! [`PoolConfig::claim_threshold`](crate::evolution::PoolConfig::claim_threshold) of it is charged, whether the
+//! region took it or not, as [`PoolConfig::lending`](crate::evolution::PoolConfig::lending) says: silenced
 //! (it lends no more and is never supported again; the claim then measured
 //! from the pool's centre, so only the proposed need's pieces are), or its clusters' heat
 //! then booked as lent (a decaying sum beside each one's heat, which never
@@ -186,7 +186,7 @@ impl Pool {
                     .states
                     .get(other)
                     .is_some_and(|s| s.proposed.is_none() && !s.lent)
-                && self.needs.link(need, other) >= support
+                && self.needs.plain_link(need, other) >= support
         })
     }
 
@@ -204,7 +204,7 @@ impl Pool {
             .lenders(need)
             .map(|other| {
                 let other_id = self.needs.states.get(other).map_or(u64::MAX, |s| s.id);
-                (self.needs.link(need, other), other_id, other)
+                (self.needs.plain_link(need, other), other_id, other)
             })
             .collect();
         lenders.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));

@@ -33,8 +33,7 @@ impl Pool {
     /// Records that a key was proposed from need `id` (applied, queued or
     /// held for an operator), so it triggers no more; its clusters are
     /// marked, and the mark stays with them and with any need they later
-    /// form or join, until [`Pool::reopen`]. (`""`, the withheld mark of
-    /// states saved by earlier releases, never wins a merge.)
+    /// form or join, until [`Pool::reopen`].
     pub fn mark_proposed(&mut self, id: u64, key_name: &str) -> bool {
         let Some(state) = self
             .needs
@@ -55,12 +54,12 @@ impl Pool {
 
     /// Charges the needs that lent to need `id`, now proposed with their
     /// help: every need that may lend and lies within the claim threshold
-    /// (from the pool's centre under [`crate::evolution::pool::config::Lending::Silence`]), whether
+    /// (from the pool's centre under [`Lending::Silence`](crate::evolution::Lending::Silence)), whether
     /// the region took it or not, so the pieces of one need do not
     /// open a second proposal together on the same requests. Under
-    /// [`crate::evolution::pool::config::Lending::Book`] each of their clusters books the heat it
+    /// [`Lending::Book`](crate::evolution::Lending::Book) each of their clusters books the heat it
     /// held unlent at the opening (`opened`, seconds; or at its latest
-    /// fragment, if later); under [`crate::evolution::pool::config::Lending::Silence`], or for a
+    /// fragment, if later); under [`Lending::Silence`](crate::evolution::Lending::Silence), or for a
     /// state saved before the opening time was kept, each need is marked as
     /// lent and lends no more.
     fn charge_lenders(&mut self, id: u64, opened: Option<f64>) {
@@ -88,9 +87,9 @@ impl Pool {
             .lenders(need)
             .filter(|&l| {
                 if silences {
-                    self.needs_link(need, l) >= centred_claim
+                    self.centred_need_link(need, l) >= centred_claim
                 } else {
-                    self.needs.link(need, l) >= claim
+                    self.needs.plain_link(need, l) >= claim
                 }
             })
             .collect();

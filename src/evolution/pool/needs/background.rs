@@ -39,15 +39,11 @@ pub(in crate::evolution) struct Background {
     /// Mean cosine between fragments of different needs; `None` before the
     /// pool held [`MIN_BACKGROUND_FRAGMENTS`] of them, or while it holds one
     /// need.
-    #[serde(default)]
     pub value: Option<f32>,
     /// Fragments to take in before the next measure.
-    #[serde(default)]
     pub due: u64,
     /// The mean of the fragments the needs hold, measured with the value:
-    /// what the need level links from (`centre.rs`). Absent in snapshots
-    /// written before centring: measured at the next measure.
-    #[serde(default)]
+    /// what the need level links from (`centre.rs`).
     pub centre: Centre,
 }
 

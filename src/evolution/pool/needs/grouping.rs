@@ -116,11 +116,7 @@ impl Pool {
 
     /// Makes cluster `index` (in no need) a need of its own, starting from
     /// `from` (a need it split off) if given.
-    pub(in crate::evolution) fn found_need(
-        &mut self,
-        index: usize,
-        from: Option<&NeedState>,
-    ) -> Option<usize> {
+    fn found_need(&mut self, index: usize, from: Option<&NeedState>) -> Option<usize> {
         let cluster = self.clusters.get(index)?;
         let id = self.needs.unused_id(cluster.id);
         let mut state = match from {
@@ -165,7 +161,7 @@ impl Pool {
             .filter_map(|need| {
                 let state = self.needs.states.get(need)?;
                 let theirs = self.needs.sum(need)?;
-                Some((need, self.need_link(theirs, state.vectors, sum, count)))
+                Some((need, self.centred_link(theirs, state.vectors, sum, count)))
             })
             .filter(|&(_, l)| l >= threshold)
             .max_by(|a, b| a.1.total_cmp(&b.1))
@@ -202,7 +198,7 @@ impl Pool {
             let Some(theirs) = self.needs.position(other) else {
                 continue;
             };
-            if theirs != need && self.needs_link(need, theirs) >= self.grouping_threshold() {
+            if theirs != need && self.centred_need_link(need, theirs) >= self.grouping_threshold() {
                 self.merge_needs(need, theirs);
                 match self.need_of(index) {
                     Some(n) => need = n,

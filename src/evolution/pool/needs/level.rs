@@ -1,7 +1,7 @@
 //! The need level of the pool: fine clusters grouped into needs.
 //!
 //! A need is a set of fine clusters whose members are, on average, as
-//! similar as [`crate::evolution::pool::config::PoolConfig::need_threshold`] asks (average linkage
+//! similar as [`PoolConfig::need_threshold`](crate::evolution::PoolConfig::need_threshold) asks (average linkage
 //! over the clusters' running sums: `S_A · S_B / (n_A n_B)` is the mean
 //! cosine between the two groups' fragments). The grouping is kept current
 //! at bounded cost per fragment, as stream clustering keeps its macro level
@@ -42,19 +42,14 @@ pub(crate) struct NeedState {
     /// The request last counted, (client, when): further fragments of the
     /// same request (one message's `other` list) add no occurrence or heat
     /// anywhere in the need.
-    #[serde(default)]
     pub(in crate::evolution::pool) last_request: Option<(String, f64)>,
-    /// The key proposed from the need (`""` when withheld).
-    #[serde(default)]
+    /// The key proposed from the need (`other` when withheld).
     pub(in crate::evolution::pool) proposed: Option<String>,
     /// When a deferred proposal may be tried again (seconds).
-    #[serde(default)]
     pub(in crate::evolution::pool) retry_at: Option<f64>,
     /// How many proposals were deferred, for the backoff.
-    #[serde(default)]
     pub(in crate::evolution::pool) failures: u32,
     /// Whether the need's gate last opened only with its neighbours' heat.
-    #[serde(default)]
     pub(in crate::evolution::pool) supported: bool,
     /// When the need's gate last opened with its neighbours' help
     /// (seconds; `None` unless `supported`): the moment at which their heat
@@ -62,7 +57,7 @@ pub(crate) struct NeedState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(in crate::evolution::pool) supported_at: Option<f64>,
     /// Whether the need lent its heat to a neighbour that was proposed, under
-    /// [`crate::evolution::pool::config::Lending::Silence`]: it lends no more and triggers on its own
+    /// [`Lending::Silence`](crate::evolution::Lending::Silence): it lends no more and triggers on its own
     /// heat alone.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(in crate::evolution::pool) lent: bool,
@@ -274,8 +269,10 @@ impl Needs {
             })
     }
 
-    /// Mean similarity between the fragments of needs `a` and `b`.
-    pub(crate) fn link(&self, a: usize, b: usize) -> f32 {
+    /// Mean similarity between the fragments of needs `a` and `b`, plain
+    /// (not centred on the pool's mean: that is the pool's
+    /// `centred_need_link`).
+    pub(crate) fn plain_link(&self, a: usize, b: usize) -> f32 {
         self.pair(a, b)
             .map_or(f32::NEG_INFINITY, |(x, p, y, q)| link(x, p, y, q))
     }

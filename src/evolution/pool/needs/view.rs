@@ -83,7 +83,7 @@ impl<'p> NeedView<'p> {
     }
 
     /// Requests within the gate window ending at `now`, counted up to the
-    /// gate's minimum ([`crate::evolution::pool::config::PoolConfig::min_occurrences`]).
+    /// gate's minimum ([`PoolConfig::min_occurrences`](crate::evolution::PoolConfig::min_occurrences)).
     pub fn recent_requests(&self, now: OffsetDateTime) -> usize {
         self.pool.window_requests(&[self.index], seconds(now))
     }
@@ -108,7 +108,7 @@ impl<'p> NeedView<'p> {
 
     /// How many distinct clients must have sent a text (or used a word)
     /// before a proposal may quote it (or be named with it):
-    /// [`crate::evolution::pool::config::PoolConfig::min_quote_clients`].
+    /// [`PoolConfig::min_quote_clients`](crate::evolution::PoolConfig::min_quote_clients).
     pub fn min_quote_clients(&self) -> usize {
         self.pool.config.min_quote_clients
     }
@@ -123,7 +123,7 @@ impl<'p> NeedView<'p> {
     }
 
     /// The pool it belongs to: an inducer weighs the need's words against
-    /// the pool's other needs (see [`crate::evolution::induce::rules::RuleInducer`]).
+    /// the pool's other needs (see [`RuleInducer`](crate::evolution::RuleInducer)).
     pub fn pool(&self) -> &'p Pool {
         self.pool
     }
