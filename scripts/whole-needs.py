@@ -11,7 +11,7 @@ centre, at each distance threshold from 0.40 to 1.20 by 0.05, the best
 threshold chosen on these very streams (an optimistic bound). A need counts
 when one group holds at least 80 of its 100 requests and is the largest
 group of no other need. The pool's own figure, with support from neighbours,
-is the burst measure's "exactly one key" (docs/evolution.md).
+is the burst measure's "exactly one key" (docs/measurements/evolution.md).
 
 Vectors come from the embedders themselves:
 

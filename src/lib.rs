@@ -95,7 +95,7 @@
 //! | `src/envelope/timestamp.rs` | The envelope's `timestamp`: an RFC 3339 date-time. | `Timestamp`, `InvalidTimestamp`, `Timestamp::{new, utc, parse, is_utc, to_utc, as_offset_date_time}` |
 //! | `src/envelope/version.rs` | The envelope's `protocol_version`, and which versions this crate speaks. | `ProtocolVersion`, `VersionError`, `ProtocolVersion::{CURRENT, SUPPORTED_MAJORS, new, major, minor, patch}` |
 //! | `src/evolution/embed/embedder.rs` | The embedder a pool's vectors come from (`Embedder`), and the pool settings it recommends: the similarity … | `Embedder`, `PoolConfig::with_embedder_needs` |
-//! | `src/evolution/embed/hashing.rs` | The default embedder: signed feature hashing of normalised words and of their character n-grams. | `HashingEmbedder`, `HashingEmbedder::{char_ngrams, with_dimension, with_threshold, with_need_threshold, with_need_contrast}` |
+//! | `src/evolution/embed/hashing.rs` | The default embedder: signed feature hashing of normalised words and of their character n-grams. | `HashingEmbedder`, `HashingEmbedder::{with_dimension, with_threshold, with_need_threshold, with_need_contrast}` |
 //! | `src/evolution/embed/mod.rs` | Text to vectors: the `Embedder` trait a pool's vectors come from, the dependency-free default … | — |
 //! | `src/evolution/embed/vectors.rs` | The vector math of the pool: dot products, unit vectors, and the mean similarity of groups of unit vectors … | — |
 //! | `src/evolution/engine/config.rs` | The evolution engine's settings (`EvolutionConfig`): the pools' settings and the embedder overrides, which … | `Branching`, `EvolutionConfig`, `EvolutionConfig::{branching, threshold, need_threshold, need_contrast, lending, max_fragments_per_message, pool, max_client_pools, patch_lifetime}` |
@@ -130,7 +130,7 @@
 //! | `src/evolution/pool/fine/eviction.rs` | Making room in a full pool: the coldest cluster of the coldest need goes first, on ingest, after a replica … | — |
 //! | `src/evolution/pool/fine/exemplar.rs` | Exemplars: the fragments a cluster keeps as examples of what it means, with the clients that sent each, … | `Exemplar`, `EXEMPLAR_CLIENTS`, `client_tag`, `Exemplar::{distinct_clients, client_tags}` |
 //! | `src/evolution/pool/fine/ingest.rs` | Taking in one fragment (`Pool::ingest`): the scan for the nearest cluster, joining it or founding one … | `Ingested`, `Pool::ingest` |
-//! | `src/evolution/pool/fine/linkage.rs` | How a pool scores a fragment against a cluster, and two clusters against each other. | `Linkage` |
+//! | `src/evolution/pool/fine/linkage.rs` | How a pool scores a fragment against a fine cluster: by its mean cosine similarity to the cluster's … | — |
 //! | `src/evolution/pool/fine/merge.rs` | Merging two fine clusters of one pool: a neighbour that drifted within the threshold of the cluster a … | — |
 //! | `src/evolution/pool/fine/mod.rs` | The fine level of the pool: clusters of fragments that say nearly the same thing. | — |
 //! | `src/evolution/pool/fine/quota.rs` | How many clusters each client founded in its current window: a client that sends thousands of distinct … | — |
@@ -142,7 +142,7 @@
 //! | `src/evolution/pool/heat.rs` | Heat with exponential decay, kept as forward decay in the log domain. | `Heat` |
 //! | `src/evolution/pool/ids.rs` | Ids of clusters and needs: a cluster's id comes from the text and the instant that founded it, so replicas … | — |
 //! | `src/evolution/pool/limits.rs` | The pool's settings as a cluster reads them (`ClusterLimits`): a plain copy of the numbers, so a cluster … | — |
-//! | `src/evolution/pool/mark.rs` | The proposal mark a cluster and a need carry once a key was proposed from their need (a key name; `""` … | — |
+//! | `src/evolution/pool/mark.rs` | The proposal mark a cluster and a need carry once a key was proposed from their need (a key name; … | — |
 //! | `src/evolution/pool/mod.rs` | The Differential Semantic Pool (§6.2.1): fragment vectors clustered into fine clusters (`fine/`), fine … | — |
 //! | `src/evolution/pool/needs/background.rs` | The pool's background similarity, and the need threshold that adapts to it (`PoolConfig::need_contrast`). | `MIN_BACKGROUND_FRAGMENTS`, `NEED_FLOOR_RATIO` |
 //! | `src/evolution/pool/needs/centre.rs` | The pool's centre: the mean of all its fragments' unit vectors, which the need level measures similarity from. | — |

@@ -22,12 +22,12 @@ const BATCH: usize = 32;
 const MAX_INPUT_BYTES: usize = 16 * 1024;
 
 /// Cosine similarity at which all-MiniLM-L6-v2 puts two fragments in one
-/// cluster, calibrated like the hashing embedders (docs/evolution.md).
+/// cluster, calibrated like the hashing embedders (docs/measurements/evolution.md).
 const RECOMMENDED_THRESHOLD: f32 = 0.56;
 
 /// Mean cosine at which all-MiniLM-L6-v2's fine clusters are one need,
 /// chosen on the calibration split of Banking77 and HWU64 together
-/// (docs/evolution.md).
+/// (docs/measurements/evolution.md).
 const RECOMMENDED_NEED_THRESHOLD: f32 = 0.46;
 
 /// How many times a pool's background similarity all-MiniLM-L6-v2's need
@@ -37,7 +37,7 @@ const RECOMMENDED_NEED_CONTRAST: f32 = 3.25;
 
 /// all-MiniLM-L6-v2 cuts a need into few pieces, and a piece silenced for
 /// lending while small lost needs on the calibration intents of both
-/// corpora; booking the lent heat did not (docs/evolution.md, "Lending").
+/// corpora; booking the lent heat did not (docs/measurements/evolution.md, "Lending: silence or book, per embedder").
 const RECOMMENDED_LENDING: Lending = Lending::Book;
 
 /// A BERT sentence-transformer (all-MiniLM-L6-v2 or another model with the

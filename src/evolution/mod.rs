@@ -14,14 +14,13 @@
 //!   anything embeds or stores it. An [`Observation`] is one message's
 //!   fragments with their vectors, so replicas can share the costly part.
 //! - **The pool** ([`Pool`]): fragment vectors clustered into fine clusters
-//!   ([`ClusterView`], a fragment joining by its mean similarity to the
-//!   members, with [`Exemplar`]s of
-//!   what each means), fine clusters grouped into needs ([`NeedView`]), as
-//!   one need is phrased many ways. Heat decays with a half-life; the need
-//!   threshold may adapt to the pool's background similarity
-//!   ([`PoolConfig::need_contrast`]). [`Pool::retune`] puts other gate
-//!   settings in force on the same learned state; [`Pool::merge`] combines
-//!   replicas.
+//!   ([`ClusterView`]: a fragment joins by its mean similarity to the
+//!   members; [`Exemplar`]s say what each means), fine clusters grouped into
+//!   needs ([`NeedView`]), as one need is phrased many ways. Heat decays
+//!   with a half-life; the need threshold may adapt to the pool's background
+//!   similarity ([`PoolConfig::need_contrast`]). [`Pool::retune`] puts other
+//!   gate settings in force on the same learned state; [`Pool::merge`]
+//!   combines replicas.
 //! - **The trigger**: a need's dual gate opens on its heat and on enough
 //!   distinct clients or requests within a window, each client's share
 //!   capped; a need may open with the heat its close neighbours lend it
@@ -34,12 +33,14 @@
 //!   [`EngineRows`] keeps them as rows, so that a back end
 //!   ([`StateStorage`]) rewrites only what a fold changed.
 //!
-//! The files of this module form layers that depend only downward (the
-//! text's intake, in `intake/`, which knows nothing of pools; vector math,
-//! ids and settings; clusters and needs; the pool and its operations; the
-//! pipeline, its state and storage), and this file only
-//! declares and re-exports them: `scripts/check-module-cycles.py` holds
-//! every file to it. The crate's module map is in the crate root.
+//! Each word above has one meaning, given in docs/evolution.md, "Words used
+//! here". The code is in one folder per stage, each saying in its `mod.rs`
+//! what it holds and what it may use: `intake/` (text only, knows nothing
+//! of pools), `embed/`, `pool/` (with `fine/`, `needs/` and `gate/`; the
+//! pool's records are written only there), `induce/`, `engine/` and
+//! `persist/`. This file only declares and re-exports them;
+//! `scripts/check-module-cycles.py` holds every file to depending only
+//! downward. The crate's module map is in the crate root.
 //!
 //! Feature `evolution` (on by default; needs `patch`).
 

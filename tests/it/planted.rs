@@ -7,7 +7,7 @@ use sdsi::evolution::HashingEmbedder;
 
 #[test]
 fn bursts_yield_keys_named_after_them() {
-    // Measured (docs/evolution.md): with needs and their neighbours' support,
+    // Measured (docs/measurements/evolution.md, "Planted bursts"): with needs and their neighbours' support,
     // all five bursts get a key, one each. With the claim on the plain
     // scale the fifth did not: bag-of-words similarity puts the card needs
     // near each other ("card" dominates them), and a proposal silenced a

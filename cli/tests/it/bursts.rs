@@ -5,7 +5,7 @@
 //! intent most of its quoted examples come from (a key quoting none, to the
 //! intent of the fragment that opened its gate), as the script scores it.
 //! The floors are the counts measured when the fixtures were made, less a
-//! margin of one need (docs/evolution.md, "The burst measure").
+//! margin of one need (docs/measurements/evolution.md, "The burst measure").
 
 use std::collections::HashMap;
 

@@ -6,7 +6,7 @@ use crate::common::{self, planted};
 #[test]
 fn bursts_yield_keys_named_after_them() {
     let Some(model) = common::model() else { return };
-    // Measured (docs/evolution.md, "Planted bursts"): all five bursts
+    // Measured (docs/measurements/evolution.md, "Planted bursts"): all five bursts
     // yield a key, card ordering two (its requests make two needs hot
     // enough to propose). Card acceptance ("where is my card accepted")
     // and card ordering ("how do I order a physical card") have been one

@@ -2,8 +2,8 @@
 //! their character n-grams. No model, no dependency, deterministic.
 //!
 //! The feature set and the recommended threshold were chosen on half of the
-//! Banking77 training set's categories (`examples/cluster_quality.rs
-//! --calibrate`); docs/evolution.md records the sweep and the result on the
+//! Banking77 training set's categories (`model/examples/cluster_quality
+//! --calibrate`); docs/measurements/evolution.md records the sweep and the result on the
 //! test set's other half, whose needs the choice never saw.
 
 use crate::evolution::embed::embedder::Embedder;
@@ -69,9 +69,6 @@ pub struct HashingEmbedder {
     threshold: f32,
     need_threshold: f32,
     need_contrast: Option<f32>,
-    /// Stopwords, negation, suffix stripping and prefixes; off for the
-    /// baseline, which hashes the raw text.
-    normalize: bool,
 }
 
 impl Default for HashingEmbedder {
@@ -80,7 +77,7 @@ impl Default for HashingEmbedder {
     /// the plateau of best adjusted Rand index, 0.36 to 0.40); need
     /// threshold 4 times the pool's background (0.29 until it is
     /// measured), chosen on the calibration split of Banking77 and HWU64
-    /// together (docs/evolution.md).
+    /// together (docs/measurements/evolution.md).
     fn default() -> Self {
         Self {
             dimension: 1024,
@@ -89,27 +86,11 @@ impl Default for HashingEmbedder {
             threshold: 0.38,
             need_threshold: 0.29,
             need_contrast: Some(4.0),
-            normalize: true,
         }
     }
 }
 
 impl HashingEmbedder {
-    /// The plain character n-gram baseline: character trigrams of the whole
-    /// lowercased text, no word features, no stopword list. Its threshold,
-    /// 0.32, is its own best on the same calibration half.
-    pub fn char_ngrams() -> Self {
-        Self {
-            dimension: 1024,
-            ngram_weight: 1.0,
-            ngrams: 3..=3,
-            threshold: 0.32,
-            need_threshold: 0.32 * crate::evolution::pool::config::NEED_RATIO,
-            need_contrast: None,
-            normalize: false,
-        }
-    }
-
     /// The same embedder with another dimension (at least 1).
     pub fn with_dimension(mut self, dimension: usize) -> Self {
         self.dimension = dimension.max(1);
@@ -283,44 +264,29 @@ impl Embedder for HashingEmbedder {
         // its char boundaries: two allocations per text, none per feature.
         let mut token = String::with_capacity(text.len() + 2);
         let mut bounds: Vec<usize> = Vec::with_capacity(text.len() + 3);
-        if !self.normalize {
-            // The baseline: n-grams of the whole lowercased text, words
-            // joined by single spaces and padded with one.
-            token.push(' ');
-            for word in text.split(|c: char| !c.is_alphanumeric()) {
-                if !word.is_empty() {
-                    token.extend(word.chars().flat_map(char::to_lowercase));
-                    token.push(' ');
-                }
+        for word in text.split(|c: char| !c.is_alphanumeric()) {
+            if word.is_empty() {
+                continue;
             }
+            token.clear();
+            token.push('<');
+            token.extend(word.chars().flat_map(char::to_lowercase));
+            let lower = token.get(1..).unwrap_or_default();
+            let feature = if is_negation(lower) {
+                token.clear();
+                token.push_str("<not");
+                "not"
+            } else if is_stopword(lower) {
+                continue;
+            } else {
+                stem(lower)
+            };
+            Self::add(out, mix(fnv1a(feature.as_bytes()) ^ WORD), 1.0);
+            token.push('>');
+            bounds.clear();
             bounds.extend(token.char_indices().map(|(i, _)| i));
             bounds.push(token.len());
             self.add_ngrams(out, &token, &bounds);
-        } else {
-            for word in text.split(|c: char| !c.is_alphanumeric()) {
-                if word.is_empty() {
-                    continue;
-                }
-                token.clear();
-                token.push('<');
-                token.extend(word.chars().flat_map(char::to_lowercase));
-                let lower = token.get(1..).unwrap_or_default();
-                let feature = if is_negation(lower) {
-                    token.clear();
-                    token.push_str("<not");
-                    "not"
-                } else if is_stopword(lower) {
-                    continue;
-                } else {
-                    stem(lower)
-                };
-                Self::add(out, mix(fnv1a(feature.as_bytes()) ^ WORD), 1.0);
-                token.push('>');
-                bounds.clear();
-                bounds.extend(token.char_indices().map(|(i, _)| i));
-                bounds.push(token.len());
-                self.add_ngrams(out, &token, &bounds);
-            }
         }
         let norm = out.iter().map(|x| x * x).sum::<f32>().sqrt();
         if norm > 0.0 && norm.is_finite() {
@@ -364,7 +330,6 @@ mod tests {
     fn vectors_are_unit_or_zero_and_never_panic() {
         for e in [
             HashingEmbedder::default(),
-            HashingEmbedder::char_ngrams(),
             HashingEmbedder::default().with_dimension(0),
             HashingEmbedder::default().with_dimension(7),
         ] {

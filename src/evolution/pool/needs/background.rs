@@ -39,12 +39,12 @@ pub(in crate::evolution) struct Background {
     /// Mean cosine between fragments of different needs; `None` before the
     /// pool held [`MIN_BACKGROUND_FRAGMENTS`] of them, or while it holds one
     /// need.
-    pub value: Option<f32>,
+    pub(in crate::evolution::pool) value: Option<f32>,
     /// Fragments to take in before the next measure.
-    pub due: u64,
+    pub(in crate::evolution::pool) due: u64,
     /// The mean of the fragments the needs hold, measured with the value:
     /// what the need level links from (`centre.rs`).
-    pub centre: Centre,
+    pub(in crate::evolution::pool) centre: Centre,
 }
 
 impl Background {
