@@ -114,10 +114,11 @@
 //! | `src/evolution/induce/shape.rs` | What a need's fragments carry, and so the key's type: a number, a count with its unit, one of a few … | — |
 //! | `src/evolution/induce/terms.rs` | The words of a need: stemmed so inflections meet (bag/bags, travel/travelling), kept only when several … | `Stems::{new, stem, content, fragment}`, `Background::new` |
 //! | `src/evolution/induce/words.rs` | Which words may name a key or fill a slot: not framing, not a function word or an inflection of one, not a … | — |
+//! | `src/evolution/intake/address.rs` | Which parts of a fragment speak to the system instead of describing a need, so that they are dropped … | — |
 //! | `src/evolution/intake/injection.rs` | Recognising text written to steer a model rather than describe a need (prompt injection), in any width, … | — |
 //! | `src/evolution/intake/mod.rs` | The first stage of the loop: a client's `other` text made fit to keep. | — |
 //! | `src/evolution/intake/redact.rs` | Redaction of personal data and secrets in `other` fragments (§7), before anything is embedded, clustered, … | `Redaction`, `Redacted`, `redact`, `Redaction::{placeholder, sensitivity, ALL, strip, embedded, found_in}` |
-//! | `src/evolution/intake/sanitize.rs` | Cleaning `other` fragments before they enter the pool (§7): `other` is free text from a client's LLM and … | `MAX_FRAGMENT_CHARS`, `Sanitized`, `sanitize_fragment` |
+//! | `src/evolution/intake/sanitize.rs` | Cleaning `other` fragments before they enter the pool (§7): `other` is free text from a client's LLM and … | `MAX_FRAGMENT_CHARS`, `Sanitized`, `sanitize_fragment`, `sanitize_description` |
 //! | `src/evolution/mod.rs` | Schema self-evolution (§6.2): the Differential Semantic Pool and the pipeline that turns recurring `other` … | — |
 //! | `src/evolution/persist/mod.rs` | Keeping the engine between runs: its versioned saved state (`EvolutionState`), the same state as rows a … | — |
 //! | `src/evolution/persist/rows.rs` | The engine's pools as rows: each fine cluster and each need of each pool one row (its JSON, running sum … | `EngineRows`, `PoolRow`, `RowDigests`, `RowWrites`, `PoolRow::from_columns`, `EngineRows::{writes, digests}` |

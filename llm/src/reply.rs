@@ -4,7 +4,7 @@
 //! settled key's name), with real multi-client fragments quoted by sdsi
 //! itself.
 
-use sdsi::evolution::{NeedView, redact, sanitize_fragment};
+use sdsi::evolution::{NeedView, redact, sanitize_description};
 use sdsi::key::OTHER_KEY;
 use sdsi::{CompiledSchema, KeyDefinition, KeyName, KeyType, SchemaTemplate};
 use serde_json::{Map, Value};
@@ -93,7 +93,7 @@ pub fn key(
 /// value or secret (redaction would change it), and is not empty or too
 /// long.
 fn checked_text(text: &str) -> Result<String, LlmError> {
-    let clean = sanitize_fragment(text)
+    let clean = sanitize_description(text)
         .ok_or_else(|| LlmError::Rejected("an empty description".to_owned()))?;
     if clean.flagged {
         return Err(LlmError::Rejected(

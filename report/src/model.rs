@@ -118,8 +118,6 @@ pub enum Status {
     Proposed,
     /// A key was proposed from it and waits for an operator.
     Held,
-    /// It proposes nothing: its text reads as instructions to a model.
-    Withheld,
 }
 
 impl Status {
@@ -132,7 +130,6 @@ impl Status {
             Status::Deferred => "put off",
             Status::Proposed => "proposed",
             Status::Held => "held for review",
-            Status::Withheld => "withheld",
         }
     }
 }
@@ -295,7 +292,6 @@ fn need_row(need: &NeedView<'_>, gate: &GateSettings, now: OffsetDateTime) -> Ne
     let key = need.proposed().map(str::to_owned);
     let retry_at = need.retry_at().filter(|at| *at > now);
     let status = match key.as_deref() {
-        Some("") => Status::Withheld,
         Some(_) => Status::Proposed,
         None if retry_at.is_some() => Status::Deferred,
         None if heat < gate.heat_threshold => Status::Building,

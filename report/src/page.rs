@@ -141,7 +141,7 @@ fn need_row(need: &NeedRow, gate: &GateSettings) -> Markup {
         match need.status {
             Status::Open => "open",
             Status::Proposed | Status::Held => "proposed",
-            Status::Withheld | Status::Deferred => "withheld",
+            Status::Deferred => "withheld",
             _ => "closed",
         }
     );

@@ -61,7 +61,10 @@ pub use engine::pipeline::Evolution;
 pub use engine::pool_key::PoolKey;
 pub use induce::inducer::IntentInducer;
 pub use induce::rules::RuleInducer;
-pub use intake::{MAX_FRAGMENT_CHARS, Redacted, Redaction, Sanitized, redact, sanitize_fragment};
+pub use intake::{
+    MAX_FRAGMENT_CHARS, Redacted, Redaction, Sanitized, redact, sanitize_description,
+    sanitize_fragment,
+};
 pub use persist::rows::{EngineRows, PoolRow, RowDigests, RowWrites};
 pub use persist::state::{EVOLUTION_FORMAT_VERSION, EvolutionState, EvolutionStateError};
 pub use persist::storage::{SavedServer, SplitState, StateStorage, Versioned};

@@ -45,6 +45,11 @@ pub enum HoldReason {
     /// It would rewrite a key of the base template, which evolution never
     /// does on its own.
     BaseKey,
+    /// Most of the clients behind it wrapped their requests in text that
+    /// spoke to the system, a model or the schema (prompt injection): that
+    /// text was dropped and the key comes from the rest, but an operator
+    /// decides.
+    Instructions,
 }
 
 /// What a proposal was induced from: a stable tag of each redacted exemplar

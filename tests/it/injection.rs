@@ -1,7 +1,7 @@
-//! Prompt-injection flags survive disguise: seed attacks under generated
+//! Prompt injections do not survive disguise: seed attacks under generated
 //! transformations (case, fullwidth, look-alike letters, spelled-out letters,
-//! zero-width characters, surrounding text) stay flagged; arbitrary text
-//! never panics.
+//! zero-width characters, surrounding text) are dropped, leaving at most
+//! the surrounding words, flagged; arbitrary text never panics.
 
 use proptest::prelude::*;
 use sdsi::evolution::sanitize_fragment;
@@ -81,12 +81,43 @@ proptest! {
         after in "( and book my flight| thanks|)",
     ) {
         let attack = format!("{before}{}{after}", disguise(SEEDS[seed], how, first_word_only));
-        let clean = sanitize_fragment(&attack).unwrap();
-        prop_assert!(clean.flagged, "{:?} -> {:?}", attack, clean.text);
+        // Dropped whole, or flagged with only the words around it kept.
+        if let Some(clean) = sanitize_fragment(&attack) {
+            prop_assert!(clean.flagged, "{:?} -> {:?}", attack, clean.text);
+            let around = format!("{before} {after}");
+            prop_assert!(
+                clean.text.split(' ').all(|w| around.split(' ').any(|a| a == w)),
+                "{:?} -> {:?}", attack, clean.text
+            );
+        }
     }
 
     #[test]
     fn arbitrary_text_never_panics(text in "\\PC{0,120}") {
         let _ = sanitize_fragment(&text);
+    }
+}
+
+/// The phrasing sets the address filter was shaped on
+/// (`tests/fixtures/injection/`, written apart from the code; see its
+/// README): floors a change must keep. Attacks are caught when a piece
+/// was dropped or the whole fragment; benign wishes must keep every piece.
+#[test]
+fn the_phrasing_sets_keep_their_floors() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/injection");
+    let read = |name: &str| std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+    let caught = |text: &str| {
+        text.lines()
+            .filter(|l| sanitize_fragment(l).is_none_or(|c| c.flagged))
+            .count()
+    };
+    for (set, attacks, floor) in [("set1", 120, 105), ("set2", 100, 86)] {
+        let text = read(&format!("{set}-attacks.txt"));
+        assert_eq!(text.lines().count(), attacks);
+        let n = caught(&text);
+        assert!(n >= floor, "{set}: {n} of {attacks} attacks caught");
+        let benign = read(&format!("{set}-benign.txt"));
+        let touched = caught(&benign);
+        assert!(touched <= 2, "{set}: {touched} benign wishes lost a piece");
     }
 }

@@ -289,26 +289,26 @@ fn evolve_keeps_a_hostile_stream_out_of_the_schema() {
         .iter()
         .any(|h| h["reason"] == "sensitive" && h["proposal"].is_string());
     assert!(held, "{lines:#?}");
-    // Injection never names a key: every cluster it triggers is withheld.
+    // Injection never enters a pool: every line of it is skipped, said so,
+    // and none reaches a gate.
     let intruders = 151..=300;
-    let injected: Vec<&Value> = events(&lines, "triggered")
-        .into_iter()
-        .filter(|t| intruders.contains(&t["line"].as_u64().unwrap()))
-        .collect();
     assert!(
-        !injected.is_empty(),
-        "the injection burst should reach the gate: {lines:#?}"
-    );
-    for t in injected {
-        let withheld = events(&lines, "withheld")
+        !events(&lines, "triggered")
             .iter()
-            .any(|w| w["need"] == t["need"]);
-        assert!(
-            withheld,
-            "need {} triggered but was not withheld",
-            t["need"]
-        );
-    }
+            .any(|t| intruders.contains(&t["line"].as_u64().unwrap())),
+        "{lines:#?}"
+    );
+    let skipped = events(&lines, "skipped")
+        .iter()
+        .filter(|s| {
+            intruders.contains(&s["line"].as_u64().unwrap())
+                && s["reason"]
+                    .as_str()
+                    .unwrap()
+                    .contains("spoke to the system")
+        })
+        .count();
+    assert_eq!(skipped, 150, "{lines:#?}");
     for name in &proposed {
         for word in [
             "ignore",

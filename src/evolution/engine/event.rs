@@ -64,22 +64,6 @@ pub enum EvolutionEvent {
         #[serde(with = "time::serde::rfc3339")]
         retry_at: OffsetDateTime,
     },
-    /// A need proposes nothing for now: most of the clients behind it sent
-    /// text that reads as instructions to a model, which must never become
-    /// schema. Judged again from `retry_at` (the deferral's backoff), as
-    /// more clients send the need.
-    Withheld {
-        /// The pool.
-        pool: PoolKey,
-        /// The need.
-        #[serde(serialize_with = "hex_id")]
-        need: u64,
-        /// Why.
-        reason: String,
-        /// When it is judged again.
-        #[serde(with = "time::serde::rfc3339")]
-        retry_at: OffsetDateTime,
-    },
     /// Fragments did not enter a pool (nothing left to embed, an embedder
     /// output the pool refuses, the client's quota of new clusters spent,
     /// or more fragments in one message than the engine takes); the

@@ -13,7 +13,7 @@ use crate::evolution::embed::embedder::Embedder;
 use crate::evolution::engine::event::EvolutionEvent;
 use crate::evolution::engine::pipeline::Evolution;
 use crate::evolution::induce::inducer::IntentInducer;
-use crate::evolution::intake::{Redaction, redact, sanitize_fragment};
+use crate::evolution::intake::{Redaction, redact, sanitize_description, sanitize_fragment};
 use crate::key::{JsonKind, KeyName, KeyType, OTHER_KEY};
 use crate::patch::SchemaStore;
 
@@ -47,6 +47,21 @@ pub struct Observation {
     /// fragment (the fragments are then skipped).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vectors_returned: Option<usize>,
+    /// Fragments left out whole because they held nothing but text that
+    /// spoke to the system, a model or the schema
+    /// ([`sanitize_fragment`](crate::evolution::sanitize_fragment)).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub instructions: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Whether `text` had something to keep but intake dropped all of it as
+/// speaking to the system.
+fn only_instructions(text: &str) -> bool {
+    sanitize_description(text).is_some() && sanitize_fragment(text).is_none()
 }
 
 /// One `other` fragment of an [`Observation`].
@@ -148,11 +163,9 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         let fragments = other_fragments(message);
         let cap = self.config.max_fragments_per_message;
         let over_cap = fragments.len().saturating_sub(cap);
-        let kept: Vec<(String, bool)> = fragments
-            .into_iter()
-            .take(cap)
-            .filter_map(cleaned)
-            .collect();
+        let fragments: Vec<&str> = fragments.into_iter().take(cap).collect();
+        let instructions = fragments.iter().filter(|f| only_instructions(f)).count();
+        let kept: Vec<(String, bool)> = fragments.into_iter().filter_map(cleaned).collect();
         let (fragments, vectors_returned) = self.embedded(kept);
         Observation {
             client: client.to_owned(),
@@ -161,6 +174,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             fragments,
             over_cap,
             vectors_returned,
+            instructions,
         }
     }
 
@@ -214,6 +228,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             fragments,
             over_cap,
             vectors_returned,
+            mut instructions,
         } = observation;
         // The caps again: a row written by hand may hold any number.
         used.truncate(MAX_USED);
@@ -223,6 +238,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         let (mut kept, mut stale) = (Vec::new(), Vec::new());
         for fragment in fragments.into_iter().take(cap) {
             let Some((text, flagged)) = cleaned(&fragment.text) else {
+                instructions += usize::from(only_instructions(&fragment.text));
                 continue;
             };
             let flagged = flagged || fragment.flagged;
@@ -245,6 +261,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             fragments: kept,
             over_cap,
             vectors_returned: vectors_returned.or(returned),
+            instructions,
         };
         store.record_payload(&checked.stand_in_payload(), &checked.client, checked.at);
         self.ingest_observation(store, &checked)

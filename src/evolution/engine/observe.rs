@@ -69,6 +69,16 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
                 });
             }
         }
+        if observation.instructions > 0 {
+            for key in &keys {
+                events.push(EvolutionEvent::Skipped {
+                    pool: key.clone(),
+                    fragments: observation.instructions,
+                    reason: "nothing but text that spoke to the system, a model or the schema"
+                        .to_owned(),
+                });
+            }
+        }
         if observation.fragments.is_empty() {
             return events;
         }

@@ -61,28 +61,11 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         let Some(view) = pool.need(need) else {
             return;
         };
-        let withheld = flagged_by_most_clients(view.exemplars());
+        let instructed = flagged_by_most_clients(view.exemplars());
         let evidence =
             Evidence::from_texts(view.exemplars().iter().map(|e| (e.text.as_str(), e.count)));
         let carried = carried_sensitivity(view.exemplars());
-        let candidate = if withheld {
-            None
-        } else {
-            self.inducer.induce(&view, &template)
-        };
-        if withheld {
-            if let Some(retry_at) = pool.defer(need, now) {
-                events.push(EvolutionEvent::Withheld {
-                    pool: key.clone(),
-                    need,
-                    reason: "most of the clients behind it sent text that reads as \
-                             instructions to a model"
-                        .to_owned(),
-                    retry_at,
-                });
-            }
-            return;
-        }
+        let candidate = self.inducer.induce(&view, &template);
         let Some(candidate) = candidate else {
             defer(pool, "the inducer proposed no key".to_owned(), events);
             return;
@@ -106,11 +89,19 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             defer(pool, reason, events);
             return;
         }
-        // Evolution never rewrites a base key on its own.
+        // Evolution never rewrites a base key on its own, nor proposes on
+        // its own what clients wrapped in instructions.
         let (reason, detail) = if store.base().key(&name).is_some() {
             (
                 HoldReason::BaseKey,
                 format!("it would change the base template's key {name:?}"),
+            )
+        } else if instructed {
+            (
+                HoldReason::Instructions,
+                "most of the clients behind it wrapped their requests in text that spoke \
+                 to the system, a model or the schema; that text was dropped"
+                    .to_owned(),
             )
         } else {
             match store.submit_by(patch.clone(), Some(SUBMITTER), now, &DenySensitive) {

@@ -27,18 +27,7 @@ use unicode_security::confusable_detection::skeleton;
 /// Whether `text` looks written to steer a model.
 pub(crate) fn looks_like_injection(text: &str) -> bool {
     let normal = normalise(text);
-    // Spelled-out letters are joined before the skeleton, which may turn one
-    // letter into two ("m" reads as "rn").
-    let folded = fold(text);
-    let words: Vec<String> = join_spelled_out(
-        folded
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .collect(),
-    )
-    .iter()
-    .map(|w| skeleton(w).flat_map(char::to_lowercase).collect())
-    .collect();
+    let words = normal_words(text);
     // Markers are mostly punctuation, which the skeleton folds ("|" reads
     // as "l"): match them on the width- and case-folded text instead.
     let plain: String = text.nfkc().flat_map(char::to_lowercase).collect();
@@ -51,25 +40,48 @@ pub(crate) fn looks_like_injection(text: &str) -> bool {
         || overrides_in_cjk(&normal, lexicon)
 }
 
+/// The words of `text`, each normalised: spelled-out letters joined (before
+/// the skeleton, which may turn one letter into two: "m" reads as "rn"),
+/// then NFKC, lower case, digit stand-ins as letters, confusable skeleton.
+pub(super) fn normal_words(text: &str) -> Vec<String> {
+    join_spelled_out(
+        fold(text)
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect(),
+    )
+    .iter()
+    .map(|w| skeleton(w).flat_map(char::to_lowercase).collect())
+    .collect()
+}
+
 /// NFKC, lower case, digit stand-ins as letters, confusable skeleton.
-fn normalise(text: &str) -> String {
+pub(super) fn normalise(text: &str) -> String {
     skeleton(&fold(text)).flat_map(char::to_lowercase).collect()
 }
 
 /// NFKC, lower case, digit stand-ins as letters.
 fn fold(text: &str) -> String {
-    text.nfkc()
-        .flat_map(char::to_lowercase)
-        .map(|c| match c {
-            '0' => 'o',
-            '1' => 'i',
-            '3' => 'e',
-            '4' | '@' => 'a',
-            '5' | '$' => 's',
-            '7' => 't',
+    let chars: Vec<char> = text.nfkc().flat_map(char::to_lowercase).collect();
+    let stand_in = |c: char| matches!(c, '0' | '1' | '3' | '4' | '5' | '7' | '@' | '$');
+    let mut out = String::with_capacity(chars.len());
+    // Digits stand in for letters only inside a word with letters: "1gn0re"
+    // is "ignore", but "10:41" is a time, not "io:ai".
+    for run in chars.chunk_by(|a, b| {
+        (a.is_alphanumeric() || stand_in(*a)) == (b.is_alphanumeric() || stand_in(*b))
+    }) {
+        let lettered = run.iter().any(|c| c.is_alphabetic());
+        out.extend(run.iter().map(|&c| match c {
+            '0' if lettered => 'o',
+            '1' if lettered => 'i',
+            '3' if lettered => 'e',
+            '4' | '@' if lettered => 'a',
+            '5' | '$' if lettered => 's',
+            '7' if lettered => 't',
             c => c,
-        })
-        .collect()
+        }));
+    }
+    out
 }
 
 /// Joins runs of three or more one-letter words ("i g n o r e").

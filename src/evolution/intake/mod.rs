@@ -1,14 +1,15 @@
 //! The first stage of the loop: a client's `other` text made fit to keep.
-//! Each fragment is cleaned and checked for instructions aimed at an LLM
-//! ([`sanitize_fragment`]), and personal data and secrets become
+//! Each fragment is cleaned and the parts of it that speak to the system,
+//! a model or the schema are dropped ([`sanitize_fragment`]), and personal data and secrets become
 //! placeholders ([`redact`]) before anything embeds, clusters or stores it.
 //!
 //! This folder reads text only: it knows nothing of pools, needs or the
 //! engine, and the rest of the loop sees `other` only through it.
 
+mod address;
 mod injection;
 mod redact;
 mod sanitize;
 
 pub use redact::{Redacted, Redaction, redact};
-pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize_fragment};
+pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize_description, sanitize_fragment};

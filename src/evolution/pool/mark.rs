@@ -1,13 +1,13 @@
 //! The proposal mark a cluster and a need carry once a key was proposed
-//! from their need (a key name; [`OTHER_KEY`] when the need was withheld
-//! for its flagged fragments), and how two marks combine when clusters or
+//! from their need (a key name; [`OTHER_KEY`] when the inducer said the
+//! need belongs in `other`), and how two marks combine when clusters or
 //! needs merge.
 
 use crate::key::OTHER_KEY;
 
-/// The proposal mark of two merged needs or clusters: a key name over the
-/// withheld mark, so that a need withheld for its flagged fragments never
-/// blocks a need that was proposed; between two names, the lesser.
+/// The proposal mark of two merged needs or clusters: a key name over
+/// [`OTHER_KEY`], so that a need left in `other` never blocks a need that
+/// was proposed; between two names, the lesser.
 /// Symmetric, so merges commute.
 pub(crate) fn merged_proposal(a: Option<String>, b: Option<String>) -> Option<String> {
     match (a, b) {

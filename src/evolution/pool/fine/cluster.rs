@@ -47,7 +47,7 @@ pub(crate) struct ClusterState {
     #[serde(rename = "client_heat")]
     pub(in crate::evolution::pool) cap: ClientCap,
     /// The key proposed from this cluster's need, once its trigger fired
-    /// (`other` when the need was withheld).
+    /// (`other` when the inducer left the need there).
     pub(in crate::evolution::pool) proposed: Option<String>,
 }
 

@@ -12,8 +12,9 @@ pub struct Exemplar {
     pub text: String,
     /// How often it was seen (an upper bound once the exemplar list was full).
     pub count: u64,
-    /// Whether it looked like prompt injection; flagged text never reaches a
-    /// generated description.
+    /// Whether the fragment spoke to the system, a model or the schema: that
+    /// part was dropped at intake, and a need most of whose clients sent such
+    /// text is held for an operator.
     pub flagged: bool,
     /// The client that first sent it: one client may hold at most a quarter
     /// of a cluster's exemplar slots, so it cannot write the description alone.

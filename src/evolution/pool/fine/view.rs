@@ -74,8 +74,8 @@ impl<'p> ClusterView<'p> {
     pub fn centroid(&self) -> &'p [f32] {
         self.centroid
     }
-    /// The key proposed from this cluster's need, if any (`""` when the
-    /// need was withheld).
+    /// The key proposed from this cluster's need, if any (`other` when the
+    /// inducer left the need there).
     pub fn proposed(&self) -> Option<&'p str> {
         self.state.proposed.as_deref()
     }

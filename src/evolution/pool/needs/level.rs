@@ -43,7 +43,7 @@ pub(crate) struct NeedState {
     /// same request (one message's `other` list) add no occurrence or heat
     /// anywhere in the need.
     pub(in crate::evolution::pool) last_request: Option<(String, f64)>,
-    /// The key proposed from the need (`other` when withheld).
+    /// The key proposed from the need (`other` when the inducer left it there).
     pub(in crate::evolution::pool) proposed: Option<String>,
     /// When a deferred proposal may be tried again (seconds).
     pub(in crate::evolution::pool) retry_at: Option<f64>,

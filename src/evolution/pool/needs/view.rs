@@ -113,13 +113,15 @@ impl<'p> NeedView<'p> {
         self.pool.config.min_quote_clients
     }
 
-    /// The exemplars a proposal may quote: not flagged, and sent by at least
+    /// The exemplars a proposal may quote: sent by at least
     /// [`NeedView::min_quote_clients`] distinct clients; most frequent first.
+    /// (Their text holds nothing that spoke to the system: intake dropped
+    /// it, see [`sanitize_fragment`](crate::evolution::sanitize_fragment).)
     pub fn quotable(&self) -> impl Iterator<Item = &Exemplar> + '_ {
         let min = self.min_quote_clients();
         self.exemplars
             .iter()
-            .filter(move |e| !e.flagged && e.distinct_clients() >= min)
+            .filter(move |e| e.distinct_clients() >= min)
     }
 
     /// The pool it belongs to: an inducer weighs the need's words against
@@ -143,7 +145,7 @@ impl<'p> NeedView<'p> {
         OffsetDateTime::from_unix_timestamp(at.ceil() as i64).ok()
     }
 
-    /// The key proposed from it, if any (`""` when it was withheld).
+    /// The key proposed from it, if any (`other` when the inducer left it in `other`).
     pub fn proposed(&self) -> Option<&'p str> {
         self.pool
             .needs
