@@ -137,6 +137,18 @@ def line_texts(events_path):
     return texts
 
 
+def quoted_intent(quote, intent_of):
+    """The intent a quote comes from: the text it equals or, as a quote is
+    the clause of a text that holds the key's words, the texts it is part
+    of when they all share one intent."""
+    q = normal(quote)
+    if q in intent_of:
+        return intent_of[q]
+    q = q.rstrip(".!?,;: ").lower()
+    found = {i for text, i in intent_of.items() if q and q in text.lower()}
+    return found.pop() if len(found) == 1 else None
+
+
 def score(truth, lines, texts=None):
     """Credits each key to the intent most of its quoted examples come from;
     a key quoting none (no text was sent by enough clients to be quoted) to
@@ -152,10 +164,10 @@ def score(truth, lines, texts=None):
     for name, description, line, key_type in keys(lines):
         example = re.split(r"[Ff]or example", description, maxsplit=1)
         quoted = re.findall(r'"([^"]*)"', example[1]) if len(example) == 2 else []
-        votes = Counter(intent_of.get(normal(q)) for q in quoted)
+        votes = Counter(quoted_intent(q, intent_of) for q in quoted)
         votes.pop(None, None)
         intent = votes.most_common(1)[0][0] if votes else None
-        if not quoted and line in texts:
+        if intent is None and line in texts:
             intent = intent_of.get(normal(texts[line]))
         if intent in needs:
             credited[intent] += 1

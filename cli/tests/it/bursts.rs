@@ -33,6 +33,28 @@ fn normal(text: &str) -> String {
         .to_owned()
 }
 
+/// The intent a quote comes from: the text it equals or, as a quote is the
+/// clause of a text that holds the key's words, the texts it is part of
+/// when they all share one intent.
+fn quoted_intent<'t>(
+    quote: &str,
+    intent_of: &'t serde_json::Map<String, Value>,
+) -> Option<&'t str> {
+    let q = normal(quote);
+    if let Some(intent) = intent_of.get(&q).and_then(Value::as_str) {
+        return Some(intent);
+    }
+    let q = q
+        .trim_end_matches(['.', '!', '?', ',', ';', ':', ' '])
+        .to_lowercase();
+    let mut found = intent_of
+        .iter()
+        .filter(|(text, _)| !q.is_empty() && text.to_lowercase().contains(&q))
+        .filter_map(|(_, intent)| intent.as_str());
+    let first = found.next()?;
+    found.all(|i| i == first).then_some(first)
+}
+
 /// The quoted examples of a key's description (after "for example"; none
 /// when it gives no examples).
 fn quoted(description: &str) -> Vec<&str> {
@@ -96,13 +118,13 @@ fn measure(name: &str, extra: &[&str]) -> Score {
             let mut votes: HashMap<&str, usize> = HashMap::new();
             let quotes = quoted(description);
             for q in &quotes {
-                if let Some(intent) = intent_of.get(&normal(q)).and_then(Value::as_str) {
+                if let Some(intent) = quoted_intent(q, intent_of) {
                     *votes.entry(intent).or_default() += 1;
                 }
             }
-            // A key that quotes nothing goes to the intent of the fragment
-            // whose request opened its need's gate.
-            if quotes.is_empty() {
+            // A key whose quotes tell nothing goes to the intent of the
+            // fragment whose request opened its need's gate.
+            if votes.is_empty() {
                 let line = event["line"].as_u64().and_then(|l| usize::try_from(l).ok());
                 let text = line.and_then(|l| texts.get(l.checked_sub(1)?));
                 if let Some(intent) = text.and_then(|t| intent_of.get(&normal(t))?.as_str()) {

@@ -113,15 +113,17 @@ impl<'p> NeedView<'p> {
         self.pool.config.min_quote_clients
     }
 
-    /// The exemplars a proposal may quote: sent by at least
-    /// [`NeedView::min_quote_clients`] distinct clients; most frequent first.
-    /// (Their text holds nothing that spoke to the system: intake dropped
-    /// it, see [`sanitize_fragment`](crate::evolution::sanitize_fragment).)
+    /// The exemplars a proposal may quote, or send to a model: sent by at
+    /// least [`NeedView::min_quote_clients`] distinct clients, and not
+    /// flagged; most frequent first. (A flagged exemplar's text already lost
+    /// what spoke to the system, see
+    /// [`sanitize_fragment`](crate::evolution::sanitize_fragment); it is
+    /// still not quoted, should a caller have fed the pool directly.)
     pub fn quotable(&self) -> impl Iterator<Item = &Exemplar> + '_ {
         let min = self.min_quote_clients();
         self.exemplars
             .iter()
-            .filter(move |e| e.distinct_clients() >= min)
+            .filter(move |e| !e.flagged && e.distinct_clients() >= min)
     }
 
     /// The pool it belongs to: an inducer weighs the need's words against
