@@ -47,10 +47,18 @@ pub(super) fn without_address(text: &str) -> (String, bool) {
     // Identifiers are taken out without flagging: they are codes and user
     // names as often as attempts to name a key.
     let mut changed = false;
+    // The detector reads a whole text; only a text it flags, either way
+    // round, has its pieces read by it one by one.
+    let backwards = |s: &str| s.chars().rev().collect::<String>();
+    let injected = (
+        looks_like_injection(text),
+        looks_like_injection(&backwards(text)),
+    );
     let mut before = "";
     for (index, piece) in pieces.iter().enumerate() {
         let after = pieces.get(index + 1).map_or("", |_| piece.sep);
-        if is_label(piece.text, before, after, vocabulary) {
+        let words = Words::of(piece.text, vocabulary);
+        if is_label(&words, before, after, vocabulary) {
             // Everything after a role label is the injected message.
             dropped = true;
             break;
@@ -58,7 +66,22 @@ pub(super) fn without_address(text: &str) -> (String, bool) {
         before = piece.sep;
         let (text, identifiers) = without_identifiers(piece.text);
         changed |= identifiers;
-        if speaks_either_way(&text, vocabulary) {
+        let words = if identifiers {
+            Words::of(&text, vocabulary)
+        } else {
+            words
+        };
+        let reversed: Vec<String> = words
+            .all
+            .iter()
+            .rev()
+            .map(|w| w.chars().rev().collect())
+            .collect();
+        if speaks_to_system(&words.all, vocabulary)
+            || speaks_to_system(&reversed, vocabulary)
+            || injected.0 && looks_like_injection(&text)
+            || injected.1 && looks_like_injection(&backwards(&text))
+        {
             dropped = true;
             continue;
         }
@@ -231,13 +254,13 @@ fn conjunction_after(text: &str, at: usize) -> Option<usize> {
 /// A role label: a short piece that names whom it addresses, followed by
 /// a colon ("note to the model:"), set apart by brackets or a heading mark
 /// ("[admin]", "### system"), or alone before a comma ("Assistant, ...").
-fn is_label(piece: &str, before: &str, after: &str, v: &Vocabulary) -> bool {
+fn is_label(words: &Words, before: &str, after: &str, v: &Vocabulary) -> bool {
     // Counted as written: the terms found inside words add no word.
-    let written = normal_words(piece).len();
+    let written = words.written;
     if written == 0 || written > 6 {
         return false;
     }
-    let words = words_of(piece, v);
+    let words = &words.all;
     // "sprachmodell", "chatassistant": a compound ending in an addressee.
     let addressed = |w: &String| {
         v.addressees
@@ -259,11 +282,29 @@ fn is_label(piece: &str, before: &str, after: &str, v: &Vocabulary) -> bool {
     colon || (opened && written <= 2) || (vocative && written <= 4)
 }
 
-/// The piece's normalised words, with the Latin runs inside words of other
-/// scripts ("読むaiへ" gives "ai") and, for scripts written without spaces,
-/// the vocabulary's terms found inside them.
-fn words_of(piece: &str, v: &Vocabulary) -> Vec<String> {
-    let mut words = normal_words(piece);
+/// A piece's words, normalised once for every rule.
+struct Words {
+    /// How many words it has as written.
+    written: usize,
+    /// The normalised words, then the Latin runs inside words of other
+    /// scripts ("読むaiへ" gives "ai") and, for scripts written without
+    /// spaces, the vocabulary's terms found inside them.
+    all: Vec<String>,
+}
+
+impl Words {
+    fn of(piece: &str, v: &Vocabulary) -> Self {
+        let words = normal_words(piece);
+        let written = words.len();
+        Words {
+            written,
+            all: with_inner_terms(words, v),
+        }
+    }
+}
+
+/// `words` followed by the terms found inside them (see [`Words::all`]).
+fn with_inner_terms(mut words: Vec<String>, v: &Vocabulary) -> Vec<String> {
     let mut extra = Vec::new();
     for word in words.iter().filter(|w| !w.is_ascii()) {
         extra.extend(
@@ -287,9 +328,9 @@ fn words_of(piece: &str, v: &Vocabulary) -> Vec<String> {
     words
 }
 
-/// Whether `piece` speaks to the system (see the module's rules).
-fn speaks_to_system(piece: &str, v: &Vocabulary) -> bool {
-    let words = words_of(piece, v);
+/// Whether a piece with these `words` speaks to the system (see the
+/// module's rules; the injection detector is asked apart).
+fn speaks_to_system(words: &[String], v: &Vocabulary) -> bool {
     let has = |list: &[String], w: &String| list.contains(w);
     if words
         .iter()
@@ -334,12 +375,7 @@ fn speaks_to_system(piece: &str, v: &Vocabulary) -> bool {
         let inside = |list: &[String]| list.iter().any(|x| x.len() >= 4 && w.contains(x.as_str()));
         inside(&v.schema_words) || (inside(&v.verbs) && inside(&v.parts))
     });
-    acts_on_schema || run_together || looks_like_injection(piece)
-}
-
-/// Whether `piece`, or `piece` written backwards, speaks to the system.
-fn speaks_either_way(piece: &str, v: &Vocabulary) -> bool {
-    speaks_to_system(piece, v) || speaks_to_system(&piece.chars().rev().collect::<String>(), v)
+    acts_on_schema || run_together
 }
 
 /// The word and its stem without a plain `-s` or `-ing` ("adds", "adding").
