@@ -32,6 +32,18 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// A row holds NULL or a value of another type where the crate's own
+    /// table holds neither (a damaged or altered table): named, never a
+    /// panic.
+    #[error("table {table}, column {column}: {message}")]
+    Column {
+        /// The table.
+        table: &'static str,
+        /// The column, by name.
+        column: String,
+        /// What was wrong.
+        message: String,
+    },
     /// A stored version is not a version (negative).
     #[error("state of scenario {scenario:?} is damaged: {message}")]
     Damaged {
@@ -52,4 +64,20 @@ impl Error {
             _ => false,
         }
     }
+}
+
+/// Column `index` of a `row` read from `table`, or [`Error::Column`].
+pub(crate) fn column<'r, T: postgres::types::FromSql<'r>>(
+    row: &'r postgres::Row,
+    table: &'static str,
+    index: usize,
+) -> Result<T, Error> {
+    row.try_get(index).map_err(|e| Error::Column {
+        table,
+        column: row
+            .columns()
+            .get(index)
+            .map_or_else(|| index.to_string(), |c| c.name().to_owned()),
+        message: e.to_string(),
+    })
 }

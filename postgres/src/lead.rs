@@ -5,7 +5,7 @@ use std::time::Duration;
 use postgres::fallible_iterator::FallibleIterator;
 use time::OffsetDateTime;
 
-use crate::error::Error;
+use crate::error::{Error, column};
 use crate::state::PgState;
 
 /// The advisory lock's key for `scenario`'s evaluator (a 64-bit hash, so
@@ -28,12 +28,11 @@ impl PgState {
                 .execute(&format!("SELECT pg_advisory_lock({LOCK})"), &[&scenario])?;
             true
         } else {
-            self.client
-                .query_one(
-                    &format!("SELECT pg_try_advisory_lock({LOCK})"),
-                    &[&scenario],
-                )?
-                .get::<_, bool>(0)
+            let row = self.client.query_one(
+                &format!("SELECT pg_try_advisory_lock({LOCK})"),
+                &[&scenario],
+            )?;
+            column::<bool>(&row, "pg_try_advisory_lock", 0)?
         };
         if held {
             self.leading.insert(scenario.to_owned());
@@ -79,13 +78,11 @@ impl PgState {
     /// The database server's clock: replicas that share a database take
     /// their `now` from it, so one replica's wrong clock moves nothing.
     pub fn now(&mut self) -> Result<OffsetDateTime, Error> {
-        let micros: i64 = self
-            .client
-            .query_one(
-                "SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::BIGINT",
-                &[],
-            )?
-            .get(0);
+        let row = self.client.query_one(
+            "SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::BIGINT",
+            &[],
+        )?;
+        let micros: i64 = column(&row, "clock_timestamp", 0)?;
         OffsetDateTime::from_unix_timestamp_nanos(i128::from(micros) * 1000).map_err(|e| {
             Error::Damaged {
                 scenario: String::new(),

@@ -6,7 +6,7 @@ use sdsi::SchemaStore;
 use sdsi::evolution::{EngineRows, EvolutionState, SavedServer};
 use sdsi::patch::{SealError, Signer, StoreRows};
 
-use crate::error::Error;
+use crate::error::{Error, column};
 use crate::state::{Known, PgState, stored_version};
 use crate::{pool_rows, rows};
 
@@ -99,10 +99,10 @@ impl PgState {
         let Some(row) = row else {
             return Ok(None);
         };
-        let version = stored_version(scenario, row.get(0))?;
-        let bytes: Vec<u8> = row.get(1);
-        let token: Option<String> = row.get(3);
-        let pools = if row.get::<_, bool>(2) {
+        let version = stored_version(scenario, column(&row, "sdsi_state", 0)?)?;
+        let bytes: Vec<u8> = column(&row, "sdsi_state", 1)?;
+        let token: Option<String> = column(&row, "sdsi_rows_written", 3)?;
+        let pools = if column::<bool>(&row, "sdsi_rows_version", 2)? {
             Some((
                 rows::read_tables(&mut transaction, scenario)?,
                 pool_rows::read(&mut transaction, scenario)?,

@@ -7,7 +7,7 @@ use sdsi::SchemaStore;
 use sdsi::evolution::{EvolutionState, Observation, SavedServer};
 use time::OffsetDateTime;
 
-use crate::error::Error;
+use crate::error::{Error, column};
 use crate::state::{Known, PgState, save_in};
 
 /// One message's observation, as a replica appends it.
@@ -210,16 +210,21 @@ impl PgState {
                 &watch.settle.as_secs_f64(),
             ],
         )?;
-        Ok(rows
-            .iter()
-            .map(|row| Unfolded {
-                seq: row.get(0),
-                replica: row.get(1),
-                embedder: row.get(2),
-                observation: serde_json::from_slice(row.get::<_, &[u8]>(3))
+        rows.iter()
+            .map(|row| {
+                Ok(Unfolded {
+                    seq: column(row, "sdsi_observation", 0)?,
+                    replica: column(row, "sdsi_observation", 1)?,
+                    embedder: column(row, "sdsi_observation", 2)?,
+                    observation: serde_json::from_slice(column::<&[u8]>(
+                        row,
+                        "sdsi_observation",
+                        3,
+                    )?)
                     .map_err(|e| e.to_string()),
+                })
             })
-            .collect())
+            .collect()
     }
 
     /// How many observations of `scenario` the log holds, and how many of
@@ -230,8 +235,10 @@ impl PgState {
              FROM sdsi_observation WHERE scenario = $1",
             &[&scenario],
         )?;
-        let count = |i: usize| u64::try_from(row.get::<_, i64>(i)).unwrap_or(0);
-        Ok((count(0), count(1)))
+        let count = |i: usize| {
+            column::<i64>(&row, "sdsi_observation", i).map(|n| u64::try_from(n).unwrap_or(0))
+        };
+        Ok((count(0)?, count(1)?))
     }
 
     /// Saves the state the evaluator folded the observations `folded` into

@@ -10,7 +10,7 @@
 
 use postgres::Client;
 
-use crate::error::Error;
+use crate::error::{Error, column};
 
 /// The migrations, in order: (version, name, SQL).
 const MIGRATIONS: [(i32, &str, &str); 4] = [
@@ -53,9 +53,8 @@ pub(crate) fn migrate(client: &mut Client) -> Result<i32, Error> {
              applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
          )",
     )?;
-    let applied: i32 = transaction
-        .query_one("SELECT COALESCE(MAX(version), 0) FROM sdsi_migration", &[])?
-        .get(0);
+    let row = transaction.query_one("SELECT COALESCE(MAX(version), 0) FROM sdsi_migration", &[])?;
+    let applied: i32 = column(&row, "sdsi_migration", 0)?;
     for (version, name, sql) in MIGRATIONS {
         if version <= applied {
             continue;

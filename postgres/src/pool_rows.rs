@@ -6,7 +6,7 @@
 use postgres::Transaction;
 use sdsi::evolution::{EngineRows, PoolRow, RowWrites};
 
-use crate::error::Error;
+use crate::error::{Error, column};
 
 /// The two tables, each with the rows of one kind.
 const TABLES: [&str; 2] = ["sdsi_cluster", "sdsi_need"];
@@ -95,10 +95,10 @@ pub(crate) fn read(transaction: &mut Transaction<'_>, scenario: &str) -> Result<
             &[&scenario],
         )? {
             into.push(PoolRow::from_columns(
-                row.get(0),
-                row.get(1),
-                row.get(2),
-                row.get(3),
+                column(&row, table, 0)?,
+                column(&row, table, 1)?,
+                column(&row, table, 2)?,
+                column(&row, table, 3)?,
             ));
         }
     }

@@ -10,7 +10,7 @@ use sdsi::patch::{
 };
 use time::OffsetDateTime;
 
-use crate::error::Error;
+use crate::error::{Error, column};
 use crate::state::PgState;
 
 /// Makes `scenario`'s rows say what `rows` says, as of state `version`
@@ -63,7 +63,9 @@ pub(crate) fn written_at(
          WHERE scenario = $1 AND version = $2 AND written_by = $3",
         &[&scenario, &version, &token],
     )?;
-    Ok(found.map(|row| row.get(0)))
+    found
+        .map(|row| column(&row, "sdsi_rows_version", 0))
+        .transpose()
 }
 
 /// A new save's token: random, so that no other save (another replica, a
@@ -314,15 +316,15 @@ pub(crate) fn read_tables(
              WHERE scenario = $1",
         &[&scenario],
     )? {
-        let status: String = row.get(2);
+        let status: String = column(&row, "sdsi_patch", 2)?;
         let status = PatchStatus::parse(&status)
             .ok_or_else(|| damaged(format!("patch status {status:?}")))?;
         rows.patches.push(PatchRow::from_columns(
-            row.get(0),
-            row.get(1),
+            column(&row, "sdsi_patch", 0)?,
+            column(&row, "sdsi_patch", 1)?,
             status,
-            row.get(3),
-            row.get(4),
+            column(&row, "sdsi_patch", 3)?,
+            column(&row, "sdsi_patch", 4)?,
         ));
     }
     for row in transaction.query(
@@ -330,15 +332,15 @@ pub(crate) fn read_tables(
              WHERE scenario = $1",
         &[&scenario],
     )? {
-        let state: String = row.get(2);
+        let state: String = column(&row, "sdsi_key_record", 2)?;
         let state =
             KeyState::parse(&state).ok_or_else(|| damaged(format!("key state {state:?}")))?;
         rows.keys.push(KeyRow::from_columns(
-            row.get(0),
-            row.get(1),
+            column(&row, "sdsi_key_record", 0)?,
+            column(&row, "sdsi_key_record", 1)?,
             state,
-            row.get(3),
-            row.get(4),
+            column(&row, "sdsi_key_record", 3)?,
+            column(&row, "sdsi_key_record", 4)?,
         ));
     }
     for row in transaction.query(
@@ -346,20 +348,23 @@ pub(crate) fn read_tables(
              FROM sdsi_pending WHERE scenario = $1",
         &[&scenario],
     )? {
-        let held: i64 = row.get(1);
+        let held: i64 = column(&row, "sdsi_pending", 1)?;
         let held_at = OffsetDateTime::from_unix_timestamp_nanos(i128::from(held) * 1000)
             .map_err(|e| damaged(format!("held_at {held} µs: {e}")))?;
-        rows.pending
-            .push(PendingRow::from_columns(row.get(0), held_at, row.get(2)));
+        rows.pending.push(PendingRow::from_columns(
+            column(&row, "sdsi_pending", 0)?,
+            held_at,
+            column(&row, "sdsi_pending", 2)?,
+        ));
     }
     for row in transaction.query(
         "SELECT client, key_name, tag FROM sdsi_delivered WHERE scenario = $1",
         &[&scenario],
     )? {
         rows.delivered.push(DeliveredRow::from_columns(
-            row.get(0),
-            row.get(1),
-            row.get(2),
+            column(&row, "sdsi_delivered", 0)?,
+            column(&row, "sdsi_delivered", 1)?,
+            column(&row, "sdsi_delivered", 2)?,
         ));
     }
     for row in transaction.query(
@@ -367,14 +372,14 @@ pub(crate) fn read_tables(
              WHERE scenario = $1",
         &[&scenario],
     )? {
-        let metric: String = row.get(2);
+        let metric: String = column(&row, "sdsi_key_count", 2)?;
         let metric = Metric::parse(&metric).ok_or_else(|| damaged(format!("metric {metric:?}")))?;
         rows.counts.push(CountRow::from_columns(
-            row.get(0),
-            row.get(1),
+            column(&row, "sdsi_key_count", 0)?,
+            column(&row, "sdsi_key_count", 1)?,
             metric,
-            row.get(3),
-            row.get(4),
+            column(&row, "sdsi_key_count", 3)?,
+            column(&row, "sdsi_key_count", 4)?,
         ));
     }
     for row in transaction.query(
@@ -383,11 +388,11 @@ pub(crate) fn read_tables(
         &[&scenario],
     )? {
         rows.adoptions.push(AdoptionRow::from_columns(
-            row.get(0),
-            row.get(1),
-            row.get(2),
-            row.get(3),
-            row.get(4),
+            column(&row, "sdsi_adoption", 0)?,
+            column(&row, "sdsi_adoption", 1)?,
+            column(&row, "sdsi_adoption", 2)?,
+            column(&row, "sdsi_adoption", 3)?,
+            column(&row, "sdsi_adoption", 4)?,
         ));
     }
     rows.sort();

@@ -8,7 +8,7 @@ use postgres::{Client, Transaction};
 use sdsi::evolution::{RowDigests, StateStorage, Versioned};
 use sdsi::patch::KnownRows;
 
-use crate::error::Error;
+use crate::error::{Error, column};
 use crate::{migrate, tls};
 
 /// A connection to the state table.
@@ -124,7 +124,8 @@ impl PgState {
             "SELECT bytes FROM sdsi_attachment WHERE scenario = $1 AND name = $2",
             &[&scenario, &name],
         )?;
-        Ok(row.map(|r| r.get::<_, Vec<u8>>(0)))
+        row.map(|r| column::<Vec<u8>>(&r, "sdsi_attachment", 0))
+            .transpose()
     }
 
     /// The version of `scenario`'s saved state, if any: a replica compares
@@ -138,8 +139,7 @@ impl PgState {
             "SELECT version FROM sdsi_state WHERE scenario = $1",
             &[&scenario],
         )?;
-        row.map(|r| r.get::<_, i64>(0))
-            .map(|v| stored_version(scenario, v))
+        row.map(|r| stored_version(scenario, column(&r, "sdsi_state", 0)?))
             .transpose()
     }
 }
@@ -192,8 +192,11 @@ impl StateStorage for PgState {
         let Some(row) = row else {
             return Ok(None);
         };
-        let version = stored_version(scenario, row.get::<_, i64>(0))?;
-        Ok(Some(Versioned::new(version, row.get::<_, Vec<u8>>(1))))
+        let version = stored_version(scenario, column(&row, "sdsi_state", 0)?)?;
+        Ok(Some(Versioned::new(
+            version,
+            column(&row, "sdsi_state", 1)?,
+        )))
     }
 
     fn save(&mut self, scenario: &str, expected: Option<u64>, bytes: &[u8]) -> Result<u64, Error> {

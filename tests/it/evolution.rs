@@ -576,6 +576,28 @@ fn a_version_one_state_is_refused_by_its_version() {
     );
 }
 
+/// A whole state with a cluster or a need listed twice is refused, as the
+/// row loader refuses it, so a damaged state behaves alike on every back
+/// end.
+#[test]
+fn a_state_with_a_repeated_id_is_refused() {
+    let mut engine = Evolution::default();
+    let mut store = flight_store();
+    replay(&mut engine, &mut store, &SEAT, 2, 3);
+    let saved = serde_json::to_value(engine.state()).unwrap();
+    for list in ["clusters", "needs"] {
+        let mut damaged = saved.clone();
+        let items = damaged
+            .pointer_mut(&format!("/pools/0/pool/{list}"))
+            .and_then(|n| n.as_array_mut())
+            .expect("a pool");
+        let first = items[0].clone();
+        items.push(first);
+        let e = serde_json::from_value::<sdsi::evolution::EvolutionState>(damaged).unwrap_err();
+        assert!(e.to_string().contains("appears twice"), "{list}: {e}");
+    }
+}
+
 /// A pool snapshot whose clusters name a need it does not hold is refused,
 /// not repaired (a cluster used to become a need of its own).
 #[test]

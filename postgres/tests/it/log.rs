@@ -615,3 +615,46 @@ fn counters_are_rewritten_when_the_rows_are_not_the_ones_known() {
         .get(0);
     assert_eq!(messages, 2);
 }
+
+/// A row the crate's tables could not hold (NULL where it always writes a
+/// value, after someone altered the table) is an error naming the table
+/// and the column, never a panic. In a schema of its own, so the other
+/// tests' tables stay as they are.
+#[test]
+fn a_damaged_row_is_an_error_naming_its_table_and_column() {
+    let Some(params) = server() else { return };
+    let schema = format!("sdsi_damaged_{}", std::process::id());
+    let mut admin = postgres::Client::connect(&params, postgres::NoTls).unwrap();
+    admin
+        .batch_execute(&format!(
+            "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"
+        ))
+        .unwrap();
+    let mut db = PgState::connect(&format!("{params} options='-c search_path={schema}'")).unwrap();
+    admin
+        .batch_execute(&format!(
+            "ALTER TABLE {schema}.sdsi_attachment ALTER COLUMN bytes DROP NOT NULL;
+             INSERT INTO {schema}.sdsi_attachment VALUES ('s', 'a', NULL);
+             ALTER TABLE {schema}.sdsi_state ALTER COLUMN state DROP NOT NULL;
+             INSERT INTO {schema}.sdsi_state VALUES ('s', 1, NULL)"
+        ))
+        .unwrap();
+    let attachment = db.attachment("s", "a").unwrap_err();
+    assert!(
+        matches!(&attachment, Error::Column { table: "sdsi_attachment", column, .. } if column == "bytes"),
+        "{attachment}"
+    );
+    let state = StateStorage::load(&mut db, "s").unwrap_err();
+    assert!(
+        matches!(&state, Error::Column { table: "sdsi_state", column, .. } if column == "state"),
+        "{state}"
+    );
+    let state = db.load_saved("s").unwrap_err();
+    assert!(
+        matches!(&state, Error::Column { table: "sdsi_state", column, .. } if column == "state"),
+        "{state}"
+    );
+    admin
+        .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+        .unwrap();
+}

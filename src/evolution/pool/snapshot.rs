@@ -98,6 +98,10 @@ impl TryFrom<PoolSnapshot> for Pool {
     fn try_from(snapshot: PoolSnapshot) -> Result<Self, PoolError> {
         let mut pool = Pool::new(snapshot.config)?;
         for mut state in snapshot.clusters {
+            // The row loader refuses a repeated id; so does a whole state.
+            if pool.position(state.id).is_some() {
+                return Err(PoolError::Snapshot("a cluster id appears twice"));
+            }
             let sum = std::mem::take(&mut state.sum);
             pool.push(state, &sum)?;
         }
@@ -139,7 +143,9 @@ impl Pool {
         }
         for mut state in snapshot {
             let Some(mut ids) = members.remove(&state.id) else {
-                return Err(PoolError::Snapshot("a need holds no cluster"));
+                return Err(PoolError::Snapshot(
+                    "a need holds no cluster, or its id appears twice",
+                ));
             };
             if state.sum.len() != dim {
                 return Err(PoolError::Dimension {
