@@ -65,9 +65,15 @@ pub enum Error {
 
 impl Error {
     /// Whether loading again and retrying may succeed: another writer got
-    /// there first ([`Error::Conflict`]) or held the lock ([`Error::Busy`]).
+    /// there first ([`Error::Conflict`]) or held the lock ([`Error::Busy`],
+    /// or the same SQLite error where no scenario was at hand yet: opening
+    /// the file, reading it), on any call.
     pub fn is_retryable(&self) -> bool {
-        matches!(self, Error::Conflict { .. } | Error::Busy { .. })
+        match self {
+            Error::Conflict { .. } | Error::Busy { .. } => true,
+            Error::Sqlite(error) => is_busy(error),
+            _ => false,
+        }
     }
 }
 

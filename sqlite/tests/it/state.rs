@@ -910,3 +910,20 @@ fn pools_kept_as_rows_are_written_where_they_change() {
     );
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// Another process holding the file's lock past the busy timeout is as
+/// retryable when opening as when saving (it was a plain error there).
+#[test]
+fn a_locked_file_is_retryable_on_open() {
+    let path = dir("locked").join("state.db");
+    let holder = rusqlite::Connection::open(&path).unwrap();
+    holder
+        .execute_batch(
+            "CREATE TABLE other (x INTEGER); BEGIN EXCLUSIVE; INSERT INTO other VALUES (1);",
+        )
+        .unwrap();
+    let error = SqliteState::open(&path).err().expect("the lock is held");
+    assert!(error.is_retryable(), "{error}");
+    holder.execute_batch("COMMIT").unwrap();
+    assert!(SqliteState::open(&path).is_ok());
+}
