@@ -922,7 +922,7 @@ fn a_locked_file_is_retryable_on_open() {
             "CREATE TABLE other (x INTEGER); BEGIN EXCLUSIVE; INSERT INTO other VALUES (1);",
         )
         .unwrap();
-    let error = SqliteState::open(&path).err().expect("the lock is held");
+    let error = SqliteState::open(&path).expect_err("the lock is held");
     assert!(error.is_retryable(), "{error}");
     holder.execute_batch("COMMIT").unwrap();
     assert!(SqliteState::open(&path).is_ok());
