@@ -117,8 +117,10 @@
 //! | `src/evolution/intake/address.rs` | Which parts of a fragment speak to the system instead of describing a need, so that they are dropped … | — |
 //! | `src/evolution/intake/injection.rs` | Recognising text written to steer a model rather than describe a need (prompt injection), in any width, … | — |
 //! | `src/evolution/intake/mod.rs` | The first stage of the loop: a client's `other` text made fit to keep. | — |
+//! | `src/evolution/intake/pieces.rs` | Cutting a fragment into pieces, the units the address filter keeps or drops: at sentence and clause marks (`. | — |
 //! | `src/evolution/intake/redact.rs` | Redaction of personal data and secrets in `other` fragments (§7), before anything is embedded, clustered, … | `Redaction`, `Redacted`, `redact`, `Redaction::{placeholder, sensitivity, ALL, strip, embedded, found_in}` |
 //! | `src/evolution/intake/sanitize.rs` | Cleaning `other` fragments before they enter the pool (§7): `other` is free text from a client's LLM and … | `MAX_FRAGMENT_CHARS`, `Sanitized`, `sanitize_fragment`, `sanitize_description` |
+//! | `src/evolution/intake/vocabulary.rs` | The address filter's words: the target's vocabulary (addressees, schema words, naming verbs, a schema's … | — |
 //! | `src/evolution/mod.rs` | Schema self-evolution (§6.2): the Differential Semantic Pool and the pipeline that turns recurring `other` … | — |
 //! | `src/evolution/persist/mod.rs` | Keeping the engine between runs: its versioned saved state (`EvolutionState`), the same state as rows a … | — |
 //! | `src/evolution/persist/rows.rs` | The engine's pools as rows: each fine cluster and each need of each pool one row (its JSON, running sum … | `EngineRows`, `PoolRow`, `RowDigests`, `RowWrites`, `PoolRow::from_columns`, `EngineRows::{writes, digests}` |

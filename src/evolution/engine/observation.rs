@@ -13,7 +13,7 @@ use crate::evolution::embed::embedder::Embedder;
 use crate::evolution::engine::event::EvolutionEvent;
 use crate::evolution::engine::pipeline::Evolution;
 use crate::evolution::induce::inducer::IntentInducer;
-use crate::evolution::intake::{Redaction, redact, sanitize_description, sanitize_fragment};
+use crate::evolution::intake::{Dropped, Redaction, redact, sanitize_or_why};
 use crate::key::{JsonKind, KeyName, KeyType, OTHER_KEY};
 use crate::patch::SchemaStore;
 
@@ -58,17 +58,11 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-/// Whether `text` had something to keep but intake dropped all of it as
-/// speaking to the system.
-fn only_instructions(text: &str) -> bool {
-    sanitize_description(text).is_some() && sanitize_fragment(text).is_none()
-}
-
 /// One `other` fragment of an [`Observation`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ObservedFragment {
-    /// The text, cleaned ([`sanitize_fragment`]) and redacted ([`redact`]).
+    /// The text, cleaned ([`sanitize_fragment`](crate::evolution::sanitize_fragment)) and redacted ([`redact`]).
     pub text: String,
     /// Whether it looked like an instruction to an LLM.
     pub flagged: bool,
@@ -121,11 +115,11 @@ fn other_fragments(message: &Value) -> Vec<&str> {
     }
 }
 
-/// Cleans and redacts `text`: `None` when nothing is left. No raw personal
+/// Cleans and redacts `text`, or says why nothing is left. No raw personal
 /// value or secret goes further than this: not into the embedding, the
 /// pool, an exemplar, a snapshot, an event, a log row or a key.
-fn cleaned(text: &str) -> Option<(String, bool)> {
-    sanitize_fragment(text).map(|clean| (redact(&clean.text).text, clean.flagged))
+fn cleaned(text: &str) -> Result<(String, bool), Dropped> {
+    sanitize_or_why(text).map(|clean| (redact(&clean.text).text, clean.flagged))
 }
 
 impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
@@ -164,8 +158,14 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         let cap = self.config.max_fragments_per_message;
         let over_cap = fragments.len().saturating_sub(cap);
         let fragments: Vec<&str> = fragments.into_iter().take(cap).collect();
-        let instructions = fragments.iter().filter(|f| only_instructions(f)).count();
-        let kept: Vec<(String, bool)> = fragments.into_iter().filter_map(cleaned).collect();
+        let mut instructions = 0;
+        let mut kept: Vec<(String, bool)> = Vec::with_capacity(fragments.len());
+        for fragment in fragments {
+            match cleaned(fragment) {
+                Ok(clean) => kept.push(clean),
+                Err(why) => instructions += usize::from(why == Dropped::Instructions),
+            }
+        }
         let (fragments, vectors_returned) = self.embedded(kept);
         Observation {
             client: client.to_owned(),
@@ -237,9 +237,12 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         let dimension = self.embedder.dimension();
         let (mut kept, mut stale) = (Vec::new(), Vec::new());
         for fragment in fragments.into_iter().take(cap) {
-            let Some((text, flagged)) = cleaned(&fragment.text) else {
-                instructions += usize::from(only_instructions(&fragment.text));
-                continue;
+            let (text, flagged) = match cleaned(&fragment.text) {
+                Ok(clean) => clean,
+                Err(why) => {
+                    instructions += usize::from(why == Dropped::Instructions);
+                    continue;
+                }
             };
             let flagged = flagged || fragment.flagged;
             if fragment.vector.len() == dimension && text == fragment.text {

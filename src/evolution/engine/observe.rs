@@ -59,40 +59,33 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         let (client, now) = (observation.client.as_str(), observation.at);
         let keys = self.pool_keys(store, client);
         let mut events = Vec::new();
-        if observation.over_cap > 0 {
-            let cap = self.config.max_fragments_per_message;
-            for key in &keys {
-                events.push(EvolutionEvent::Skipped {
-                    pool: key.clone(),
-                    fragments: observation.over_cap,
-                    reason: format!("the message carries more than {cap} fragments"),
-                });
-            }
-        }
-        if observation.instructions > 0 {
-            for key in &keys {
-                events.push(EvolutionEvent::Skipped {
-                    pool: key.clone(),
-                    fragments: observation.instructions,
-                    reason: "nothing but text that spoke to the system, a model or the schema"
-                        .to_owned(),
-                });
-            }
-        }
+        // One `skipped` event per pool the fragments would have fed.
+        let skipped =
+            |events: &mut Vec<EvolutionEvent>, fragments: usize, reason: &dyn Fn() -> String| {
+                if fragments > 0 {
+                    let reason = reason();
+                    events.extend(keys.iter().map(|key| EvolutionEvent::Skipped {
+                        pool: key.clone(),
+                        fragments,
+                        reason: reason.clone(),
+                    }));
+                }
+            };
+        let cap = self.config.max_fragments_per_message;
+        skipped(&mut events, observation.over_cap, &|| {
+            format!("the message carries more than {cap} fragments")
+        });
+        skipped(&mut events, observation.instructions, &|| {
+            "nothing but text that spoke to the system, a model or the schema".to_owned()
+        });
         if observation.fragments.is_empty() {
             return events;
         }
         if let Some(returned) = observation.vectors_returned {
-            for key in &keys {
-                events.push(EvolutionEvent::Skipped {
-                    pool: key.clone(),
-                    fragments: observation.fragments.len(),
-                    reason: format!(
-                        "the embedder returned {returned} vectors for {} fragments",
-                        observation.fragments.len()
-                    ),
-                });
-            }
+            let n = observation.fragments.len();
+            skipped(&mut events, n, &|| {
+                format!("the embedder returned {returned} vectors for {n} fragments")
+            });
             return events;
         }
         for fragment in &observation.fragments {

@@ -44,7 +44,21 @@ pub struct Sanitized {
 /// assert!(sanitize_fragment(" \t ").is_none());
 /// ```
 pub fn sanitize_fragment(fragment: &str) -> Option<Sanitized> {
-    let (mut text, truncated) = clean(fragment)?;
+    sanitize_or_why(fragment).ok()
+}
+
+/// Why intake kept nothing of a fragment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::evolution) enum Dropped {
+    /// Nothing but whitespace and invisible characters.
+    Empty,
+    /// Nothing but text that spoke to the system, a model or the schema.
+    Instructions,
+}
+
+/// [`sanitize_fragment`], saying why when nothing is kept.
+pub(in crate::evolution) fn sanitize_or_why(fragment: &str) -> Result<Sanitized, Dropped> {
+    let (mut text, truncated) = clean(fragment).ok_or(Dropped::Empty)?;
     let mut flagged = false;
     // Dropping a piece may join two others into a new one that speaks to the
     // system: drop again until nothing changes, so sanitizing is idempotent.
@@ -59,9 +73,9 @@ pub fn sanitize_fragment(fragment: &str) -> Option<Sanitized> {
         flagged = true;
     }
     if !settled || text.is_empty() || looks_like_injection(&text) {
-        return None;
+        return Err(Dropped::Instructions);
     }
-    Some(Sanitized {
+    Ok(Sanitized {
         text,
         flagged,
         truncated,
