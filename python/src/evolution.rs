@@ -273,7 +273,8 @@ impl PyEvolution {
     /// Takes one received message ``{"schema_id", "payload"}`` from
     /// ``client`` at ``now`` (valid or not) and returns what the engine did,
     /// as event dicts (``{"event": "proposed", "patch": {...}, ...}``,
-    /// ``"triggered"``, ``"deferred"``, ``"skipped"``,
+    /// ``"triggered"``, ``"deferred"``, ``"skipped"``, ``"covered"`` (the
+    /// need is a key the schema already describes),
     /// ``"held"``: waiting for an operator, see ``SchemaStore.pending``).
     /// A Python embedder is called before the store is borrowed, so other
     /// threads may use the store meanwhile. An error the embedder raised is

@@ -270,18 +270,20 @@ fn instructions_from_most_clients_hold_the_key_for_an_operator() {
     assert!(text.contains("window"), "{text}");
 }
 
-/// Proposes the base template's `origin` key, whatever the need.
+/// Proposes the base template's `origin` key, whatever the need, its
+/// description refined with an example (as the trait asks: the key's text
+/// is kept).
 struct Origin;
 
 impl IntentInducer for Origin {
-    fn induce(&self, need: &NeedView<'_>, _: &SchemaTemplate) -> Option<KeyDefinition> {
+    fn induce(&self, need: &NeedView<'_>, schema: &SchemaTemplate) -> Option<KeyDefinition> {
         let example = need.quotable().next()?;
-        let name = KeyName::new("origin").ok()?;
+        let origin = schema.key("origin")?;
         Some(KeyDefinition::new(
-            name,
-            KeyType::String,
+            origin.key_name.clone(),
+            origin.key_type,
             true,
-            format!("As in '{}'.", example.text),
+            format!("{} As in '{}'.", origin.semantic_description, example.text),
         ))
     }
 }

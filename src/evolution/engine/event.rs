@@ -64,6 +64,18 @@ pub enum EvolutionEvent {
         #[serde(with = "time::serde::rfc3339")]
         retry_at: OffsetDateTime,
     },
+    /// A triggered need is a key the schema already has and describes as
+    /// the inducer would (conflict detection, §6.2.2): nothing is
+    /// proposed, and the need counts as that key's.
+    Covered {
+        /// The pool.
+        pool: PoolKey,
+        /// The need.
+        #[serde(serialize_with = "hex_id")]
+        need: u64,
+        /// The key it is.
+        key_name: String,
+    },
     /// Fragments did not enter a pool (nothing left to embed, an embedder
     /// output the pool refuses, the client's quota of new clusters spent,
     /// or more fragments in one message than the engine takes); the

@@ -76,6 +76,26 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             return;
         }
         let name = candidate.key_name.as_str().to_owned();
+        if let Some(existing) = template.key(&name) {
+            if existing.key_type != candidate.key_type {
+                let reason = format!(
+                    "the inducer named key {name:?} but gave it type {} where the key is {}",
+                    candidate.key_type, existing.key_type
+                );
+                defer(pool, reason, events);
+                return;
+            }
+            if existing.semantic_description == candidate.semantic_description {
+                // The need is a key the schema already describes as it would.
+                pool.mark_proposed(need, &name);
+                events.push(EvolutionEvent::Covered {
+                    pool: key.clone(),
+                    need,
+                    key_name: name,
+                });
+                return;
+            }
+        }
         let lifetime = self.config.patch_lifetime;
         let patch = package(
             store, key, need, now, lifetime, &template, candidate, carried,
@@ -259,14 +279,15 @@ pub(in crate::evolution) fn patch_id(pool: &PoolKey, need: u64, now: OffsetDateT
     )
 }
 
-/// `existing` with the candidate's description appended: same type, same
-/// flags, so the merge accepts it as a refinement.
+/// `existing` with the candidate's description, one text (the inducer saw
+/// the key's description in the schema and keeps what it says, see
+/// [`IntentInducer`]): same type, same flags, so the merge accepts it as a
+/// refinement.
 fn refinement(existing: &KeyDefinition, candidate: &KeyDefinition) -> KeyDefinition {
     let mut refined = existing.clone();
-    refined.semantic_description = format!(
-        "{} {}",
-        existing.semantic_description, candidate.semantic_description
-    );
+    refined
+        .semantic_description
+        .clone_from(&candidate.semantic_description);
     refined
 }
 

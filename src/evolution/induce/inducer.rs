@@ -10,6 +10,15 @@ use crate::template::SchemaTemplate;
 /// The candidate's `semantic_description` must quote real fragments from the
 /// need (§6.2.2); use only exemplars that are not `flagged`.
 ///
+/// A candidate named after a key the schema already has is that key refined
+/// (conflict detection, §6.2.2), never a duplicate: the engine packages it
+/// as a `modified_keys` entry whose description *replaces* the key's, so
+/// write one text that keeps what the key's description says (its values,
+/// its examples, an owner's wording) with what the need adds, and keep the
+/// key's type (another type is deferred). A candidate whose description
+/// equals the key's proposes nothing: the need counts as that key's
+/// ([`EvolutionEvent::Covered`](crate::evolution::EvolutionEvent::Covered)).
+///
 /// ```
 /// use sdsi::{KeyDefinition, KeyName, KeyType, SchemaTemplate};
 /// use sdsi::evolution::{IntentInducer, NeedView};

@@ -9,10 +9,12 @@
 //! | which words may name a key (framing, function words, numbers) | `words.rs` |
 //! | numbers in a request: digits, number words, runs of them | `numbers.rs` |
 //! | what the fragments carry: count, slot, wish, text | `shape.rs` |
+//! | the attribute a need fills with its sibling needs (window / aisle seat) | `attribute.rs` |
 //!
 //! May use: a need's read-only view (`pool::needs::view`), its exemplars,
 //! the embedder's word splitting, and the template. Never the pool's state.
 
+mod attribute;
 pub(in crate::evolution) mod inducer;
 mod numbers;
 pub(in crate::evolution) mod rules;

@@ -1,9 +1,10 @@
 //! The default intent inducer: rules, no model.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use sha2::{Digest, Sha256};
 
+use super::attribute::{MAX_VALUES, attribute, sibling_values};
 use super::numbers::number_run;
 use super::shape::{Shape, shape};
 use super::terms::{Background, Fragment, Stems, Term, naming_terms, ranked_terms, shared_stems};
@@ -28,13 +29,17 @@ use crate::template::SchemaTemplate;
 ///   scenario's (used by more than half of the other needs): "virtual" →
 ///   `virtual_card`, never `legroom_flight`. Words in other scripts are
 ///   transliterated ("靠窗" → `kao_chuang`); a name with nothing left to spell is `need_`
-///   plus a hash of its words. A name is never that of a key in force that
-///   is not experimental (a base or promoted key): the next salient word, or
-///   `_detail`, is added;
+///   plus a hash of its words. A name that is already a key's means the
+///   need is that key: the engine packages it as a refinement (held for an
+///   operator when it is a base key), and a slot keeps the values the
+///   key's description lists;
 /// - **the type** from what the fragments carry: `integer` with its unit
 ///   for counts ("2 extra bags", "three bags" → `extra_bags`, "How many
 ///   bags ..."); a `string` listing the values when fragments vary in one
-///   slot ("window seat", "aisle seat" → `seat_preference`: window, aisle);
+///   slot ("window seat", "aisle seat" → `seat_preference`: window, aisle),
+///   or when other needs of the pool fill the same noun with other values
+///   (a "window seat" need beside an "aisle seat" need: one attribute, its
+///   values apart only in the embedding);
 ///   `boolean` for a wish, present or absent (`wheelchair_assistance`);
 ///   `integer` / `number` when every fragment is one; else a `string`;
 /// - **the description** says what the key means and how to fill it, for a
@@ -81,7 +86,7 @@ impl IntentInducer for RuleInducer {
         let background = Background::new(
             &mut stems,
             &fragments,
-            others.into_values().step_by(step),
+            others.values().cloned().step_by(step),
             step as f64,
             schema,
             &shared,
@@ -93,27 +98,77 @@ impl IntentInducer for RuleInducer {
         }
         let texts: Vec<String> = clean.iter().map(|e| e.text.trim().to_lowercase()).collect();
         let shape = shape(&fragments, &texts, &ranked, &shared, min);
+        let siblings = siblings(&others, &ranked, &mut stems);
+        let shape = with_siblings(shape, &fragments, &siblings, &ranked, min, &mut stems);
         let quotable: Vec<&Exemplar> = need.quotable().collect();
         let quotes = quotes(&quotable, &naming, &mut stems);
         if quotes.len() < 2 && quotable.len() >= 2 {
             return None;
         }
-        let mut forms = name_forms(&naming, &shape);
-        let mut name = KeyName::new(&key_name(&forms)).ok()?;
-        if is_settled(schema, &name) {
-            match ranked.iter().find(|t| !naming.contains(t)) {
-                Some(next) => forms.push(next.form.clone()),
-                None => forms.push("detail".to_owned()),
+        let forms = name_forms(&naming, &shape);
+        let name = KeyName::new(&key_name(&forms)).ok()?;
+        // A name already in the schema is that key refined (the engine
+        // packages it so, held for an operator when the key is a base
+        // key): the values it lists stay listed.
+        let shape = match (shape, schema.key(name.as_str())) {
+            (Shape::Slot { head, mut values }, Some(existing)) => {
+                for value in listed_values(&existing.semantic_description) {
+                    if values.len() < MAX_VALUES && !values.contains(&value) {
+                        values.push(value);
+                    }
+                }
+                Shape::Slot { head, values }
             }
-            name = KeyName::new(&key_name(&forms)).ok()?;
-            if is_settled(schema, &name) {
-                forms.push("detail".to_owned());
-                name = KeyName::new(&key_name(&forms)).ok()?;
-            }
-        }
+            (shape, _) => shape,
+        };
         let (key_type, description) = describe(&shape, &naming, &quotes);
+        let (key_type, description) = match schema.key(name.as_str()) {
+            // A key someone wrote keeps its words and type: the refinement
+            // adds the examples it does not hold yet.
+            Some(existing) if !written_here(&existing.semantic_description) => (
+                existing.key_type,
+                with_examples(&existing.semantic_description, &quotes),
+            ),
+            _ => (key_type, description),
+        };
         Some(KeyDefinition::new(name, key_type, false, description))
     }
+}
+
+/// How each description [`describe`] writes begins.
+const OPENINGS: [&str; 6] = [
+    "The whole number the request gives for ",
+    "The number the request gives for ",
+    "How many ",
+    "Which ",
+    "Set to true when the request asks for ",
+    "What the request says about ",
+];
+
+/// Whether `description` is one this inducer wrote (and so may rewrite
+/// whole).
+fn written_here(description: &str) -> bool {
+    OPENINGS.iter().any(|o| description.starts_with(o))
+}
+
+/// `description` with the `quotes` it does not already hold added as
+/// examples (unchanged when it holds them all).
+fn with_examples(description: &str, quotes: &[String]) -> String {
+    let held = description.to_lowercase();
+    let new: Vec<String> = quotes
+        .iter()
+        .filter(|q| !held.contains(&q.to_lowercase()))
+        .map(|q| format!("\"{q}\""))
+        .collect();
+    if new.is_empty() {
+        return description.to_owned();
+    }
+    let lead = if held.contains("for example") {
+        "Also"
+    } else {
+        "For example"
+    };
+    format!("{} {lead}: {}.", description.trim_end(), new.join("; "))
 }
 
 /// The exemplars of the pool's other needs, by need.
@@ -129,19 +184,11 @@ fn other_needs<'p>(need: &NeedView<'p>) -> BTreeMap<u64, Vec<&'p Exemplar>> {
     others
 }
 
-/// Whether `name` is a key in force that is not experimental: a base key or
-/// a promoted one, which evolution never renames into or rewrites.
-fn is_settled(schema: &SchemaTemplate, name: &KeyName) -> bool {
-    schema
-        .key(name.as_str())
-        .is_some_and(|k| !k.is_experimental())
-}
-
 /// The words of the name: the naming terms; a count's unit in the plural
 /// (added when it is not one of them); a slot's head and `preference`.
 fn name_forms(naming: &[Term], shape: &Shape) -> Vec<String> {
     match shape {
-        Shape::Slot { head, .. } => vec![head.form.clone(), "preference".to_owned()],
+        Shape::Slot { head, .. } => vec![singular(&head.form), "preference".to_owned()],
         Shape::Count { unit: Some(unit) } => {
             let mut forms: Vec<String> = naming
                 .iter()
@@ -180,6 +227,91 @@ fn plural(word: &str) -> String {
         format!("{}ies", word.trim_end_matches('y'))
     } else {
         format!("{word}s")
+    }
+}
+
+/// An English singular, by the common rules (seats → seat, classes →
+/// class, cities → city, airlines → airline); words in `ss`, `us` or `is`
+/// are kept (class, bus, analysis).
+fn singular(word: &str) -> String {
+    if !word.chars().all(|c| c.is_ascii_alphabetic()) || word.len() < 4 {
+        return word.to_owned();
+    }
+    if let Some(stem) = word.strip_suffix("ies") {
+        return format!("{stem}y");
+    }
+    for suffix in ["sses", "xes", "ches", "shes"] {
+        if word.ends_with(suffix) {
+            return word[..word.len() - 2].to_owned();
+        }
+    }
+    if word.ends_with("ss") || word.ends_with("us") || word.ends_with("is") {
+        return word.to_owned();
+    }
+    word.strip_suffix('s').unwrap_or(word).to_owned()
+}
+
+/// The values a key's description lists: the quoted words of its first
+/// sentence (`Which seat the request asks for: "window" or "aisle".`).
+fn listed_values(description: &str) -> Vec<String> {
+    let first = description.split(". ").next().unwrap_or_default();
+    first
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::trim)
+        .filter(|v| !v.is_empty() && v.len() <= MAX_QUOTE)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The pool's other needs that may fill the same attribute: those with an
+/// exemplar holding one of the need's five most salient words, as words.
+fn siblings(
+    others: &BTreeMap<u64, Vec<&Exemplar>>,
+    ranked: &[Term],
+    stems: &mut Stems,
+) -> Vec<Vec<Fragment>> {
+    let forms: Vec<&str> = ranked.iter().take(5).map(|t| t.form.as_str()).collect();
+    others
+        .values()
+        .filter(|exemplars| {
+            exemplars.iter().any(|e| {
+                let text = e.text.to_lowercase();
+                forms.iter().any(|f| text.contains(f))
+            })
+        })
+        .map(|exemplars| exemplars.iter().map(|e| stems.fragment(e)).collect())
+        .collect()
+}
+
+/// `shape`, made the slot of an attribute when sibling needs fill the
+/// same head with other values ([`attribute`]): a wish or free text whose
+/// head they share becomes a slot listing every value; a slot lists theirs
+/// after its own. Counts and numbers stay as they are.
+fn with_siblings(
+    shape: Shape,
+    fragments: &[Fragment],
+    siblings: &[Vec<Fragment>],
+    ranked: &[Term],
+    min: usize,
+    stems: &mut Stems,
+) -> Shape {
+    match shape {
+        Shape::Slot { head, mut values } => {
+            let mut seen: BTreeSet<String> = values.iter().map(|v| stems.stem(v)).collect();
+            values.extend(sibling_values(siblings, &head.stem, min, &mut seen));
+            values.truncate(MAX_VALUES);
+            Shape::Slot { head, values }
+        }
+        Shape::Wish | Shape::Text => match attribute(fragments, siblings, ranked, min) {
+            Some(found) => Shape::Slot {
+                head: found.head,
+                values: found.values,
+            },
+            None => shape,
+        },
+        other => other,
     }
 }
 
@@ -679,6 +811,75 @@ mod tests {
         assert!(d.contains("\"twenty extra bags\" → 20"), "{d}");
     }
 
+    /// Needs apart in the embedding only by the value they ask for are one
+    /// attribute: each names it and lists every value.
+    #[test]
+    fn needs_that_differ_in_one_value_are_one_attribute() {
+        let keys = induce_each(&[
+            &[
+                "window seat please",
+                "I prefer a window seat",
+                "a seat by the window",
+            ],
+            &[
+                "aisle seat please",
+                "an aisle seat",
+                "I prefer an aisle seat",
+            ],
+            &["vegetarian meal on board", "a vegetarian meal"],
+            &["bring my dog", "travelling with my dog"],
+        ]);
+        for key in &keys[..2] {
+            assert_eq!(key.key_name.as_str(), "seat_preference", "{key:?}");
+            assert_eq!(key.key_type, KeyType::String);
+            let listed = listed_values(&key.semantic_description);
+            assert!(
+                listed.contains(&"window".to_owned()) && listed.contains(&"aisle".to_owned()),
+                "{key:?}"
+            );
+        }
+        assert_ne!(keys[2].key_name.as_str(), "seat_preference");
+    }
+
+    /// A need that names the same noun in passing is no value of it: "my
+    /// new card" in a few requests about a card that has not come.
+    #[test]
+    fn a_noun_named_in_passing_makes_no_attribute() {
+        let keys = induce_each(&[
+            &[
+                "virtual card please",
+                "can I get a virtual card",
+                "a virtual card",
+            ],
+            &[
+                "my card has not arrived",
+                "card still not here",
+                "where is my card",
+                "my new card is late",
+            ],
+            &["exchange rate for euros", "what exchange rate"],
+            &["close my account", "account closure"],
+        ]);
+        assert_eq!(keys[0].key_name.as_str(), "virtual_card", "{:?}", keys[0]);
+        assert_eq!(keys[0].key_type, KeyType::Boolean);
+    }
+
+    #[test]
+    fn singulars_follow_the_common_rules() {
+        let pairs = [
+            ("seats", "seat"),
+            ("classes", "class"),
+            ("cities", "city"),
+            ("airlines", "airline"),
+            ("boxes", "box"),
+            ("bus", "bus"),
+            ("class", "class"),
+        ];
+        for (plural, one) in pairs {
+            assert_eq!(singular(plural), one);
+        }
+    }
+
     #[test]
     fn a_pronoun_one_is_no_count() {
         // "Whichever you like": no number of anything is asked for.
@@ -692,7 +893,7 @@ mod tests {
     }
 
     #[test]
-    fn a_base_key_s_name_is_never_reused() {
+    fn a_need_named_by_a_base_key_s_words_is_that_key() {
         // Its words weigh less: another word leads the name.
         let key = one(&[
             "cabin class upgrade",
@@ -700,9 +901,10 @@ mod tests {
             "cabin class",
         ]);
         assert_ne!(key.key_name.as_str(), "cabin_class");
-        // Nothing else to say: the name is told apart.
+        // Nothing else to say: the need is that key, never a `_detail`
+        // duplicate (the engine makes it a refinement for an operator).
         let key = one(&["cabin class", "the cabin class", "cabin class?"]);
-        assert_eq!(key.key_name.as_str(), "cabin_class_detail");
+        assert_eq!(key.key_name.as_str(), "cabin_class");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::attribute::MAX_VALUES;
 use super::numbers::{number, number_run};
 use super::terms::{Fragment, Term, together};
 
@@ -21,8 +22,6 @@ const SLOT_SHARE: f64 = 0.2;
 /// requests nearly always fill (window / aisle), not words that happen to
 /// stand next to a common noun (a "new" card, a "physical" card).
 const SLOT_FILLED: f64 = 0.7;
-/// Most alternatives a slot lists.
-const MAX_VALUES: usize = 6;
 
 /// What the fragments carry.
 #[derive(Debug, Clone, PartialEq)]

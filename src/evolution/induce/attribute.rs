@@ -1,0 +1,195 @@
+//! The attribute a need fills, seen across its sibling needs: requests
+//! that name one noun with different words before it ("window seat",
+//! "aisle seat"; "economy class", "business class") ask for one attribute
+//! (`seat`, `class`) with several values, though the pool keeps each value
+//! a need of its own (the value is what their embeddings differ by).
+//!
+//! One rule, on the shape of the words only: a *head* is a content word
+//! that comes right after a nameable word (its *modifier*) in requests of
+//! at least two clients; a need *fills* head `h` with value `v` when most
+//! of its requests hold both `h` and `v` (anywhere: "a seat by the
+//! window" counts for window). A need is an attribute's when another need
+//! of the pool fills the same head with another value (a need that holds
+//! two alternatives itself is a slot already, `shape.rs`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::terms::{Fragment, Term};
+
+/// The share of a need's weight that must hold the head and one of its
+/// values for the need to be about that attribute (as a wish's word must
+/// be in half of its requests).
+const FILLED: f64 = 0.5;
+/// Each value holds at least this share of the head's weight in its need.
+const VALUE_SHARE: f64 = 0.2;
+/// Most values an attribute lists (the commonest first).
+pub(super) const MAX_VALUES: usize = 8;
+
+/// An attribute: the noun that names it and its values, each as written.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Attribute {
+    pub head: Term,
+    pub values: Vec<String>,
+}
+
+/// A value of one head in one group of fragments.
+#[derive(Default)]
+struct Value<'f> {
+    /// Weight of the fragments holding both the head and the value.
+    weight: u64,
+    clients: BTreeSet<u64>,
+    form: &'f str,
+}
+
+/// The attribute `need` fills when some of the `siblings` (the pool's
+/// other needs) fill the same head with other values: the head, the need's
+/// own values (commonest first), then the siblings' (each sibling gives
+/// its commonest). `None` when no sibling completes it. `ranked` are the
+/// need's terms (a head must be one, so enough clients used it);
+/// `min_clients` distinct clients must use each value.
+pub(super) fn attribute(
+    need: &[Fragment],
+    siblings: &[Vec<Fragment>],
+    ranked: &[Term],
+    min_clients: usize,
+) -> Option<Attribute> {
+    let heads = heads(need);
+    let mut best: Option<(u64, &Term, Vec<String>)> = None;
+    for head in ranked.iter().filter(|t| heads.contains(t.stem.as_str())) {
+        let Some((covered, own)) = fills(need, &head.stem, min_clients) else {
+            continue;
+        };
+        if best.as_ref().is_some_and(|(most, _, _)| covered <= *most) {
+            continue;
+        }
+        let mut seen: BTreeSet<String> = own.iter().map(|v| v.0.to_owned()).collect();
+        let mut values: Vec<String> = own.iter().map(|v| v.2.to_owned()).collect();
+        let before = values.len();
+        values.extend(sibling_values(siblings, &head.stem, min_clients, &mut seen));
+        if values.len() > before {
+            best = Some((covered, head, values));
+        }
+    }
+    let (_, head, mut values) = best?;
+    values.truncate(MAX_VALUES);
+    Some(Attribute {
+        head: head.clone(),
+        values,
+    })
+}
+
+/// The values the `siblings` fill `head` with that are not in `seen`: of
+/// each sibling that fills it, its commonest value (a need that mentions
+/// "my new card" in passing is not the "new" value of a card attribute),
+/// the siblings with most weight first.
+pub(super) fn sibling_values(
+    siblings: &[Vec<Fragment>],
+    head: &str,
+    min_clients: usize,
+    seen: &mut BTreeSet<String>,
+) -> Vec<String> {
+    let mut found: Vec<(u64, &str, &str)> = Vec::new();
+    for sibling in siblings {
+        let Some((_, theirs)) = fills(sibling, head, min_clients) else {
+            continue;
+        };
+        if let Some((stem, weight, form)) = theirs.first() {
+            if seen.insert((*stem).to_owned()) {
+                found.push((*weight, stem, form));
+            }
+        }
+    }
+    found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    found.into_iter().map(|v| v.2.to_owned()).collect()
+}
+
+/// The stems that come right after a nameable word in some fragment,
+/// written with nothing but a space between ("aisle seat"; not "use my
+/// card", "amazing, olly").
+fn heads(fragments: &[Fragment]) -> BTreeSet<&str> {
+    let mut heads = BTreeSet::new();
+    for fragment in fragments {
+        for pair in fragment.words.windows(2) {
+            let [modifier, head] = pair else { continue };
+            if modifier.nameable
+                && head.nameable
+                && modifier.stem != head.stem
+                && adjacent(fragment, &modifier.form, &head.form)
+            {
+                heads.insert(head.stem.as_str());
+            }
+        }
+    }
+    heads
+}
+
+fn adjacent(fragment: &Fragment, first: &str, second: &str) -> bool {
+    fragment.text.contains(&format!("{first} {second}"))
+}
+
+/// How much of `fragments`' weight fills `head` and with which values
+/// (stem, weight, form; commonest first), when at least [`FILLED`] of it
+/// does. A value is a modifier written right before the head in some
+/// fragment, used by `min_clients` clients with the head and in at least
+/// [`VALUE_SHARE`] of the head's weight.
+fn fills<'f>(
+    fragments: &'f [Fragment],
+    head: &str,
+    min_clients: usize,
+) -> Option<(u64, Vec<(&'f str, u64, &'f str)>)> {
+    let mut modifiers: BTreeMap<&str, Value<'f>> = BTreeMap::new();
+    let mut with_head = 0u64;
+    let mut total = 0u64;
+    for fragment in fragments {
+        total = total.saturating_add(fragment.count);
+        let Some(at) = fragment.words.iter().position(|w| w.stem == head) else {
+            continue;
+        };
+        with_head = with_head.saturating_add(fragment.count);
+        let before = at.checked_sub(1).and_then(|i| fragment.words.get(i));
+        let head_form = fragment.words.get(at).map_or("", |w| w.form.as_str());
+        if let Some(modifier) = before
+            .filter(|m| m.nameable && m.stem != head && adjacent(fragment, &m.form, head_form))
+        {
+            modifiers
+                .entry(modifier.stem.as_str())
+                .or_insert_with(|| Value {
+                    form: modifier.form.as_str(),
+                    ..Value::default()
+                });
+        }
+    }
+    // Each modifier seen before the head, weighed by every fragment that
+    // holds it with the head, wherever it stands.
+    for fragment in fragments {
+        if !fragment.words.iter().any(|w| w.stem == head) {
+            continue;
+        }
+        let mut counted = BTreeSet::new();
+        for word in &fragment.words {
+            if let Some(value) = modifiers.get_mut(word.stem.as_str()) {
+                if counted.insert(word.stem.as_str()) {
+                    value.weight = value.weight.saturating_add(fragment.count);
+                    value.clients.extend(fragment.clients.iter().copied());
+                }
+            }
+        }
+    }
+    let floor = VALUE_SHARE * with_head as f64;
+    let mut values: Vec<(&str, u64, &str)> = modifiers
+        .into_iter()
+        .filter(|(_, v)| v.weight as f64 >= floor && v.clients.len() >= min_clients)
+        .map(|(stem, v)| (stem, v.weight, v.form))
+        .collect();
+    values.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let kept: BTreeSet<&str> = values.iter().map(|v| v.0).collect();
+    let covered = fragments
+        .iter()
+        .filter(|f| {
+            f.words.iter().any(|w| w.stem == head)
+                && f.words.iter().any(|w| kept.contains(w.stem.as_str()))
+        })
+        .fold(0u64, |n, f| n.saturating_add(f.count));
+    ((covered as f64) >= FILLED * total.max(1) as f64 && !values.is_empty())
+        .then_some((covered, values))
+}
