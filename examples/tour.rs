@@ -103,6 +103,16 @@ fn print_event(event: &EvolutionEvent) {
                 );
                 println!("      \"{}\"", key.semantic_description);
             }
+            for key in &patch.modified_keys {
+                println!(
+                    "   evolution: refined key `{}` ({:?})",
+                    key.key_name, submission
+                );
+                println!("      \"{}\"", key.semantic_description);
+            }
+        }
+        EvolutionEvent::Covered { key_name, .. } => {
+            println!("   evolution: reviewed: `{key_name}` already says what it asks");
         }
         other => println!(
             "   evolution: {}",
@@ -227,20 +237,33 @@ fn main() -> Result<(), Box<dyn Error>> {
         server.execute(sloppy, "sloppy_agent", t0)?
     );
 
-    println!("7. over the next day, eight other assistants put the same wish into `other`:");
+    println!(
+        "7. over the next day, eight other assistants put the same wish into `other`, \
+         and four more ask for an aisle seat:"
+    );
     let wishes = [
         "window seat please",
         "a seat by the window",
         "I prefer a window seat",
         "seat next to the window",
     ];
+    let aisle = [
+        "aisle seat please",
+        "I prefer an aisle seat",
+        "an aisle seat",
+    ];
     let mut now = t0;
-    for i in 0..96 {
-        now = t0 + Duration::minutes(15 * (i + 1));
-        let client = format!("assistant-{}", i % 8);
+    for i in 0..144 {
+        now = t0 + Duration::minutes(10 * (i + 1));
+        // Two window wishes for each aisle one, from twelve assistants.
+        let (client, wish) = if i % 3 == 2 {
+            (8 + (i / 3) % 4, aisle.get((i / 3) as usize % aisle.len()))
+        } else {
+            (i % 8, wishes.get(i as usize % wishes.len()))
+        };
         server.execute(
-            &booking(&[("other", json!(wishes.get(i as usize % wishes.len())))]),
-            &client,
+            &booking(&[("other", json!(wish))]),
+            &format!("assistant-{client}"),
             now,
         )?;
     }
@@ -324,12 +347,29 @@ fn main() -> Result<(), Box<dyn Error>> {
         &digest_after[..15]
     );
 
+    println!("11. later, other assistants ask for a middle seat: the existing key is refined:");
+    let middle = [
+        "middle seat please",
+        "a middle seat is fine",
+        "I prefer a middle seat",
+    ];
+    let mut end = end;
+    for i in 0..96 {
+        end += Duration::minutes(15);
+        let wish = middle.get(i % middle.len());
+        server.execute(
+            &booking(&[("other", json!(wish))]),
+            &format!("assistant-{}", 20 + i % 6),
+            end,
+        )?;
+    }
+
     // The page a schema owner opens to see what evolution did.
     let pools = server.engine.pools().map(|(_, pool)| pool);
     let report = Report::gather(&server.store, pools, &server.history, end);
     let path = std::env::temp_dir().join("sdsi-tour-report.html");
     std::fs::write(&path, render(&report))?;
-    println!("11. what evolution did, as one page for the schema owner (open it in a browser):");
+    println!("12. what evolution did, as one page for the schema owner (open it in a browser):");
     println!("   {}", path.display());
     Ok(())
 }

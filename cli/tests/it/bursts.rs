@@ -113,7 +113,9 @@ fn measure(name: &str, extra: &[&str]) -> Score {
         if event["event"] != "proposed" && !held {
             continue;
         }
-        for key in event["patch"]["new_keys"].as_array().unwrap() {
+        // New keys only: a refinement of a key adds no key.
+        let new_keys = event["patch"]["new_keys"].as_array().cloned();
+        for key in new_keys.unwrap_or_default().iter() {
             let description = key["semantic_description"].as_str().unwrap_or("");
             let mut votes: HashMap<&str, usize> = HashMap::new();
             let quotes = quoted(description);

@@ -135,7 +135,9 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
                 if !ingested.triggered {
                     continue;
                 }
-                if let Some(view) = pool.need(ingested.need) {
+                // A review of a need already proposed reports only what
+                // came of it (covered, refined, deferred).
+                if let Some(view) = pool.need(ingested.need).filter(|v| v.proposed().is_none()) {
                     events.push(EvolutionEvent::Triggered {
                         pool: key.clone(),
                         need: ingested.need,

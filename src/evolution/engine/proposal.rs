@@ -28,7 +28,10 @@ pub(crate) const SUBMITTER: &str = "sdsi:evolution";
 impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
     /// Decides what becomes of need `need` of pool `key`, whose gate just
     /// opened. The need is marked proposed only once its patch is applied,
-    /// queued or held; every other outcome defers it with the backoff.
+    /// queued or held, or its key found to say it already; every other
+    /// outcome defers it with the backoff. An applied, queued or covered
+    /// need is reviewed when its gate opens again after the backoff (a held
+    /// one waits for its operator).
     pub(in crate::evolution) fn propose(
         &mut self,
         store: &mut SchemaStore,
@@ -65,11 +68,26 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         let evidence =
             Evidence::from_texts(view.exemplars().iter().map(|e| (e.text.as_str(), e.count)));
         let carried = carried_sensitivity(view.exemplars());
+        // A need already proposed is reviewed against its key: it may refine
+        // that key, or, when the key is gone (expired, withdrawn), be
+        // proposed anew; it never opens a second key beside its own.
+        let reviewed = view
+            .proposed()
+            .filter(|k| template.key(k).is_some())
+            .map(str::to_owned);
         let candidate = self.inducer.induce(&view, &template);
         let Some(candidate) = candidate else {
             defer(pool, "the inducer proposed no key".to_owned(), events);
             return;
         };
+        if reviewed
+            .as_deref()
+            .is_some_and(|k| k != candidate.key_name.as_str())
+        {
+            // Reviewed again later, quietly: nothing changed for its key.
+            pool.defer(need, now);
+            return;
+        }
         if candidate.key_name.as_str() == OTHER_KEY {
             // The inducer's way of saying the need belongs in `other`.
             pool.mark_proposed(need, OTHER_KEY);
@@ -86,8 +104,10 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
                 return;
             }
             if existing.semantic_description == candidate.semantic_description {
-                // The need is a key the schema already describes as it would.
+                // The need is a key the schema already describes as it
+                // would; reviewed again later (with the backoff).
                 pool.mark_proposed(need, &name);
+                pool.defer(need, now);
                 events.push(EvolutionEvent::Covered {
                     pool: key.clone(),
                     need,
@@ -127,6 +147,8 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             match store.submit_by(patch.clone(), Some(SUBMITTER), now, &DenySensitive) {
                 Ok(submission) => {
                     pool.mark_proposed(need, &name);
+                    // Reviewed later for new values (with the backoff).
+                    pool.defer(need, now);
                     events.push(EvolutionEvent::Proposed {
                         pool: key.clone(),
                         need,

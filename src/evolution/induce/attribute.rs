@@ -8,13 +8,13 @@
 //! that comes right after a nameable word (its *modifier*) in requests of
 //! at least two clients; a need *fills* head `h` with value `v` when most
 //! of its requests hold both `h` and `v` (anywhere: "a seat by the
-//! window" counts for window). A need is an attribute's when another need
-//! of the pool fills the same head with another value (a need that holds
-//! two alternatives itself is a slot already, `shape.rs`).
+//! window" counts for window). A need is an attribute's when it fills a
+//! head with two alternatives itself, or with one and another need of the
+//! pool fills the same head with another.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::terms::{Fragment, Term};
+use super::terms::{Fragment, Term, together};
 
 /// The share of a need's weight that must hold the head and one of its
 /// values for the need to be about that attribute (as a wish's word must
@@ -32,7 +32,22 @@ pub(super) struct Attribute {
     pub values: Vec<String>,
 }
 
-/// A value of one head in one group of fragments.
+/// How a group of fragments fills one head.
+struct Filled<'f> {
+    /// Weight of the fragments holding the head and one of the values.
+    covered: u64,
+    /// The values, commonest first.
+    values: Vec<Filler<'f>>,
+}
+
+/// One value of a head, as kept.
+struct Filler<'f> {
+    stem: &'f str,
+    weight: u64,
+    form: &'f str,
+}
+
+/// A value of one head in one group of fragments, as counted.
 #[derive(Default)]
 struct Value<'f> {
     /// Weight of the fragments holding both the head and the value.
@@ -41,10 +56,12 @@ struct Value<'f> {
     form: &'f str,
 }
 
-/// The attribute `need` fills when some of the `siblings` (the pool's
-/// other needs) fill the same head with other values: the head, the need's
-/// own values (commonest first), then the siblings' (each sibling gives
-/// its commonest). `None` when no sibling completes it. `ranked` are the
+/// The attribute `need` fills when it fills a head with two alternatives
+/// (values that rarely come in one request) or some of the `siblings` (the
+/// pool's other needs) fill the same head with other values: the head, the
+/// need's own values (commonest first), then the siblings' (each sibling
+/// gives its commonest). `None` when it fills no head, or one value that no
+/// sibling completes. `ranked` are the
 /// need's terms (a head must be one, so enough clients used it);
 /// `min_clients` distinct clients must use each value.
 pub(super) fn attribute(
@@ -56,17 +73,24 @@ pub(super) fn attribute(
     let heads = heads(need);
     let mut best: Option<(u64, &Term, Vec<String>)> = None;
     for head in ranked.iter().filter(|t| heads.contains(t.stem.as_str())) {
-        let Some((covered, own)) = fills(need, &head.stem, min_clients) else {
+        let Some(own) = fills(need, &head.stem, min_clients) else {
             continue;
         };
+        let covered = own.covered;
         if best.as_ref().is_some_and(|(most, _, _)| covered <= *most) {
             continue;
         }
-        let mut seen: BTreeSet<String> = own.iter().map(|v| v.0.to_owned()).collect();
-        let mut values: Vec<String> = own.iter().map(|v| v.2.to_owned()).collect();
+        let mut seen: BTreeSet<String> = own.values.iter().map(|v| v.stem.to_owned()).collect();
+        let mut values: Vec<String> = own.values.iter().map(|v| v.form.to_owned()).collect();
+        let alternatives = match own.values.as_slice() {
+            [a, b, ..] => {
+                together(need, a.stem, b.stem).saturating_mul(10) < a.weight.min(b.weight)
+            }
+            _ => false,
+        };
         let before = values.len();
         values.extend(sibling_values(siblings, &head.stem, min_clients, &mut seen));
-        if values.len() > before {
+        if alternatives || values.len() > before {
             best = Some((covered, head, values));
         }
     }
@@ -90,12 +114,12 @@ pub(super) fn sibling_values(
 ) -> Vec<String> {
     let mut found: Vec<(u64, &str, &str)> = Vec::new();
     for sibling in siblings {
-        let Some((_, theirs)) = fills(sibling, head, min_clients) else {
+        let Some(theirs) = fills(sibling, head, min_clients) else {
             continue;
         };
-        if let Some((stem, weight, form)) = theirs.first() {
-            if seen.insert((*stem).to_owned()) {
-                found.push((*weight, stem, form));
+        if let Some(first) = theirs.values.first() {
+            if seen.insert(first.stem.to_owned()) {
+                found.push((first.weight, first.stem, first.form));
             }
         }
     }
@@ -127,16 +151,11 @@ fn adjacent(fragment: &Fragment, first: &str, second: &str) -> bool {
     fragment.text.contains(&format!("{first} {second}"))
 }
 
-/// How much of `fragments`' weight fills `head` and with which values
-/// (stem, weight, form; commonest first), when at least [`FILLED`] of it
+/// How `fragments` fill `head`, when at least [`FILLED`] of their weight
 /// does. A value is a modifier written right before the head in some
 /// fragment, used by `min_clients` clients with the head and in at least
 /// [`VALUE_SHARE`] of the head's weight.
-fn fills<'f>(
-    fragments: &'f [Fragment],
-    head: &str,
-    min_clients: usize,
-) -> Option<(u64, Vec<(&'f str, u64, &'f str)>)> {
+fn fills<'f>(fragments: &'f [Fragment], head: &str, min_clients: usize) -> Option<Filled<'f>> {
     let mut modifiers: BTreeMap<&str, Value<'f>> = BTreeMap::new();
     let mut with_head = 0u64;
     let mut total = 0u64;
@@ -176,13 +195,17 @@ fn fills<'f>(
         }
     }
     let floor = VALUE_SHARE * with_head as f64;
-    let mut values: Vec<(&str, u64, &str)> = modifiers
+    let mut values: Vec<Filler<'f>> = modifiers
         .into_iter()
         .filter(|(_, v)| v.weight as f64 >= floor && v.clients.len() >= min_clients)
-        .map(|(stem, v)| (stem, v.weight, v.form))
+        .map(|(stem, v)| Filler {
+            stem,
+            weight: v.weight,
+            form: v.form,
+        })
         .collect();
-    values.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-    let kept: BTreeSet<&str> = values.iter().map(|v| v.0).collect();
+    values.sort_by(|a, b| b.weight.cmp(&a.weight).then_with(|| a.stem.cmp(b.stem)));
+    let kept: BTreeSet<&str> = values.iter().map(|v| v.stem).collect();
     let covered = fragments
         .iter()
         .filter(|f| {
@@ -191,5 +214,5 @@ fn fills<'f>(
         })
         .fold(0u64, |n, f| n.saturating_add(f.count));
     ((covered as f64) >= FILLED * total.max(1) as f64 && !values.is_empty())
-        .then_some((covered, values))
+        .then_some(Filled { covered, values })
 }

@@ -62,6 +62,10 @@ pub struct RuleInducer;
 const MAX_NAME: usize = 40;
 /// Longest quoted fragment, in characters.
 const MAX_QUOTE: usize = 80;
+/// Most examples a description quotes.
+const MAX_EXAMPLES: usize = 3;
+/// Most distinct fragments read to choose them from.
+const MAX_CANDIDATE_QUOTES: usize = 12;
 /// Most other needs whose words are read to weigh a need's words; past it,
 /// an even sample of them (`induce_rules` in docs/benchmarks.md).
 const MAX_BACKGROUND_NEEDS: usize = 1_000;
@@ -108,28 +112,37 @@ impl IntentInducer for RuleInducer {
         let forms = name_forms(&naming, &shape);
         let name = KeyName::new(&key_name(&forms)).ok()?;
         // A name already in the schema is that key refined (the engine
-        // packages it so, held for an operator when the key is a base
-        // key): the values it lists stay listed.
-        let shape = match (shape, schema.key(name.as_str())) {
-            (Shape::Slot { head, mut values }, Some(existing)) => {
-                for value in listed_values(&existing.semantic_description) {
-                    if values.len() < MAX_VALUES && !values.contains(&value) {
-                        values.push(value);
-                    }
-                }
-                Shape::Slot { head, values }
-            }
-            (shape, _) => shape,
-        };
-        let (key_type, description) = describe(&shape, &naming, &quotes);
+        // packages it so, held for an operator when it is a base key).
         let (key_type, description) = match schema.key(name.as_str()) {
+            None => describe(&shape, &naming, &examples(quotes, &shape)),
             // A key someone wrote keeps its words and type: the refinement
             // adds the examples it does not hold yet.
-            Some(existing) if !written_here(&existing.semantic_description) => (
-                existing.key_type,
-                with_examples(&existing.semantic_description, &quotes),
+            Some(key) if !written_here(&key.semantic_description) => (
+                key.key_type,
+                with_examples(&key.semantic_description, &examples(quotes, &shape)),
             ),
-            _ => (key_type, description),
+            // One written here is rewritten only for a value it does not
+            // list yet (its values first, so its text moves little);
+            // otherwise it already says what the need asks.
+            Some(key) => match shape {
+                Shape::Slot { head, values } => {
+                    let mut listed = listed_values(&key.semantic_description);
+                    let new: Vec<String> =
+                        values.into_iter().filter(|v| !listed.contains(v)).collect();
+                    if new.is_empty() || listed.len() >= MAX_VALUES {
+                        (key.key_type, key.semantic_description.clone())
+                    } else {
+                        listed.extend(new);
+                        listed.truncate(MAX_VALUES);
+                        let shape = Shape::Slot {
+                            head,
+                            values: listed,
+                        };
+                        describe(&shape, &naming, &examples(quotes, &shape))
+                    }
+                }
+                _ => (key.key_type, key.semantic_description.clone()),
+            },
         };
         Some(KeyDefinition::new(name, key_type, false, description))
     }
@@ -449,7 +462,7 @@ fn key_name(terms: &[String]) -> String {
     }
 }
 
-/// Up to three distinct fragments (case and spacing aside), cut to
+/// Up to [`MAX_CANDIDATE_QUOTES`] distinct fragments (case and spacing aside), cut to
 /// [`MAX_QUOTE`] characters, double quotes made single.
 fn quotes(clean: &[&Exemplar], naming: &[Term], stems: &mut Stems) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();
@@ -465,11 +478,41 @@ fn quotes(clean: &[&Exemplar], naming: &[Term], stems: &mut Stems) -> Vec<String
         seen.push(norm);
         let text: String = span.chars().take(MAX_QUOTE).collect();
         out.push(text.replace('"', "'"));
-        if out.len() == 3 {
+        if out.len() == MAX_CANDIDATE_QUOTES {
             break;
         }
     }
     out
+}
+
+/// The examples a description quotes, from the distinct `quotes` (most
+/// frequent first): for a slot, one per value first (in the values'
+/// order), so a client's model sees each value written; then the most
+/// frequent others, up to [`MAX_EXAMPLES`].
+fn examples(quotes: Vec<String>, shape: &Shape) -> Vec<String> {
+    let mut chosen: Vec<String> = Vec::new();
+    if let Shape::Slot { values, .. } = shape {
+        for value in values {
+            let found = quotes
+                .iter()
+                .find(|q| !chosen.contains(q) && words(q).iter().any(|w| w == value));
+            if let Some(quote) = found {
+                chosen.push(quote.clone());
+            }
+            if chosen.len() == MAX_EXAMPLES {
+                return chosen;
+            }
+        }
+    }
+    for quote in quotes {
+        if chosen.len() == MAX_EXAMPLES {
+            break;
+        }
+        if !chosen.contains(&quote) {
+            chosen.push(quote);
+        }
+    }
+    chosen
 }
 
 /// The part of `text` that carries the key: of its sentences and clauses,

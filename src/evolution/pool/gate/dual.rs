@@ -29,6 +29,7 @@ use crate::evolution::pool::data::Pool;
 use crate::evolution::pool::gate::cap::allowance;
 use crate::evolution::pool::heat::Heat;
 use crate::evolution::pool::needs::level::count_distinct;
+use crate::key::OTHER_KEY;
 
 /// How a need's gate stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,16 +144,28 @@ impl Pool {
             || self.window_requests(needs, at) >= self.config.min_occurrences
     }
 
-    /// Whether need `need` triggers at `at`: not proposed, not waiting for a
-    /// retry, and its gate (or its neighbourhood's, see the module) open.
+    /// Whether need `need` triggers at `at`: not waiting for a retry, and
+    /// its gate (or its neighbourhood's, see the module) open. A need
+    /// already proposed whose review was scheduled ([`Pool::defer`] after
+    /// [`Pool::mark_proposed`], as the engine does) opens again on its own
+    /// heat alone once that time has passed, to be reviewed against its key
+    /// (a new value is a refinement, a key gone a new proposal); one left
+    /// in `other`, or never scheduled, does not.
     pub(in crate::evolution) fn gate_opens(&self, need: usize, at: f64) -> Gate {
         let Some(state) = self.needs.states.get(need) else {
             return Gate::Closed;
         };
-        if state.proposed.is_some() || state.retry_at.is_some_and(|retry| at < retry) {
+        if state.retry_at.is_some_and(|retry| at < retry) {
             return Gate::Closed;
         }
         let threshold = self.config.heat_threshold;
+        if let Some(proposed) = &state.proposed {
+            let open = proposed != OTHER_KEY
+                && state.retry_at.is_some()
+                && self.need_heat(need, at) >= threshold
+                && self.enough_traffic(&[need], at);
+            return if open { Gate::Own } else { Gate::Closed };
+        }
         let own = self.need_heat(need, at);
         if own >= threshold && self.enough_traffic(&[need], at) {
             return Gate::Own;

@@ -31,7 +31,8 @@ impl Pool {
     }
 
     /// Records that a key was proposed from need `id` (applied, queued or
-    /// held for an operator), so it triggers no more; its clusters are
+    /// held for an operator), so it triggers no more unless a review is
+    /// scheduled with [`Pool::defer`]; its clusters are
     /// marked, and the mark stays with them and with any need they later
     /// form or join, until [`Pool::reopen`].
     pub fn mark_proposed(&mut self, id: u64, key_name: &str) -> bool {
@@ -43,6 +44,9 @@ impl Pool {
             return false;
         };
         state.proposed = Some(key_name.to_owned());
+        // Proposed needs trigger no more, until a review is scheduled
+        // (`Pool::defer` after this, as the engine does for an applied key).
+        state.retry_at = None;
         let supported = std::mem::take(&mut state.supported);
         let supported_at = std::mem::take(&mut state.supported_at);
         self.mark_clusters(id, Some(key_name));
