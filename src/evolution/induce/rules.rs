@@ -51,7 +51,9 @@ use crate::template::SchemaTemplate;
 ///   word names the key (or its unit, or a slot value) only when that many
 ///   used it, so one client's words (a person's name, an address) never do.
 ///   A need with no such word gets no key yet (the proposal is deferred);
-///   one with no such fragment gets a description without examples.
+///   one with no such fragment gets examples put together from the words
+///   enough clients used (a value with its noun, a count with its unit:
+///   "aisle seat" → "aisle"), as a description must have some (§6.2.2).
 ///   Placeholders (`<card>`) are never words.
 ///
 /// Always optional, with no default: patches may only add optional keys.
@@ -114,12 +116,15 @@ impl IntentInducer for RuleInducer {
         // A name already in the schema is that key refined (the engine
         // packages it so, held for an operator when it is a base key).
         let (key_type, description) = match schema.key(name.as_str()) {
-            None => describe(&shape, &naming, &examples(quotes, &shape)),
+            None => describe(&shape, &naming, &examples(quotes, &shape, &naming)),
             // A key someone wrote keeps its words and type: the refinement
             // adds the examples it does not hold yet.
             Some(key) if !written_here(&key.semantic_description) => (
                 key.key_type,
-                with_examples(&key.semantic_description, &examples(quotes, &shape)),
+                with_examples(
+                    &key.semantic_description,
+                    &examples(quotes, &shape, &naming),
+                ),
             ),
             // One written here is rewritten only for a value it does not
             // list yet (its values first, so its text moves little);
@@ -138,7 +143,7 @@ impl IntentInducer for RuleInducer {
                             head,
                             values: listed,
                         };
-                        describe(&shape, &naming, &examples(quotes, &shape))
+                        describe(&shape, &naming, &examples(quotes, &shape, &naming))
                     }
                 }
                 _ => (key.key_type, key.semantic_description.clone()),
@@ -488,8 +493,12 @@ fn quotes(clean: &[&Exemplar], naming: &[Term], stems: &mut Stems) -> Vec<String
 /// The examples a description quotes, from the distinct `quotes` (most
 /// frequent first): for a slot, one per value first (in the values'
 /// order), so a client's model sees each value written; then the most
-/// frequent others, up to [`MAX_EXAMPLES`].
-fn examples(quotes: Vec<String>, shape: &Shape) -> Vec<String> {
+/// frequent others, up to [`MAX_EXAMPLES`]. With nothing to quote, the
+/// [`paraphrases`].
+fn examples(quotes: Vec<String>, shape: &Shape, naming: &[Term]) -> Vec<String> {
+    if quotes.is_empty() {
+        return paraphrases(shape, naming);
+    }
     let mut chosen: Vec<String> = Vec::new();
     if let Shape::Slot { values, .. } = shape {
         for value in values {
@@ -513,6 +522,29 @@ fn examples(quotes: Vec<String>, shape: &Shape) -> Vec<String> {
         }
     }
     chosen
+}
+
+/// Examples put together from the need's shared words, for a need no text
+/// of which enough clients sent to be quoted (§6.2.2: a description MUST
+/// include mapping examples): each value with its noun for a slot, a number
+/// with the unit for a count, the naming words otherwise. Every word is one
+/// that enough clients used ([`PoolConfig::min_quote_clients`](crate::evolution::PoolConfig::min_quote_clients)).
+fn paraphrases(shape: &Shape, naming: &[Term]) -> Vec<String> {
+    let phrase = naming
+        .iter()
+        .map(|t| t.form.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    match shape {
+        Shape::Slot { head, values } => values
+            .iter()
+            .take(MAX_EXAMPLES)
+            .map(|v| format!("{v} {}", head.form))
+            .collect(),
+        Shape::Count { unit: Some(unit) } => vec![format!("2 {}", plural(&unit.form))],
+        Shape::Count { unit: None } | Shape::Integer | Shape::Number => vec![format!("2 {phrase}")],
+        Shape::Wish | Shape::Text => vec![phrase],
+    }
 }
 
 /// The part of `text` that carries the key: of its sentences and clauses,
@@ -905,6 +937,47 @@ mod tests {
         ]);
         assert_eq!(keys[0].key_name.as_str(), "virtual_card", "{:?}", keys[0]);
         assert_eq!(keys[0].key_type, KeyType::Boolean);
+    }
+
+    /// No text sent by two clients: the description still maps an example,
+    /// put together from the words they shared, never one client's text.
+    #[test]
+    fn a_need_with_nothing_to_quote_still_has_an_example() {
+        let mut pool = Pool::new(PoolConfig::new(4, 0.99)).unwrap();
+        let at = time::macros::datetime!(2026-05-01 8:00 UTC);
+        let texts = [
+            "extra legroom for Ann Lee",
+            "extra legroom, row 12 if you can",
+            "some extra legroom for my knees",
+            "extra legroom needed by Bo",
+        ];
+        let mut need = 0;
+        for (client, text) in texts.iter().enumerate() {
+            let ingested = pool
+                .ingest(
+                    &[1.0, 0.0, 0.0, 0.0],
+                    text,
+                    false,
+                    &format!("c{client}"),
+                    at,
+                )
+                .unwrap();
+            need = ingested.need;
+        }
+        let key = RuleInducer
+            .induce(&pool.need(need).unwrap(), &template())
+            .unwrap();
+        let description = &key.semantic_description;
+        assert!(
+            description.contains("For example: \"extra legroom\""),
+            "{description}"
+        );
+        for private in ["ann", "lee", "row", "knees", "bo"] {
+            assert!(
+                !words(description).iter().any(|w| w == private),
+                "{description}"
+            );
+        }
     }
 
     #[test]
