@@ -227,9 +227,33 @@ fn name_forms(naming: &[Term], shape: &Shape) -> Vec<String> {
     }
 }
 
+/// English nouns whose plural is not made with `s`, singular first; a
+/// plural here, or a noun with no plural, stays as it is.
+const IRREGULAR: [(&str, &str); 12] = [
+    ("child", "children"),
+    ("foot", "feet"),
+    ("goose", "geese"),
+    ("man", "men"),
+    ("mouse", "mice"),
+    ("person", "people"),
+    ("tooth", "teeth"),
+    ("woman", "women"),
+    ("baggage", "baggage"),
+    ("luggage", "luggage"),
+    ("equipment", "equipment"),
+    ("information", "information"),
+];
+
 /// An English plural, by the common rules (bag → bags, box → boxes, city
-/// → cities); a word already ending in `s` is kept.
+/// → cities) and the irregular nouns (person → people; people stays); a
+/// word already ending in `s` is kept.
 fn plural(word: &str) -> String {
+    if let Some((_, many)) = IRREGULAR
+        .iter()
+        .find(|(one, many)| *one == word || *many == word)
+    {
+        return (*many).to_owned();
+    }
     let consonant_y = word.len() > 1
         && word.ends_with('y')
         && !word
@@ -252,6 +276,9 @@ fn plural(word: &str) -> String {
 /// class, cities → city, airlines → airline); words in `ss`, `us` or `is`
 /// are kept (class, bus, analysis).
 fn singular(word: &str) -> String {
+    if let Some((one, _)) = IRREGULAR.iter().find(|(_, many)| *many == word) {
+        return (*one).to_owned();
+    }
     if !word.chars().all(|c| c.is_ascii_alphabetic()) || word.len() < 4 {
         return word.to_owned();
     }
@@ -990,9 +1017,13 @@ mod tests {
             ("boxes", "box"),
             ("bus", "bus"),
             ("class", "class"),
+            ("people", "person"),
         ];
-        for (plural, one) in pairs {
-            assert_eq!(singular(plural), one);
+        for (many, one) in pairs {
+            assert_eq!(singular(many), one);
+        }
+        for (one, many) in [("person", "people"), ("people", "people"), ("bag", "bags")] {
+            assert_eq!(plural(one), many);
         }
     }
 

@@ -4,31 +4,47 @@
 use super::numbers::number;
 
 /// Words that frame a request rather than say what it is about: negations,
-/// verbs of asking, giving, requiring, saying, seeing and thinking ("I
-/// think", "can I see"), politeness and hedges ("possible", "sure",
-/// "really"), and "another", a determiner NLTK's list lacks. Matched as
+/// verbs of asking, giving, requiring, saying, seeing, thinking and
+/// seeking ("I think", "can I see", "looking for", "find me"), answers,
+/// thanks and praise in a dialogue ("yes", "thanks", "great", "perfect",
+/// "sounds good"), politeness and hedges ("possible", "sure", "really"),
+/// and "another" and "else", determiners NLTK's list lacks. Matched as
 /// written, each form listed ("got", "said": Snowball does not bring them
 /// back to "get", "say"; and matching by stem would also drop
 /// "preference" with "prefer"). They never name a key.
-const FRAME: [&str; 45] = [
+const FRAME: [&str; 70] = [
     "able",
+    "alright",
     "another",
     "ask",
     "asked",
     "asking",
     "asks",
+    "awesome",
     "cant",
     "didnt",
     "doesnt",
     "dont",
+    "else",
+    "excellent",
+    "fantastic",
+    "find",
+    "finding",
+    "found",
     "give",
     "given",
     "gives",
     "got",
     "gotten",
+    "great",
     "isnt",
+    "look",
+    "looking",
+    "looks",
+    "nice",
     "no",
     "not",
+    "perfect",
     "possible",
     "prefer",
     "preferably",
@@ -43,19 +59,30 @@ const FRAME: [&str; 45] = [
     "say",
     "saying",
     "says",
+    "search",
+    "searching",
     "see",
     "seeing",
+    "seek",
+    "seeking",
     "seen",
     "sees",
     "something",
+    "sounds",
     "sure",
     "t",
+    "thank",
+    "thanks",
     "think",
     "thinking",
     "thinks",
     "thought",
     "wasnt",
+    "wonderful",
     "wont",
+    "yeah",
+    "yep",
+    "yes",
 ];
 
 /// Whether `form` (lowercase) is an English function word in NLTK's list
