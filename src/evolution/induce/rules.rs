@@ -74,6 +74,34 @@ const MAX_BACKGROUND_NEEDS: usize = 1_000;
 
 impl IntentInducer for RuleInducer {
     fn induce(&self, need: &NeedView<'_>, schema: &SchemaTemplate) -> Option<KeyDefinition> {
+        self.key_for(need, schema, None)
+    }
+
+    /// The key with what the need adds: a slot's new values (the key's
+    /// description rewritten, when this inducer wrote it), or examples it
+    /// does not hold (a key someone wrote); the key unchanged when the need
+    /// adds nothing or reads as another type.
+    fn refine(
+        &self,
+        need: &NeedView<'_>,
+        key: &KeyDefinition,
+        schema: &SchemaTemplate,
+    ) -> Option<KeyDefinition> {
+        let refined = self
+            .key_for(need, schema, Some(&key.key_name))
+            .filter(|k| k.key_type == key.key_type);
+        Some(refined.unwrap_or_else(|| key.clone()))
+    }
+}
+
+impl RuleInducer {
+    /// The key for `need`, named `name` when given (a key it refines).
+    fn key_for(
+        &self,
+        need: &NeedView<'_>,
+        schema: &SchemaTemplate,
+        name: Option<&KeyName>,
+    ) -> Option<KeyDefinition> {
         // Every exemplar's text is the client's own words: whatever spoke to
         // the system was dropped at intake (`intake/address.rs`).
         let mut clean: Vec<&Exemplar> = need.exemplars().iter().collect();
@@ -111,8 +139,10 @@ impl IntentInducer for RuleInducer {
         if quotes.len() < 2 && quotable.len() >= 2 {
             return None;
         }
-        let forms = name_forms(&naming, &shape);
-        let name = KeyName::new(&key_name(&forms)).ok()?;
+        let name = match name {
+            Some(name) => name.clone(),
+            None => KeyName::new(&key_name(&name_forms(&naming, &shape))).ok()?,
+        };
         // A name already in the schema is that key refined (the engine
         // packages it so, held for an operator when it is a base key).
         let (key_type, description) = match schema.key(name.as_str()) {

@@ -74,19 +74,11 @@ impl Pool {
         let half_life = self.config.half_life_secs;
         let silences = self.config.lending != Lending::Book || opened.is_none();
         // A silenced need lends no more, ever, so the claim must take only
-        // pieces of the proposed need: linked from the pool's centre, as
-        // the need level links, a need sharing only the domain's common
-        // words ("my card") is spared, and one no more alike than the
-        // domain's requests are (a centred link of 0 or less) never counts.
-        // A booked need keeps what it gains later, so there the claim stays
-        // on the plain scale, which measured better for booking
-        // (docs/evolution.md, "The centred need linkage").
-        // (Carried to the centred scale, a threshold only falls; off, the
-        // centre gives the plain one back, unclamped.)
-        let centred_claim = match self.background.centre.threshold(claim) {
-            carried if carried < claim => carried.max(0.0),
-            plain => plain,
-        };
+        // pieces of the proposed need: linked from the pool's centre (see
+        // `centred_claim`). A booked need keeps what it gains later, so
+        // there the claim stays on the plain scale, which measured better
+        // for booking (docs/evolution.md, "The centred need linkage").
+        let centred_claim = self.centred_claim();
         let claimed: Vec<usize> = self
             .lenders(need)
             .filter(|&l| {
@@ -123,6 +115,44 @@ impl Pool {
             let unlent = state.heat.value(at, half_life) - state.lent_heat.value(at, half_life);
             state.lent_heat.add(unlent, at, half_life);
         }
+    }
+
+    /// The claim threshold on the centred scale: linked from the pool's
+    /// centre, as the need level links, a need sharing only the domain's
+    /// common words ("my card") is no piece of another, and one no more
+    /// alike than the domain's requests are (a centred link of 0 or less)
+    /// never is. (Carried to the centred scale, a threshold only falls;
+    /// off, the centre gives the plain one back, unclamped.)
+    fn centred_claim(&self) -> f32 {
+        let claim = self.claim_threshold();
+        match self.background.centre.threshold(claim) {
+            carried if carried < claim => carried.max(0.0),
+            plain => plain,
+        }
+    }
+
+    /// The key of the proposed need that need `id` is a piece of (conflict
+    /// detection by meaning, §6.2.2): of the needs marked with a key (not
+    /// `other`), the one most alike, when within the claim threshold on the
+    /// centred scale (the relation by which a proposal charges the needs
+    /// that lent to it). `None` when none is.
+    pub fn piece_of(&self, id: u64) -> Option<&str> {
+        let need = self.needs.position(id)?;
+        let claim = self.centred_claim();
+        let mut best: Option<(f32, &str)> = None;
+        for (other, state) in self.needs.states.iter().enumerate() {
+            let Some(key) = state.proposed.as_deref() else {
+                continue;
+            };
+            if other == need || key == crate::key::OTHER_KEY {
+                continue;
+            }
+            let link = self.centred_need_link(need, other);
+            if link >= claim && best.is_none_or(|(most, _)| link > most) {
+                best = Some((link, key));
+            }
+        }
+        best.map(|(_, key)| key)
     }
 
     /// Clears the mark of key `key_name` from every need and cluster that
