@@ -59,7 +59,8 @@ pub struct Proposal {
     pub key_name: String,
     /// The key's type, as the schema names it.
     pub key_type: String,
-    /// `applied`, `queued` or `held`.
+    /// `applied`, `queued` or `held`; `refined, applied` (and so on) for a
+    /// refinement of a key in force.
     pub outcome: String,
     /// The patch's id.
     pub patch_id: String,
@@ -175,7 +176,14 @@ impl History {
             EvolutionEvent::Held { need, patch, .. } => (*need, patch, "held".to_owned()),
             _ => return,
         };
-        for key in &patch.new_keys {
+        // A refinement shows as its key with the outcome saying so.
+        let refined = format!("refined, {outcome}");
+        let keys = patch
+            .new_keys
+            .iter()
+            .map(|k| (k, &outcome))
+            .chain(patch.modified_keys.iter().map(|k| (k, &refined)));
+        for (key, outcome) in keys {
             push_bounded(
                 &mut self.proposals,
                 Proposal {
@@ -249,4 +257,41 @@ fn push_bounded<T>(records: &mut VecDeque<T>, record: T) {
         records.pop_front();
     }
     records.push_back(record);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sdsi::patch::{SchemaPatch, Submission};
+    use sdsi::{KeyDefinition, KeyName, KeyType};
+
+    #[test]
+    fn a_refinement_is_listed_as_one() {
+        let at = time::macros::datetime!(2026-05-01 8:00 UTC);
+        let mut patch = SchemaPatch::new("p", "s", at, at + time::Duration::days(1));
+        let key =
+            |name| KeyDefinition::new(KeyName::new(name).unwrap(), KeyType::String, false, "d");
+        patch.new_keys.push(key("meal_preference"));
+        patch.modified_keys.push(key("seat_preference"));
+        let event = EvolutionEvent::Proposed {
+            pool: serde_json::from_value(serde_json::json!({"scenario": "flight"})).unwrap(),
+            need: 1,
+            patch: Box::new(patch),
+            submission: Submission::Applied,
+        };
+        let mut history = History::new();
+        history.event(at, &event);
+        let listed: Vec<(&str, &str)> = history
+            .proposals
+            .iter()
+            .map(|p| (p.key_name.as_str(), p.outcome.as_str()))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("meal_preference", "applied"),
+                ("seat_preference", "refined, applied")
+            ]
+        );
+    }
 }
