@@ -133,12 +133,15 @@ impl Pool {
 
     /// The key of the proposed need that need `id` is a piece of (conflict
     /// detection by meaning, §6.2.2): of the needs marked with a key (not
-    /// `other`), the one most alike, when within the claim threshold on the
-    /// centred scale (the relation by which a proposal charges the needs
-    /// that lent to it). `None` when none is.
+    /// `other`), the one most alike, when the need level would join the two
+    /// now (centred link at or above its threshold: needs drift after they
+    /// are grouped, and a need a proposal split from is rejoined only as
+    /// fragments come). `None` when none is. (The looser claim threshold
+    /// took whole other needs of a domain's noun, "card acceptance" as a
+    /// piece of "card pin", on the Banking77 bursts.)
     pub fn piece_of(&self, id: u64) -> Option<&str> {
         let need = self.needs.position(id)?;
-        let claim = self.centred_claim();
+        let threshold = self.grouping_threshold();
         let mut best: Option<(f32, &str)> = None;
         for (other, state) in self.needs.states.iter().enumerate() {
             let Some(key) = state.proposed.as_deref() else {
@@ -148,7 +151,7 @@ impl Pool {
                 continue;
             }
             let link = self.centred_need_link(need, other);
-            if link >= claim && best.is_none_or(|(most, _)| link > most) {
+            if link >= threshold && best.is_none_or(|(most, _)| link > most) {
                 best = Some((link, key));
             }
         }
