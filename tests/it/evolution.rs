@@ -1128,3 +1128,21 @@ fn a_state_split_into_pool_rows_comes_back_exactly() {
         assert!(error.contains("needs its clusters"), "{error}");
     }
 }
+
+/// A client that copies the whole request into `other` repeats what its
+/// keys carry: those values are not the need and never reach the pool.
+#[test]
+fn what_the_keys_carry_is_not_part_of_the_other_need() {
+    let engine = Evolution::default();
+    let message = json!({"schema_id": "flight_booking_v1", "payload": {
+        "origin": "Boston", "passengers": 4,
+        "other": ["fly 4 of us from Boston with a window seat", "Boston"]
+    }});
+    let observation = engine.observation(&message, "agent-1", T0);
+    let texts: Vec<&str> = observation
+        .fragments
+        .iter()
+        .map(|f| f.text.as_str())
+        .collect();
+    assert_eq!(texts, ["fly of us from with a window seat"]);
+}

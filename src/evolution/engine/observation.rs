@@ -13,7 +13,9 @@ use crate::evolution::embed::embedder::Embedder;
 use crate::evolution::engine::event::EvolutionEvent;
 use crate::evolution::engine::pipeline::Evolution;
 use crate::evolution::induce::inducer::IntentInducer;
-use crate::evolution::intake::{Dropped, Redaction, redact, sanitize_or_why};
+use crate::evolution::intake::{
+    Dropped, Redaction, mapped_values, redact, sanitize_or_why, without_mapped,
+};
 use crate::key::{JsonKind, KeyName, KeyType, OTHER_KEY};
 use crate::patch::SchemaStore;
 
@@ -160,8 +162,14 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         let fragments: Vec<&str> = fragments.into_iter().take(cap).collect();
         let mut instructions = 0;
         let mut kept: Vec<(String, bool)> = Vec::with_capacity(fragments.len());
+        let mapped = mapped_values(message.get("payload"));
         for fragment in fragments {
-            match cleaned(fragment) {
+            // What the message's keys carry is not the need.
+            let own = without_mapped(fragment, &mapped);
+            if own.trim().is_empty() {
+                continue;
+            }
+            match cleaned(&own) {
                 Ok(clean) => kept.push(clean),
                 Err(why) => instructions += usize::from(why == Dropped::Instructions),
             }

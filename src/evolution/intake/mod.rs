@@ -1,5 +1,6 @@
 //! The first stage of the loop: a client's `other` text made fit to keep.
-//! Each fragment is cleaned and the parts of it that speak to the system,
+//! Each fragment loses the values the message's keys already carry
+//! (`mapped.rs`), is cleaned, and the parts of it that speak to the system,
 //! a model or the schema are dropped ([`sanitize_fragment`]: `pieces.rs`
 //! cuts, `vocabulary.rs` holds the words, `address.rs` judges), and
 //! personal data and secrets become placeholders ([`redact`]) before
@@ -10,11 +11,13 @@
 
 mod address;
 mod injection;
+mod mapped;
 mod pieces;
 mod redact;
 mod sanitize;
 mod vocabulary;
 
+pub(in crate::evolution) use mapped::{mapped_values, without_mapped};
 pub use redact::{Redacted, Redaction, redact};
 pub(in crate::evolution) use sanitize::{Dropped, sanitize_or_why};
 pub use sanitize::{MAX_FRAGMENT_CHARS, Sanitized, sanitize_description, sanitize_fragment};
