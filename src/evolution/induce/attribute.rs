@@ -14,6 +14,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::shape::SLOT_FILLED;
 use super::terms::{Fragment, Term, together};
 
 /// The share of a need's weight that must hold the head and one of its
@@ -36,6 +37,8 @@ pub(super) struct Attribute {
 struct Filled<'f> {
     /// Weight of the fragments holding the head and one of the values.
     covered: u64,
+    /// Weight of all the fragments.
+    total: u64,
     /// The values, commonest first.
     values: Vec<Filler<'f>>,
 }
@@ -82,9 +85,13 @@ pub(super) fn attribute(
         }
         let mut seen: BTreeSet<String> = own.values.iter().map(|v| v.stem.to_owned()).collect();
         let mut values: Vec<String> = own.values.iter().map(|v| v.form.to_owned()).collect();
+        // Alternatives within the need: rarely together, and in nearly
+        // every request (as a slot's, `shape.rs`): "money back" and
+        // "call back" in some requests of a refund need are no slot.
         let alternatives = match own.values.as_slice() {
             [a, b, ..] => {
                 together(need, a.stem, b.stem).saturating_mul(10) < a.weight.min(b.weight)
+                    && covered as f64 >= SLOT_FILLED * own.total as f64
             }
             _ => false,
         };
@@ -213,6 +220,9 @@ fn fills<'f>(fragments: &'f [Fragment], head: &str, min_clients: usize) -> Optio
                 && f.words.iter().any(|w| kept.contains(w.stem.as_str()))
         })
         .fold(0u64, |n, f| n.saturating_add(f.count));
-    ((covered as f64) >= FILLED * total.max(1) as f64 && !values.is_empty())
-        .then_some(Filled { covered, values })
+    ((covered as f64) >= FILLED * total.max(1) as f64 && !values.is_empty()).then_some(Filled {
+        covered,
+        total,
+        values,
+    })
 }

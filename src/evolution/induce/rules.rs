@@ -1037,6 +1037,29 @@ mod tests {
         }
     }
 
+    /// Two words before one noun in some requests are no slot: "money
+    /// back", "call back" in a refund need that also says other things.
+    #[test]
+    fn words_before_a_noun_in_some_requests_are_no_slot() {
+        let keys = induce_each(&[
+            &[
+                "I want my money back",
+                "get my money back",
+                "please call back",
+                "my refund is not showing",
+                "refund missing from my account",
+            ],
+            &["exchange rate for euros", "what exchange rate"],
+            &["close my account", "account closure"],
+            &["top up by bank transfer", "transfer to top up"],
+        ]);
+        assert!(
+            !keys[0].key_name.as_str().ends_with("preference"),
+            "{:?}",
+            keys[0]
+        );
+    }
+
     #[test]
     fn singulars_follow_the_common_rules() {
         let pairs = [

@@ -21,7 +21,7 @@ const SLOT_SHARE: f64 = 0.2;
 /// ...and the alternatives together at least this share: a slot the
 /// requests nearly always fill (window / aisle), not words that happen to
 /// stand next to a common noun (a "new" card, a "physical" card).
-const SLOT_FILLED: f64 = 0.7;
+pub(super) const SLOT_FILLED: f64 = 0.7;
 
 /// What the fragments carry.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,7 +78,7 @@ pub(super) fn shape(
         .iter()
         .take(3)
         .filter(|head| head.frequency as f64 >= WISH_SHARE * total)
-        .find_map(|head| slot(fragments, head, min_clients))
+        .find_map(|head| slot(fragments, head, min_clients, total))
     {
         return slot;
     }
@@ -133,8 +133,11 @@ fn count(
 /// A slot before `head`: its modifier ([`modifier`]) takes two or more
 /// values, each from at least
 /// `min_clients` clients and [`SLOT_SHARE`] of the head's weight, together
-/// [`SLOT_FILLED`] of it, the two commonest rarely in one fragment.
-fn slot(fragments: &[Fragment], head: &Term, min_clients: usize) -> Option<Shape> {
+/// [`SLOT_FILLED`] of it and of all the fragments' weight (`total`: a slot
+/// the need's requests fill, not words before a noun some of them use,
+/// "money back" / "call back" in a refund need), the two commonest rarely
+/// in one fragment.
+fn slot(fragments: &[Fragment], head: &Term, min_clients: usize, total: f64) -> Option<Shape> {
     let mut values: BTreeMap<&str, (u64, BTreeSet<u64>, &str)> = BTreeMap::new();
     for fragment in fragments {
         let Some(modifier) = modifier(fragment, &head.stem) else {
@@ -162,7 +165,8 @@ fn slot(fragments: &[Fragment], head: &Term, min_clients: usize) -> Option<Shape
     let covered: u64 = kept.iter().fold(0, |n, v| n.saturating_add(v.1));
     // Alternatives: the two commonest rarely come in one fragment.
     let apart = together(fragments, a, b).saturating_mul(10) < (*wa).min(*wb);
-    if (covered as f64) < SLOT_FILLED * head.frequency as f64 || !apart {
+    let filled = SLOT_FILLED * total;
+    if (covered as f64) < filled || !apart {
         return None;
     }
     Some(Shape::Slot {

@@ -8,14 +8,19 @@ use super::numbers::number;
 /// seeking ("I think", "can I see", "looking for", "find me"), answers,
 /// thanks and praise in a dialogue ("yes", "thanks", "great", "perfect",
 /// "sounds good"), politeness and hedges ("possible", "sure", "really"),
-/// and "another" and "else", determiners NLTK's list lacks. Matched as
+/// indefinite pronouns ("nothing", "anywhere"), and "another" and "else",
+/// determiners NLTK's list lacks. Matched as
 /// written, each form listed ("got", "said": Snowball does not bring them
 /// back to "get", "say"; and matching by stem would also drop
 /// "preference" with "prefer"). They never name a key.
-const FRAME: [&str; 70] = [
+const FRAME: [&str; 84] = [
     "able",
     "alright",
     "another",
+    "anybody",
+    "anyone",
+    "anything",
+    "anywhere",
     "ask",
     "asked",
     "asking",
@@ -26,6 +31,10 @@ const FRAME: [&str; 70] = [
     "doesnt",
     "dont",
     "else",
+    "everybody",
+    "everyone",
+    "everything",
+    "everywhere",
     "excellent",
     "fantastic",
     "find",
@@ -43,7 +52,10 @@ const FRAME: [&str; 70] = [
     "looks",
     "nice",
     "no",
+    "nobody",
     "not",
+    "nothing",
+    "nowhere",
     "perfect",
     "possible",
     "prefer",
@@ -67,7 +79,10 @@ const FRAME: [&str; 70] = [
     "seeking",
     "seen",
     "sees",
+    "somebody",
+    "someone",
     "something",
+    "somewhere",
     "sounds",
     "sure",
     "t",
