@@ -19,7 +19,7 @@ use crate::template::SchemaTemplate;
 /// would write it:
 /// - **the name** comes from the need's most characteristic words: stemmed
 ///   (Snowball), so bag/bags meet; weighed against the pool's other needs and
-///   the template's key names by class-based TF-IDF, so words every need uses
+///   the template's own words (key names, scenario, id) by class-based TF-IDF, so words every need uses
 ///   ("book", "flight") lose to the ones this need alone uses; the most
 ///   salient word, followed or preceded (as the fragments mostly put them)
 ///   by the most salient word that comes with it in a third of its
@@ -52,8 +52,9 @@ use crate::template::SchemaTemplate;
 ///   used it, so one client's words (a person's name, an address) never do.
 ///   A need with no such word gets no key yet (the proposal is deferred);
 ///   one with no such fragment gets examples put together from the words
-///   enough clients used (a value with its noun, a count with its unit:
-///   "aisle seat" → "aisle"), as a description must have some (§6.2.2).
+///   enough clients used, shown unquoted (a value with its noun, a count
+///   with its unit: aisle seat → "aisle"), as a description must have some
+///   (§6.2.2).
 ///   Placeholders (`<card>`) are never words.
 ///
 /// Always optional, with no default: patches may only add optional keys.
@@ -199,14 +200,15 @@ fn written_here(description: &str) -> bool {
     OPENINGS.iter().any(|o| description.starts_with(o))
 }
 
-/// `description` with the `quotes` it does not already hold added as
-/// examples (unchanged when it holds them all).
-fn with_examples(description: &str, quotes: &[String]) -> String {
+/// `description` with the `examples` it does not already hold added
+/// (unchanged when it holds them all).
+fn with_examples(description: &str, examples: &Examples) -> String {
     let held = description.to_lowercase();
-    let new: Vec<String> = quotes
+    let new: Vec<String> = examples
+        .texts
         .iter()
         .filter(|q| !held.contains(&q.to_lowercase()))
-        .map(|q| format!("\"{q}\""))
+        .map(|q| examples.shown(q))
         .collect();
     if new.is_empty() {
         return description.to_owned();
@@ -391,18 +393,19 @@ fn with_siblings(
 }
 
 /// The key's type and description for `shape`.
-fn describe(shape: &Shape, naming: &[Term], quotes: &[String]) -> (KeyType, String) {
+fn describe(shape: &Shape, naming: &[Term], examples: &Examples) -> (KeyType, String) {
     let phrase = naming
         .iter()
         .map(|t| t.form.as_str())
         .collect::<Vec<_>>()
         .join(" ");
     let quoted = |value: &dyn Fn(&str) -> Option<String>| -> String {
-        let shown: Vec<String> = quotes
+        let shown: Vec<String> = examples
+            .texts
             .iter()
             .map(|q| match value(q) {
-                Some(v) => format!("\"{q}\" → {v}"),
-                None => format!("\"{q}\""),
+                Some(v) => format!("{} → {v}", examples.shown(q)),
+                None => examples.shown(q),
             })
             .collect();
         shown.join("; ")
@@ -547,14 +550,36 @@ fn quotes(clean: &[&Exemplar], naming: &[Term], stems: &mut Stems) -> Vec<String
     out
 }
 
+/// A description's examples: texts clients sent (quoted, as written) or
+/// put together from their shared words (shown unquoted: no client wrote
+/// them so).
+struct Examples {
+    texts: Vec<String>,
+    verbatim: bool,
+}
+
+impl Examples {
+    /// `text` as the description shows it.
+    fn shown(&self, text: &str) -> String {
+        if self.verbatim {
+            format!("\"{text}\"")
+        } else {
+            text.to_owned()
+        }
+    }
+}
+
 /// The examples a description quotes, from the distinct `quotes` (most
 /// frequent first): for a slot, one per value first (in the values'
 /// order), so a client's model sees each value written; then the most
 /// frequent others, up to [`MAX_EXAMPLES`]. With nothing to quote, the
 /// [`paraphrases`].
-fn examples(quotes: Vec<String>, shape: &Shape, naming: &[Term]) -> Vec<String> {
+fn examples(quotes: Vec<String>, shape: &Shape, naming: &[Term]) -> Examples {
     if quotes.is_empty() {
-        return paraphrases(shape, naming);
+        return Examples {
+            texts: paraphrases(shape, naming),
+            verbatim: false,
+        };
     }
     let mut chosen: Vec<String> = Vec::new();
     if let Shape::Slot { values, .. } = shape {
@@ -566,7 +591,7 @@ fn examples(quotes: Vec<String>, shape: &Shape, naming: &[Term]) -> Vec<String> 
                 chosen.push(quote.clone());
             }
             if chosen.len() == MAX_EXAMPLES {
-                return chosen;
+                break;
             }
         }
     }
@@ -578,7 +603,10 @@ fn examples(quotes: Vec<String>, shape: &Shape, naming: &[Term]) -> Vec<String> 
             chosen.push(quote);
         }
     }
-    chosen
+    Examples {
+        texts: chosen,
+        verbatim: true,
+    }
 }
 
 /// Examples put together from the need's shared words, for a need no text
@@ -1026,7 +1054,7 @@ mod tests {
             .unwrap();
         let description = &key.semantic_description;
         assert!(
-            description.contains("For example: \"extra legroom\""),
+            description.contains("For example: extra legroom → true"),
             "{description}"
         );
         for private in ["ann", "lee", "row", "knees", "bo"] {

@@ -1,6 +1,6 @@
 //! The words of a need: stemmed so inflections meet (bag/bags,
 //! travel/travelling), kept only when several clients used them, weighed
-//! against the pool's other needs and the template's key names by
+//! against the pool's other needs and the template's own words by
 //! class-based TF-IDF (as BERTopic labels topics), and put in the order
 //! people write them.
 
@@ -207,15 +207,20 @@ impl Background {
             }
         }
         let mean_class_weight = (total / classes as f64).max(1.0);
-        let named: BTreeSet<String> = template
+        // The schema's own words (its keys' names, its scenario and id:
+        // "book_restaurant", "flight_booking_v1") say what every request of
+        // the scenario is about, not what one need adds.
+        let own_words = template
             .keys
             .iter()
             .filter(|k| k.key_name.as_str() != crate::key::OTHER_KEY)
-            .flat_map(|k| {
-                k.key_name
-                    .as_str()
-                    .split('_')
-                    .map(str::to_owned)
+            .map(|k| k.key_name.as_str())
+            .chain([template.scenario.as_str(), template.schema_id.as_str()]);
+        let named: BTreeSet<String> = own_words
+            .flat_map(|name| {
+                name.split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_lowercase)
                     .collect::<Vec<_>>()
             })
             .map(|w| stems.stem(&w))
