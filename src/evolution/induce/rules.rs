@@ -18,9 +18,10 @@ use crate::template::SchemaTemplate;
 /// Induces a key from a need's fragments by rules, as a schema designer
 /// would write it:
 /// - **the name** comes from the need's most characteristic words: stemmed
-///   (Snowball), so bag/bags meet; weighed against the pool's other needs and
-///   the template's own words (key names, scenario, id) by class-based TF-IDF, so words every need uses
-///   ("book", "flight") lose to the ones this need alone uses; the most
+///   (Snowball), so bag/bags meet; weighed against the pool's other needs
+///   and the template's own words (key names, scenario, id) by class-based
+///   TF-IDF, so words every need uses ("book", "flight") lose to the ones
+///   this need alone uses; the most
 ///   salient word, followed or preceded (as the fragments mostly put them)
 ///   by the most salient word that comes with it in a third of its
 ///   fragments: "wheelchair assistance at the gate", "need wheelchair help"
