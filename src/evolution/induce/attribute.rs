@@ -96,7 +96,13 @@ pub(super) fn attribute(
             _ => false,
         };
         let before = values.len();
-        values.extend(sibling_values(siblings, &head.stem, min_clients, &mut seen));
+        values.extend(sibling_values(
+            siblings,
+            &head.stem,
+            min_clients,
+            covered,
+            &mut seen,
+        ));
         if alternatives || values.len() > before {
             best = Some((covered, head, values));
         }
@@ -112,19 +118,24 @@ pub(super) fn attribute(
 /// The values the `siblings` fill `head` with that are not in `seen`: of
 /// each sibling that fills it, its commonest value (a need that mentions
 /// "my new card" in passing is not the "new" value of a card attribute),
-/// the siblings with most weight first.
+/// when it weighs at least [`VALUE_SHARE`] of `weight` (the need's own
+/// requests that fill the head); the siblings with most weight first.
 pub(super) fn sibling_values(
     siblings: &[Vec<Fragment>],
     head: &str,
     min_clients: usize,
+    weight: u64,
     seen: &mut BTreeSet<String>,
 ) -> Vec<String> {
+    // A value holds a share of the attribute's requests, as within a need:
+    // a handful of one-off requests naming the noun is no sibling.
+    let floor = VALUE_SHARE * weight as f64;
     let mut found: Vec<(u64, &str, &str)> = Vec::new();
     for sibling in siblings {
         let Some(theirs) = fills(sibling, head, min_clients) else {
             continue;
         };
-        if let Some(first) = theirs.values.first() {
+        if let Some(first) = theirs.values.first().filter(|v| v.weight as f64 >= floor) {
             if seen.insert(first.stem.to_owned()) {
                 found.push((first.weight, first.stem, first.form));
             }

@@ -378,7 +378,11 @@ fn with_siblings(
     match shape {
         Shape::Slot { head, mut values } => {
             let mut seen: BTreeSet<String> = values.iter().map(|v| stems.stem(v)).collect();
-            values.extend(sibling_values(siblings, &head.stem, min, &mut seen));
+            let weight = fragments
+                .iter()
+                .filter(|f| f.words.iter().any(|w| w.stem == head.stem))
+                .fold(0u64, |n, f| n.saturating_add(f.count));
+            values.extend(sibling_values(siblings, &head.stem, min, weight, &mut seen));
             values.truncate(MAX_VALUES);
             Shape::Slot { head, values }
         }
@@ -1000,6 +1004,31 @@ mod tests {
             );
         }
         assert_ne!(keys[2].key_name.as_str(), "seat_preference");
+    }
+
+    /// A value holds a share of the attribute's requests: three one-off
+    /// "aisle seat" requests beside sixty window-seat ones make no slot.
+    #[test]
+    fn a_handful_of_requests_is_no_sibling_value() {
+        let mut pool = Pool::new(PoolConfig::new(4, 0.99)).unwrap();
+        let at = time::macros::datetime!(2026-05-01 8:00 UTC);
+        let mut send = |axis: usize, text: &str, client: String| {
+            let mut v = vec![0.0; 4];
+            v[axis] = 1.0;
+            pool.ingest(&v, text, false, &client, at).unwrap().need
+        };
+        let mut window = 0;
+        for i in 0..60 {
+            let text = ["window seat please", "a window seat"][i % 2];
+            window = send(0, text, format!("w{}", i % 6));
+        }
+        for i in 0..3 {
+            send(1, "aisle seat please", format!("one-off-{i}"));
+        }
+        let key = RuleInducer
+            .induce(&pool.need(window).unwrap(), &template())
+            .unwrap();
+        assert_eq!(key.key_type, KeyType::Boolean, "{key:?}");
     }
 
     /// A need that names the same noun in passing is no value of it: "my
