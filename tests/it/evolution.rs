@@ -1146,3 +1146,34 @@ fn what_the_keys_carry_is_not_part_of_the_other_need() {
         .collect();
     assert_eq!(texts, ["fly of us from with a window seat"]);
 }
+
+/// The lifecycle feeds back: a key whose patch expired frees its need,
+/// which the next review proposes anew (here refused: the store keeps an
+/// expired key's name reserved while clients may still send it, so the
+/// need is deferred, not left closed); before that, reviews of the key in
+/// force find nothing new and propose nothing.
+#[test]
+fn a_need_whose_key_expired_is_proposed_again() {
+    let mut store = flight_store();
+    let mut config = EvolutionConfig::default();
+    config.patch_lifetime = Duration::hours(6);
+    let mut engine = Evolution::new(HashingEmbedder::default(), RuleInducer, config);
+    // Four days of window-seat wishes, every 20 minutes.
+    let events = replay(&mut engine, &mut store, &SEAT, 6, 48);
+    let keys = proposed(&events);
+    assert_eq!(keys.len(), 1, "{events:#?}");
+    let name = keys[0].new_keys[0].key_name.as_str();
+    let covered = events
+        .iter()
+        .filter(|e| matches!(e, EvolutionEvent::Covered { key_name, .. } if key_name == name))
+        .count();
+    assert!(
+        covered >= 1,
+        "reviews while the key is in force: {events:#?}"
+    );
+    let proposed_anew = events.iter().any(|e| {
+        matches!(e, EvolutionEvent::Deferred { reason, .. }
+            if reason.contains("reserved_key_name") && reason.contains(name))
+    });
+    assert!(proposed_anew, "{events:#?}");
+}

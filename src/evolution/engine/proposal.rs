@@ -69,11 +69,14 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             Evidence::from_texts(view.exemplars().iter().map(|e| (e.text.as_str(), e.count)));
         let carried = carried_sensitivity(view.exemplars());
         // A need already proposed is reviewed against its key: it may refine
-        // that key, or, when the key is gone (expired, withdrawn), be
-        // proposed anew; it never opens a second key beside its own.
+        // that key, or, when the key is gone (expired, withdrawn,
+        // deprecated), be proposed anew; it never opens a second key beside
+        // its own.
+        // A deprecated key counts as gone: its need is free to propose.
+        let in_force = |k: &str| template.key(k).filter(|key| !key.is_deprecated());
         let reviewed = view
             .proposed()
-            .filter(|k| template.key(k).is_some())
+            .filter(|k| in_force(k).is_some())
             .map(str::to_owned);
         // Conflict detection by meaning: a need that is a piece of a need
         // proposed as a key in force is that key, refined or covered.
@@ -86,15 +89,15 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
                 |p: &crate::patch::SchemaPatch| p.new_keys.iter().any(|n| n.key_name.as_str() == k);
             store.queued().any(names) || store.pending().any(|p| names(&p.patch))
         };
-        let kin = kin.filter(|k| template.key(k).is_some() || waits(k));
-        if let Some(waiting) = kin.filter(|k| template.key(k).is_none()) {
+        let kin = kin.filter(|k| in_force(k).is_some() || waits(k));
+        if let Some(waiting) = kin.filter(|k| in_force(k).is_none()) {
             let reason = format!(
                 "it is a piece of the need proposed as {waiting:?}, which is not in force yet"
             );
             defer(pool, reason, events);
             return;
         }
-        let candidate = match kin.and_then(|k| template.key(k)) {
+        let candidate = match kin.and_then(in_force) {
             Some(key) => self.inducer.refine(&view, key, &template),
             None => self.inducer.induce(&view, &template),
         };
@@ -117,6 +120,14 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         }
         let name = candidate.key_name.as_str().to_owned();
         if let Some(existing) = template.key(&name) {
+            if existing.is_deprecated() {
+                let reason = format!(
+                    "the inducer named key {name:?}, which is deprecated; the need waits \
+                     for another key"
+                );
+                defer(pool, reason, events);
+                return;
+            }
             if existing.key_type != candidate.key_type {
                 let reason = format!(
                     "the inducer named key {name:?} but gave it type {} where the key is {}",
