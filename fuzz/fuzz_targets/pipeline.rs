@@ -203,9 +203,7 @@ fuzz_target!(|data: &[u8]| {
         // Compared as JSON values: the header goes through a `Value`, which
         // orders a key definition's extra members (object order carries no
         // meaning; digests, tags and seals are canonical).
-        let canonical = |s: &sdsi::SchemaStore| {
-            serde_json::to_value(s).ok().map(|v| v.to_string())
-        };
+        let canonical = |s: &sdsi::SchemaStore| serde_json::to_value(s).ok().map(|v| v.to_string());
         let wanted = canonical(&store);
         let got = back.as_ref().ok().and_then(|b| canonical(&b.store));
         // Where the store read back first differs from the one written.

@@ -42,7 +42,7 @@
 //! | `pool-merge-error` | merging two pools of the same configuration succeeds; another configuration is refused and changes nothing |
 //! | `pool-ids-unique` | cluster ids are unique within a pool, also after merges (a paired cluster could take an id the pool already used; fixed in 4dbaebc) |
 //! | `pool-clients-distinct` | a cluster lists each recent client once (fixed in de29964) |
-//! | `pool-proposed` | a cluster marked proposed does not trigger again |
+//! | `pool-proposed` | a cluster marked proposed does not trigger again unless its need was deferred after (a review) |
 //! | `pool-deferred` | a deferred need does not trigger before the instant its latest `defer` returned |
 //! | `pool-need-api` | `mark_proposed` and `defer` succeed exactly on an existing need; `defer` answers an instant not before now |
 //! | `pool-need-ids` | need ids are unique and `need_count` counts them |
@@ -390,15 +390,17 @@ impl Run {
                     if let Some(evicted) = got.evicted {
                         self.proposed.remove(&evicted);
                     }
-                    let tracked = self.proposed.contains(&got.cluster)
-                        && got.evicted != Some(got.cluster);
+                    let tracked =
+                        self.proposed.contains(&got.cluster) && got.evicted != Some(got.cluster);
+                    // A proposed need opens again only for a review the
+                    // caller scheduled with `defer` after proposing it.
                     check!(
                         "pool-proposed",
                         !(got.triggered
                             && (tracked
-                                || pool
-                                    .need(got.need)
-                                    .is_some_and(|n| n.proposed().is_some()))),
+                                || pool.need(got.need).is_some_and(|n| {
+                                    n.proposed().is_some() && n.retry_at().is_none()
+                                }))),
                         "cluster {} (need {}) was proposed and triggered again",
                         got.cluster,
                         got.need
@@ -552,15 +554,21 @@ impl Run {
         self.touched();
         if k & 0x80 == 0 {
             let marked = self.pool.mark_proposed(id, "seat_preference");
-            let now_proposed = self.pool.need(id).and_then(|n| n.proposed().map(str::to_owned));
+            let now_proposed = self
+                .pool
+                .need(id)
+                .and_then(|n| n.proposed().map(str::to_owned));
             check!(
                 "pool-need-api",
-                marked == exists
-                    && (!marked || now_proposed.as_deref() == Some("seat_preference")),
+                marked == exists && (!marked || now_proposed.as_deref() == Some("seat_preference")),
                 "mark_proposed({id}) = {marked}, need exists: {exists}, now {now_proposed:?}"
             );
             if marked {
-                let members = self.pool.clusters().filter(|c| c.need() == id).map(|c| c.id());
+                let members = self
+                    .pool
+                    .clusters()
+                    .filter(|c| c.need() == id)
+                    .map(|c| c.id());
                 self.proposed.extend(members);
             }
         } else {
@@ -571,6 +579,19 @@ impl Run {
                 "defer({id}) at {} = {retry:?}, need exists: {exists}",
                 self.now
             );
+            if retry.is_some() {
+                // Deferring a proposed need schedules its review: its
+                // clusters may open again once the retry passes.
+                let members: Vec<u64> = self
+                    .pool
+                    .clusters()
+                    .filter(|c| c.need() == id)
+                    .map(|c| c.id())
+                    .collect();
+                for member in members {
+                    self.proposed.remove(&member);
+                }
+            }
             if let Some(retry) = retry {
                 // The latest deferral is the promise: after the clock went
                 // back, deferring again gives an earlier instant than one
@@ -651,14 +672,15 @@ impl Run {
         // Ids clashing across the two pools are the merge's to settle; ids
         // duplicated within one pool (`pool-ids-unique`) make `canonical()`
         // ambiguous.
-        let unique = ids_unique(a, &mut self.scratch.ids) && ids_unique(other, &mut self.scratch.ids);
+        let unique =
+            ids_unique(a, &mut self.scratch.ids) && ids_unique(other, &mut self.scratch.ids);
         // (and so do duplicates a merge creates, reported below).
         let (mut ab, mut ba) = (a.clone(), other.clone());
         let (r1, r2) = (ab.merge(other), ba.merge(a));
         match (&r1, &r2) {
             (Ok(()), Ok(())) => {
-                let both_unique =
-                    ids_unique(&ab, &mut self.scratch.ids) && ids_unique(&ba, &mut self.scratch.ids);
+                let both_unique = ids_unique(&ab, &mut self.scratch.ids)
+                    && ids_unique(&ba, &mut self.scratch.ids);
                 check!(
                     "pool-ids-unique",
                     both_unique,
@@ -1029,9 +1051,13 @@ fn null_heat(bytes: &[u8]) -> bool {
     // `str::contains` (std's two-way search, not instrumented) rather than a
     // `memcmp` per window, which libFuzzer's hook made a quarter of the run.
     std::str::from_utf8(bytes).is_ok_and(|text| {
-        [r#""log_sum":null"#, r#""landmark":null"#, r#""latest":null"#]
-            .iter()
-            .any(|field| text.contains(field))
+        [
+            r#""log_sum":null"#,
+            r#""landmark":null"#,
+            r#""latest":null"#,
+        ]
+        .iter()
+        .any(|field| text.contains(field))
     })
 }
 
