@@ -78,29 +78,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             .proposed()
             .filter(|k| in_force(k).is_some())
             .map(str::to_owned);
-        // Conflict detection by meaning: a need that is a piece of a need
-        // proposed as a key in force is that key, refined or covered.
-        let kin = match &reviewed {
-            Some(_) => None,
-            None => view.pool().piece_of(need),
-        };
-        let waits = |k: &str| {
-            let names =
-                |p: &crate::patch::SchemaPatch| p.new_keys.iter().any(|n| n.key_name.as_str() == k);
-            store.queued().any(names) || store.pending().any(|p| names(&p.patch))
-        };
-        let kin = kin.filter(|k| in_force(k).is_some() || waits(k));
-        if let Some(waiting) = kin.filter(|k| in_force(k).is_none()) {
-            let reason = format!(
-                "it is a piece of the need proposed as {waiting:?}, which is not in force yet"
-            );
-            defer(pool, reason, events);
-            return;
-        }
-        let candidate = match kin.and_then(in_force) {
-            Some(key) => self.inducer.refine(&view, key, &template),
-            None => self.inducer.induce(&view, &template),
-        };
+        let candidate = self.inducer.induce(&view, &template);
         let Some(candidate) = candidate else {
             defer(pool, "the inducer proposed no key".to_owned(), events);
             return;

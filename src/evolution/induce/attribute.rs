@@ -23,6 +23,8 @@ use super::terms::{Fragment, Term, together};
 const FILLED: f64 = 0.5;
 /// Each value holds at least this share of the head's weight in its need.
 const VALUE_SHARE: f64 = 0.2;
+/// How far down the need's terms, by salience, its head may be.
+const HEAD_RANK: usize = 2;
 /// Most values an attribute lists (the commonest first).
 pub(super) const MAX_VALUES: usize = 8;
 
@@ -64,18 +66,28 @@ struct Value<'f> {
 /// pool's other needs) fill the same head with other values: the head, the
 /// need's own values (commonest first), then the siblings' (each sibling
 /// gives its commonest). `None` when it fills no head, or one value that no
-/// sibling completes. `ranked` are the
-/// need's terms (a head must be one, so enough clients used it);
-/// `min_clients` distinct clients must use each value.
+/// sibling completes. `ranked` are the need's terms, most salient first
+/// (a head is one of the first [`HEAD_RANK`], or a stem of `keyed`, the
+/// words of the schema's key names); `min_clients` distinct clients must
+/// use each value.
 pub(super) fn attribute(
     need: &[Fragment],
     siblings: &[Vec<Fragment>],
     ranked: &[Term],
+    keyed: &BTreeSet<String>,
     min_clients: usize,
 ) -> Option<Attribute> {
     let heads = heads(need);
     let mut best: Option<(u64, &Term, Vec<String>)> = None;
-    for head in ranked.iter().filter(|t| heads.contains(t.stem.as_str())) {
+    // The head is one of the need's two most salient words: what it is
+    // about, and not a domain's noun most other needs use too ("card"); or
+    // a noun a key is named after (`keyed`: "seat" of `seat_preference`),
+    // which being one of the schema's words makes less salient.
+    let candidates = ranked
+        .iter()
+        .enumerate()
+        .filter(|(rank, t)| keyed.contains(&t.stem) || (*rank < HEAD_RANK && !t.scenario));
+    for (_, head) in candidates.filter(|(_, t)| heads.contains(t.stem.as_str())) {
         let Some(own) = fills(need, &head.stem, min_clients) else {
             continue;
         };

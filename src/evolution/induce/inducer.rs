@@ -35,21 +35,6 @@ use crate::template::SchemaTemplate;
 pub trait IntentInducer: Send + Sync {
     /// The key the need asks for, or `None` to propose nothing.
     fn induce(&self, need: &NeedView<'_>, schema: &SchemaTemplate) -> Option<KeyDefinition>;
-
-    /// `key`, which conflict detection found the need to mean (it is a piece
-    /// of a need proposed as that key), refined with what the need adds:
-    /// same name and type, one description that keeps what the key's says
-    /// (see the trait's documentation). The default adds nothing: the need
-    /// counts as the key's. `None` puts the need off.
-    fn refine(
-        &self,
-        need: &NeedView<'_>,
-        key: &KeyDefinition,
-        schema: &SchemaTemplate,
-    ) -> Option<KeyDefinition> {
-        let _ = (need, schema);
-        Some(key.clone())
-    }
 }
 
 /// A boxed inducer is an inducer, so the inducer can be chosen at run time
@@ -57,13 +42,5 @@ pub trait IntentInducer: Send + Sync {
 impl<I: IntentInducer + ?Sized> IntentInducer for Box<I> {
     fn induce(&self, need: &NeedView<'_>, schema: &SchemaTemplate) -> Option<KeyDefinition> {
         (**self).induce(need, schema)
-    }
-    fn refine(
-        &self,
-        need: &NeedView<'_>,
-        key: &KeyDefinition,
-        schema: &SchemaTemplate,
-    ) -> Option<KeyDefinition> {
-        (**self).refine(need, key, schema)
     }
 }

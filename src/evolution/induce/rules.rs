@@ -9,6 +9,7 @@ use super::numbers::number_run;
 use super::shape::{Shape, shape};
 use super::terms::{Background, Fragment, Stems, Term, naming_terms, ranked_terms, shared_stems};
 use crate::evolution::embed::hashing::words;
+use crate::evolution::embed::vectors::dot;
 use crate::evolution::induce::inducer::IntentInducer;
 use crate::evolution::pool::fine::exemplar::Exemplar;
 use crate::evolution::pool::needs::view::NeedView;
@@ -76,34 +77,6 @@ const MAX_BACKGROUND_NEEDS: usize = 1_000;
 
 impl IntentInducer for RuleInducer {
     fn induce(&self, need: &NeedView<'_>, schema: &SchemaTemplate) -> Option<KeyDefinition> {
-        self.key_for(need, schema, None)
-    }
-
-    /// The key with what the need adds: a slot's new values (the key's
-    /// description rewritten, when this inducer wrote it), or examples it
-    /// does not hold (a key someone wrote); the key unchanged when the need
-    /// adds nothing or reads as another type.
-    fn refine(
-        &self,
-        need: &NeedView<'_>,
-        key: &KeyDefinition,
-        schema: &SchemaTemplate,
-    ) -> Option<KeyDefinition> {
-        let refined = self
-            .key_for(need, schema, Some(&key.key_name))
-            .filter(|k| k.key_type == key.key_type);
-        Some(refined.unwrap_or_else(|| key.clone()))
-    }
-}
-
-impl RuleInducer {
-    /// The key for `need`, named `name` when given (a key it refines).
-    fn key_for(
-        &self,
-        need: &NeedView<'_>,
-        schema: &SchemaTemplate,
-        name: Option<&KeyName>,
-    ) -> Option<KeyDefinition> {
         // Every exemplar's text is the client's own words: whatever spoke to
         // the system was dropped at intake (`intake/address.rs`).
         let mut clean: Vec<&Exemplar> = need.exemplars().iter().collect();
@@ -134,17 +107,17 @@ impl RuleInducer {
         }
         let texts: Vec<String> = clean.iter().map(|e| e.text.trim().to_lowercase()).collect();
         let shape = shape(&fragments, &texts, &ranked, &shared, min);
-        let siblings = siblings(&others, &ranked, &mut stems);
-        let shape = with_siblings(shape, &fragments, &siblings, &ranked, min, &mut stems);
+        let siblings = siblings(need, &others, &ranked, &mut stems);
+        let keyed = key_words(schema, &mut stems);
+        let shape = with_siblings(
+            shape, &fragments, &siblings, &ranked, &keyed, min, &mut stems,
+        );
         let quotable: Vec<&Exemplar> = need.quotable().collect();
         let quotes = quotes(&quotable, &naming, &mut stems);
         if quotes.len() < 2 && quotable.len() >= 2 {
             return None;
         }
-        let name = match name {
-            Some(name) => name.clone(),
-            None => KeyName::new(&key_name(&name_forms(&naming, &shape))).ok()?,
-        };
+        let name = KeyName::new(&key_name(&name_forms(&naming, &shape))).ok()?;
         // A name already in the schema is that key refined (the engine
         // packages it so, held for an operator when it is a base key).
         let (key_type, description) = match schema.key(name.as_str()) {
@@ -343,16 +316,47 @@ fn listed_values(description: &str) -> Vec<String> {
         .collect()
 }
 
-/// The pool's other needs that may fill the same attribute: those with an
-/// exemplar holding one of the need's five most salient words, as words.
+/// The stems of the words of the schema's key names (`other` aside): a
+/// noun a key is named after ("seat" of `seat_preference`) may head an
+/// attribute however salient it is, as the schema's own words weigh less.
+fn key_words(schema: &SchemaTemplate, stems: &mut Stems) -> BTreeSet<String> {
+    schema
+        .keys
+        .iter()
+        .filter(|k| k.key_name.as_str() != crate::key::OTHER_KEY)
+        .flat_map(|k| {
+            k.key_name
+                .as_str()
+                .split('_')
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .map(|w| stems.stem(&w))
+        .collect()
+}
+
+/// The pool's other needs that may fill the same attribute: near enough to
+/// the need to lend it heat (plain link at or above the pool's support
+/// threshold: value needs differ by one word, "window seat" / "aisle
+/// seat", while needs that only share a domain's noun, "activate card" /
+/// "ATM card swallowed", lie farther apart), with an exemplar holding one
+/// of the need's five most salient words; as words.
 fn siblings(
+    need: &NeedView<'_>,
     others: &BTreeMap<u64, Vec<&Exemplar>>,
     ranked: &[Term],
     stems: &mut Stems,
 ) -> Vec<Vec<Fragment>> {
     let forms: Vec<&str> = ranked.iter().take(5).map(|t| t.form.as_str()).collect();
+    let pool = need.pool();
+    let near = pool.support_threshold();
     others
-        .values()
+        .iter()
+        .filter(|(id, _)| {
+            pool.need(**id)
+                .is_some_and(|other| dot(other.centroid(), need.centroid()) >= near)
+        })
+        .map(|(_, exemplars)| exemplars)
         .filter(|exemplars| {
             exemplars.iter().any(|e| {
                 let text = e.text.to_lowercase();
@@ -372,6 +376,7 @@ fn with_siblings(
     fragments: &[Fragment],
     siblings: &[Vec<Fragment>],
     ranked: &[Term],
+    keyed: &BTreeSet<String>,
     min: usize,
     stems: &mut Stems,
 ) -> Shape {
@@ -386,7 +391,7 @@ fn with_siblings(
             values.truncate(MAX_VALUES);
             Shape::Slot { head, values }
         }
-        Shape::Wish | Shape::Text => match attribute(fragments, siblings, ranked, min) {
+        Shape::Wish | Shape::Text => match attribute(fragments, siblings, ranked, keyed, min) {
             Some(found) => Shape::Slot {
                 head: found.head,
                 values: found.values,
@@ -685,19 +690,30 @@ mod tests {
     /// text from six clients), fed to one pool along its own axis, so each
     /// is one cluster and one need.
     fn induce_each(needs: &[&[&str]]) -> Vec<KeyDefinition> {
-        const DIMENSION: usize = 8;
+        // One direction per need, so each need is one cluster.
+        let axes: Vec<Vec<f32>> = (0..needs.len())
+            .map(|n| {
+                (0..DIMENSION)
+                    .map(|d| f32::from(u8::from(d == n)))
+                    .collect()
+            })
+            .collect();
+        induce_along(&axes, needs)
+    }
+
+    const DIMENSION: usize = 8;
+
+    /// As [`induce_each`], each need along its own vector of `vectors`.
+    fn induce_along(vectors: &[Vec<f32>], needs: &[&[&str]]) -> Vec<KeyDefinition> {
         let mut pool = Pool::new(PoolConfig::new(DIMENSION, 0.99)).unwrap();
         let at = time::macros::datetime!(2026-05-01 8:00 UTC);
         let mut ids = Vec::new();
-        for (n, texts) in needs.iter().enumerate() {
-            // One direction per need, so each need is one cluster.
-            let mut vector = vec![0.0; DIMENSION];
-            vector[n] = 1.0;
+        for (vector, texts) in vectors.iter().zip(needs) {
             let mut id = None;
             for text in *texts {
                 for client in 0..6 {
                     let ingested = pool
-                        .ingest(&vector, text, false, &format!("agent-{client}"), at)
+                        .ingest(vector, text, false, &format!("agent-{client}"), at)
                         .unwrap();
                     id = Some(ingested.need);
                 }
@@ -977,10 +993,18 @@ mod tests {
     }
 
     /// Needs apart in the embedding only by the value they ask for are one
-    /// attribute: each names it and lists every value.
+    /// attribute: each names it and lists every value. (Near: a cosine of
+    /// 0.5, two needs under this pool's need threshold, neighbours within
+    /// its support threshold.) Far apart, they stay two wishes.
     #[test]
     fn needs_that_differ_in_one_value_are_one_attribute() {
-        let keys = induce_each(&[
+        let axis = |n: usize| -> Vec<f32> {
+            (0..DIMENSION)
+                .map(|d| f32::from(u8::from(d == n)))
+                .collect()
+        };
+        let near = vec![0.5, 0.866, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        let needs: [&[&str]; 4] = [
             &[
                 "window seat please",
                 "I prefer a window seat",
@@ -993,7 +1017,10 @@ mod tests {
             ],
             &["vegetarian meal on board", "a vegetarian meal"],
             &["bring my dog", "travelling with my dog"],
-        ]);
+        ];
+        let far = induce_each(&needs);
+        assert_eq!(far[0].key_type, KeyType::Boolean, "{:?}", far[0]);
+        let keys = induce_along(&[axis(0), near, axis(2), axis(3)], &needs);
         for key in &keys[..2] {
             assert_eq!(key.key_name.as_str(), "seat_preference", "{key:?}");
             assert_eq!(key.key_type, KeyType::String);
@@ -1004,6 +1031,49 @@ mod tests {
             );
         }
         assert_ne!(keys[2].key_name.as_str(), "seat_preference");
+    }
+
+    /// A domain's noun that most needs use ("card") heads no attribute,
+    /// though neighbouring needs put other words before it: activating a
+    /// card, an ATM that kept it and a Visa card are three needs.
+    #[test]
+    fn a_domain_noun_heads_no_attribute() {
+        let axis = |n: usize| -> Vec<f32> {
+            (0..DIMENSION)
+                .map(|d| f32::from(u8::from(d == n)))
+                .collect()
+        };
+        let near = |n: usize| -> Vec<f32> {
+            (0..DIMENSION)
+                .map(|d| match d {
+                    0 => 0.5,
+                    d if d == n => 0.866,
+                    _ => 0.0,
+                })
+                .collect()
+        };
+        let keys = induce_along(
+            &[axis(0), near(1), near(2), axis(3), axis(4), axis(5)],
+            &[
+                &[
+                    "activate my new card",
+                    "how to activate card",
+                    "activate card please",
+                ],
+                &[
+                    "atm card swallowed",
+                    "the atm kept my card",
+                    "atm card stuck",
+                ],
+                &["visa card please", "apply for a visa card", "a visa card"],
+                &["card payment declined", "my card was declined"],
+                &["card not arrived", "where is my card"],
+                &["exchange rate for euros", "what exchange rate"],
+            ],
+        );
+        for key in &keys[..3] {
+            assert!(!key.key_name.as_str().starts_with("card_"), "{key:?}");
+        }
     }
 
     /// A value holds a share of the attribute's requests: three one-off
@@ -1235,6 +1305,7 @@ mod tests {
             frequency: 1,
             salience: 1.0,
             widespread: false,
+            scenario: false,
         }
     }
 }

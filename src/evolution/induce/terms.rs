@@ -153,6 +153,10 @@ pub(super) struct Term {
     /// Whether more than half of the pool's other needs use it: the
     /// scenario's word ("flight" in a flight booking), not the need's.
     pub widespread: bool,
+    /// Whether it is known to be the scenario's word: widespread, in a pool
+    /// with enough other needs to tell (with too few, `widespread` holds
+    /// for every word and this for none).
+    pub scenario: bool,
 }
 
 /// How often each stem of `wanted` occurs across the pool's other needs and
@@ -240,8 +244,14 @@ impl Background {
     /// than [`MIN_NEEDS_TO_TELL`] other needs there is no telling the
     /// scenario's words from the need's, and every word counts as widespread.
     fn widespread(&self, stem: &str) -> bool {
+        self.other_needs < MIN_NEEDS_TO_TELL || self.scenario(stem)
+    }
+
+    /// Whether more than half of the other needs, at least
+    /// [`MIN_NEEDS_TO_TELL`] of them, use `stem`.
+    fn scenario(&self, stem: &str) -> bool {
         let using = self.needs_using.get(stem).copied().unwrap_or(0.0);
-        self.other_needs < MIN_NEEDS_TO_TELL || using * 2.0 > self.other_needs
+        self.other_needs >= MIN_NEEDS_TO_TELL && using * 2.0 > self.other_needs
     }
 
     /// c-TF-IDF: `tf × ln(1 + A / f)`, `f` counting the need's own use too.
@@ -288,6 +298,7 @@ pub(super) fn ranked_terms(
             frequency: tf,
             salience: background.salience(stem, tf),
             widespread: background.widespread(stem),
+            scenario: background.scenario(stem),
         })
         .collect();
     terms.sort_by(|a, b| {

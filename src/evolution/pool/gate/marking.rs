@@ -131,33 +131,6 @@ impl Pool {
         }
     }
 
-    /// The key of the proposed need that need `id` is a piece of (conflict
-    /// detection by meaning, §6.2.2): of the needs marked with a key (not
-    /// `other`), the one most alike, when the need level would join the two
-    /// now (centred link at or above its threshold: needs drift after they
-    /// are grouped, and a need a proposal split from is rejoined only as
-    /// fragments come). `None` when none is. (The looser claim threshold
-    /// took whole other needs of a domain's noun, "card acceptance" as a
-    /// piece of "card pin", on the Banking77 bursts.)
-    pub fn piece_of(&self, id: u64) -> Option<&str> {
-        let need = self.needs.position(id)?;
-        let threshold = self.grouping_threshold();
-        let mut best: Option<(f32, &str)> = None;
-        for (other, state) in self.needs.states.iter().enumerate() {
-            let Some(key) = state.proposed.as_deref() else {
-                continue;
-            };
-            if other == need || key == crate::key::OTHER_KEY {
-                continue;
-            }
-            let link = self.centred_need_link(need, other);
-            if link >= threshold && best.is_none_or(|(most, _)| link > most) {
-                best = Some((link, key));
-            }
-        }
-        best.map(|(_, key)| key)
-    }
-
     /// Clears the mark of key `key_name` from every need and cluster that
     /// carries it (an operator denied the proposal): those needs may
     /// trigger again. Returns how many needs were reopened.
