@@ -107,6 +107,7 @@
 //! | `src/evolution/engine/pipeline.rs` | The default evolution engine (`Evolution`): `other` fragments → pool → trigger → inducer → conflict … | `Evolution`, `Evolution::{new, pools, pool, insert_pool, state, restore, pool_config}` |
 //! | `src/evolution/engine/pool_key.rs` | Which pool a fragment feeds (`PoolKey`): a scenario, and a client for a personal pool. | `PoolKey` |
 //! | `src/evolution/engine/proposal.rs` | From a triggered need to a decision (§6.2.2): withhold it, induce a key, check it against the schema the … | — |
+//! | `src/evolution/induce/attribute.rs` | The attribute a need fills, seen across its sibling needs: requests that name one noun with different … | — |
 //! | `src/evolution/induce/inducer.rs` | The model that turns a mature need into a candidate key (`IntentInducer`). | `IntentInducer` |
 //! | `src/evolution/induce/mod.rs` | From a mature need to a candidate key: the `IntentInducer` trait and the default, model-free `RuleInducer`. | — |
 //! | `src/evolution/induce/numbers.rs` | Numbers in a request's words: digits or number words, and a run of them read as one whole number ("twenty … | — |
@@ -116,6 +117,7 @@
 //! | `src/evolution/induce/words.rs` | Which words may name a key or fill a slot: not framing, not a function word or an inflection of one, not a … | — |
 //! | `src/evolution/intake/address.rs` | Which parts of a fragment speak to the system instead of describing a need, so that they are dropped … | — |
 //! | `src/evolution/intake/injection.rs` | Recognising text written to steer a model rather than describe a need (prompt injection), in any width, … | — |
+//! | `src/evolution/intake/mapped.rs` | What a message's keys already carry is not part of its `other` need. | — |
 //! | `src/evolution/intake/mod.rs` | The first stage of the loop: a client's `other` text made fit to keep. | — |
 //! | `src/evolution/intake/pieces.rs` | Cutting a fragment into pieces, the units the address filter keeps or drops: at sentence and clause marks (`. | — |
 //! | `src/evolution/intake/redact.rs` | Redaction of personal data and secrets in `other` fragments (§7), before anything is embedded, clustered, … | `Redaction`, `Redacted`, `redact`, `Redaction::{placeholder, sensitivity, ALL, strip, embedded, found_in}` |

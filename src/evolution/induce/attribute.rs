@@ -14,7 +14,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::shape::SLOT_FILLED;
+use super::shape::{MAX_VALUES, SLOT_FILLED};
 use super::terms::{Fragment, Term, together};
 
 /// The share of a need's weight that must hold the head and one of its
@@ -25,8 +25,6 @@ const FILLED: f64 = 0.5;
 const VALUE_SHARE: f64 = 0.2;
 /// How far down the need's terms, by salience, its head may be.
 const HEAD_RANK: usize = 2;
-/// Most values an attribute lists (the commonest first).
-pub(super) const MAX_VALUES: usize = 8;
 
 /// An attribute: the noun that names it and its values, each as written.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,9 +4,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use sha2::{Digest, Sha256};
 
-use super::attribute::{MAX_VALUES, attribute, sibling_values};
+use super::attribute::{attribute, sibling_values};
 use super::numbers::number_run;
-use super::shape::{Shape, shape};
+use super::shape::{MAX_VALUES, Shape, shape};
 use super::terms::{Background, Fragment, Stems, Term, naming_terms, ranked_terms, shared_stems};
 use crate::evolution::embed::hashing::words;
 use crate::evolution::embed::vectors::dot;

@@ -4,7 +4,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::attribute::MAX_VALUES;
 use super::numbers::{number, number_run};
 use super::terms::{Fragment, Term, together};
 
@@ -22,6 +21,8 @@ const SLOT_SHARE: f64 = 0.2;
 /// requests nearly always fill (window / aisle), not words that happen to
 /// stand next to a common noun (a "new" card, a "physical" card).
 pub(super) const SLOT_FILLED: f64 = 0.7;
+/// Most values a slot or an attribute lists (the commonest first).
+pub(super) const MAX_VALUES: usize = 8;
 
 /// What the fragments carry.
 #[derive(Debug, Clone, PartialEq)]
