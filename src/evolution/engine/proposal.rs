@@ -114,7 +114,14 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
                 defer(pool, reason, events);
                 return;
             }
-            if existing.semantic_description == candidate.semantic_description {
+            // A review refines only what the key says, not which examples
+            // it shows: another wording of the same examples (a model's, or
+            // other exemplars quoted) is no refinement.
+            let same = existing.semantic_description == candidate.semantic_description
+                || (reviewed.is_some()
+                    && definition(&existing.semantic_description)
+                        == definition(&candidate.semantic_description));
+            if same {
                 // The need is a key the schema already describes as it
                 // would; reviewed again later (with the backoff).
                 pool.mark_proposed(need, &name);
@@ -263,6 +270,15 @@ fn package(
     patch
 }
 
+/// What a description says before its examples (`For example: …`, the
+/// form `RuleInducer` and the LLM inducer write them in).
+fn definition(description: &str) -> &str {
+    description
+        .split_once(" For example")
+        .map_or(description, |(head, _)| head)
+        .trim()
+}
+
 /// Whether most of the distinct clients behind a need's exemplars sent
 /// instruction-like text: each client counts once however often it sent
 /// it, so one client repeating an injection cannot keep a shared need out.
@@ -327,6 +343,15 @@ fn refinement(existing: &KeyDefinition, candidate: &KeyDefinition) -> KeyDefinit
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_definition_is_what_comes_before_the_examples() {
+        assert_eq!(
+            definition("Which seat: \"window\". For example: \"window seat\" → \"window\"."),
+            "Which seat: \"window\"."
+        );
+        assert_eq!(definition("No examples here."), "No examples here.");
+    }
 
     #[test]
     fn patch_ids_differ_between_pools() {
