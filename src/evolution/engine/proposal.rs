@@ -114,13 +114,16 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
                 defer(pool, reason, events);
                 return;
             }
-            // A review refines only what the key says, not which examples
-            // it shows: another wording of the same examples (a model's, or
-            // other exemplars quoted) is no refinement.
+            // A review adds values, it does not reword: a refinement needs a
+            // quoted value in the candidate's definition the key does not
+            // hold (another wording, a model's, or other examples quoted,
+            // is none).
             let same = existing.semantic_description == candidate.semantic_description
                 || (reviewed.is_some()
-                    && definition(&existing.semantic_description)
-                        == definition(&candidate.semantic_description));
+                    && !adds_a_value(
+                        &existing.semantic_description,
+                        &candidate.semantic_description,
+                    ));
             if same {
                 // The need is a key the schema already describes as it
                 // would; reviewed again later (with the backoff).
@@ -279,6 +282,18 @@ fn definition(description: &str) -> &str {
         .trim()
 }
 
+/// Whether `candidate`'s definition quotes a value (in double quotes)
+/// that `existing` does not hold anywhere.
+fn adds_a_value(existing: &str, candidate: &str) -> bool {
+    let held = existing.to_lowercase();
+    definition(candidate)
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::trim)
+        .any(|value| !value.is_empty() && !held.contains(&format!("\"{}\"", value.to_lowercase())))
+}
+
 /// Whether most of the distinct clients behind a need's exemplars sent
 /// instruction-like text: each client counts once however often it sent
 /// it, so one client repeating an injection cannot keep a shared need out.
@@ -351,6 +366,19 @@ mod tests {
             "Which seat: \"window\"."
         );
         assert_eq!(definition("No examples here."), "No examples here.");
+    }
+
+    #[test]
+    fn a_review_refines_only_for_a_new_value() {
+        let old = "Which seat: \"window\" or \"aisle\". For example: \"window seat\".";
+        let more = "Which seat: \"window\", \"aisle\" or \"middle\". For example: \"aisle\".";
+        let reworded = "The seat asked for: \"aisle\" or \"window\". For example: \"a seat\".";
+        assert!(adds_a_value(old, more));
+        assert!(!adds_a_value(old, reworded));
+        assert!(!adds_a_value(
+            old,
+            "Departure city, 'to Shanghai' -> 'SHA'."
+        ));
     }
 
     #[test]
