@@ -69,10 +69,9 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             Evidence::from_texts(view.exemplars().iter().map(|e| (e.text.as_str(), e.count)));
         let carried = carried_sensitivity(view.exemplars());
         // A need already proposed is reviewed against its key: it may refine
-        // that key, or, when the key is gone (expired, withdrawn,
-        // deprecated), be proposed anew; it never opens a second key beside
-        // its own.
-        // A deprecated key counts as gone: its need is free to propose.
+        // that key, or, when the key is gone (expired, withdrawn; a
+        // deprecated key counts as gone), be proposed anew; it never opens
+        // a second key beside its own.
         let in_force = |k: &str| template.key(k).filter(|key| !key.is_deprecated());
         let reviewed = view
             .proposed()
