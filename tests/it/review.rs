@@ -404,3 +404,40 @@ fn held_proposals_and_denials_survive_a_restart() {
         assert!(!saved.contains(&number) && !state.contains(&number));
     }
 }
+
+/// Always proposes the same sensitive key, whatever the need.
+struct CardKey;
+
+impl IntentInducer for CardKey {
+    fn induce(&self, need: &NeedView<'_>, _: &SchemaTemplate) -> Option<KeyDefinition> {
+        let example = need.quotable().next()?;
+        Some(KeyDefinition::new(
+            KeyName::new("payment_card").ok()?,
+            KeyType::String,
+            false,
+            format!("The card to charge. For example: \"{}\".", example.text),
+        ))
+    }
+}
+
+/// One proposal per key: a second need named as a key held for an operator
+/// waits for that decision instead of a second held proposal.
+#[test]
+fn a_second_need_for_a_held_key_waits_for_it() {
+    let mut store = flight_store();
+    let mut engine = Evolution::new(Topics, CardKey, EvolutionConfig::default());
+    let first = replay(&mut engine, &mut store, 0, 150, same_card_request);
+    assert_eq!(held(&first).len(), 1, "{first:#?}");
+    let second = replay(&mut engine, &mut store, 150, 150, |i| {
+        format!("a window seat please, row {}", i % 7)
+    });
+    assert!(held(&second).is_empty(), "{second:#?}");
+    assert!(
+        second
+            .iter()
+            .any(|e| matches!(e, EvolutionEvent::Deferred { reason, .. }
+            if reason.contains("payment_card") && reason.contains("waits"))),
+        "{second:#?}"
+    );
+    assert_eq!(store.pending().count(), 1);
+}

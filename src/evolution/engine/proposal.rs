@@ -135,6 +135,15 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
                 });
                 return;
             }
+        } else if waits(store, &name) {
+            // One proposal per key: a second need (or a review of a queued
+            // one) waits for the first to be decided.
+            let reason = format!(
+                "key {name:?} waits in a proposal held for an operator or queued; the need \
+                 waits with it"
+            );
+            defer(pool, reason, events);
+            return;
         }
         let lifetime = self.config.patch_lifetime;
         let patch = package(
@@ -270,6 +279,19 @@ fn package(
         }
     }
     patch
+}
+
+/// Whether a patch held for an operator or queued behind the convergence
+/// guard adds or refines key `name`.
+fn waits(store: &SchemaStore, name: &str) -> bool {
+    let names = |patch: &SchemaPatch| {
+        patch
+            .new_keys
+            .iter()
+            .chain(&patch.modified_keys)
+            .any(|k| k.key_name.as_str() == name)
+    };
+    store.queued().any(names) || store.pending().any(|p| names(&p.patch))
 }
 
 /// What a description says before its examples (`For example: …`, the
