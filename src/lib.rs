@@ -108,8 +108,10 @@
 //! | `src/evolution/engine/pool_key.rs` | Which pool a fragment feeds (`PoolKey`): a scenario, and a client for a personal pool. | `PoolKey` |
 //! | `src/evolution/engine/proposal.rs` | From a triggered need to a decision (§6.2.2): withhold it, induce a key, check it against the schema the … | — |
 //! | `src/evolution/induce/attribute.rs` | The attribute a need fills, seen across its sibling needs: requests that name one noun with different … | — |
+//! | `src/evolution/induce/description.rs` | A key's description for a client's model: what the key means and how to fill it, its values, and examples … | — |
 //! | `src/evolution/induce/inducer.rs` | The model that turns a mature need into a candidate key (`IntentInducer`). | `IntentInducer` |
 //! | `src/evolution/induce/mod.rs` | From a mature need to a candidate key: the `IntentInducer` trait and the default, model-free `RuleInducer`. | — |
+//! | `src/evolution/induce/naming.rs` | A key's name from a need's naming words: snake_case ASCII, a count's unit in the plural, an attribute's … | — |
 //! | `src/evolution/induce/numbers.rs` | Numbers in a request's words: digits or number words, and a run of them read as one whole number ("twenty … | — |
 //! | `src/evolution/induce/rules.rs` | The default intent inducer: rules, no model. | `RuleInducer` |
 //! | `src/evolution/induce/shape.rs` | What a need's fragments carry, and so the key's type: a number, a count with its unit, one of a few … | — |

@@ -14,8 +14,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::shape::{MAX_VALUES, SLOT_FILLED};
-use super::terms::{Fragment, Term, together};
+use super::shape::{MAX_VALUES, SLOT_FILLED, Shape};
+use super::terms::{Fragment, Stems, Term, together};
+use crate::evolution::embed::vectors::dot;
+use crate::evolution::pool::fine::exemplar::Exemplar;
+use crate::evolution::pool::needs::view::NeedView;
+use crate::template::SchemaTemplate;
 
 /// The share of a need's weight that must hold the head and one of its
 /// values for the need to be about that attribute (as a wish's word must
@@ -246,4 +250,256 @@ fn fills<'f>(fragments: &'f [Fragment], head: &str, min_clients: usize) -> Optio
         total,
         values,
     })
+}
+
+/// The stems of the words of the schema's key names (`other` aside): a
+/// noun a key is named after ("seat" of `seat_preference`) may head an
+/// attribute however salient it is, as the schema's own words weigh less.
+pub(super) fn key_words(schema: &SchemaTemplate, stems: &mut Stems) -> BTreeSet<String> {
+    schema
+        .keys
+        .iter()
+        .filter(|k| k.key_name.as_str() != crate::key::OTHER_KEY)
+        .flat_map(|k| {
+            k.key_name
+                .as_str()
+                .split('_')
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .map(|w| stems.stem(&w))
+        .collect()
+}
+
+/// The pool's other needs that may fill the same attribute: near enough to
+/// the need to lend it heat (plain link at or above the pool's support
+/// threshold: value needs differ by one word, "window seat" / "aisle
+/// seat", while needs that only share a domain's noun, "activate card" /
+/// "ATM card swallowed", lie farther apart), with an exemplar holding one
+/// of the need's five most salient words; as words.
+pub(super) fn siblings(
+    need: &NeedView<'_>,
+    others: &BTreeMap<u64, Vec<&Exemplar>>,
+    ranked: &[Term],
+    stems: &mut Stems,
+) -> Vec<Vec<Fragment>> {
+    let forms: Vec<&str> = ranked.iter().take(5).map(|t| t.form.as_str()).collect();
+    let pool = need.pool();
+    let near = pool.support_threshold();
+    others
+        .iter()
+        .filter(|(id, _)| {
+            pool.need(**id)
+                .is_some_and(|other| dot(other.centroid(), need.centroid()) >= near)
+        })
+        .map(|(_, exemplars)| exemplars)
+        .filter(|exemplars| {
+            exemplars.iter().any(|e| {
+                let text = e.text.to_lowercase();
+                forms.iter().any(|f| text.contains(f))
+            })
+        })
+        .map(|exemplars| exemplars.iter().map(|e| stems.fragment(e)).collect())
+        .collect()
+}
+
+/// `shape`, made the slot of an attribute when sibling needs fill the
+/// same head with other values ([`attribute`]): a wish or free text whose
+/// head they share becomes a slot listing every value; a slot lists theirs
+/// after its own. Counts and numbers stay as they are.
+pub(super) fn with_siblings(
+    shape: Shape,
+    fragments: &[Fragment],
+    siblings: &[Vec<Fragment>],
+    ranked: &[Term],
+    keyed: &BTreeSet<String>,
+    min: usize,
+    stems: &mut Stems,
+) -> Shape {
+    match shape {
+        Shape::Slot { head, mut values } => {
+            let mut seen: BTreeSet<String> = values.iter().map(|v| stems.stem(v)).collect();
+            let weight = fragments
+                .iter()
+                .filter(|f| f.words.iter().any(|w| w.stem == head.stem))
+                .fold(0u64, |n, f| n.saturating_add(f.count));
+            values.extend(sibling_values(siblings, &head.stem, min, weight, &mut seen));
+            values.truncate(MAX_VALUES);
+            Shape::Slot { head, values }
+        }
+        Shape::Wish | Shape::Text => match attribute(fragments, siblings, ranked, keyed, min) {
+            Some(found) => Shape::Slot {
+                head: found.head,
+                values: found.values,
+            },
+            None => shape,
+        },
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::evolution::induce::description::listed_values;
+    use crate::evolution::induce::inducer::IntentInducer;
+    use crate::evolution::induce::rules::RuleInducer;
+    use crate::evolution::induce::testing::{DIMENSION, induce_along, induce_each, template};
+    use crate::evolution::pool::config::PoolConfig;
+    use crate::evolution::pool::data::Pool;
+    use crate::key::KeyType;
+
+    /// Needs apart in the embedding only by the value they ask for are one
+    /// attribute: each names it and lists every value. (Near: a cosine of
+    /// 0.5, two needs under this pool's need threshold, neighbours within
+    /// its support threshold.) Far apart, they stay two wishes.
+    #[test]
+    fn needs_that_differ_in_one_value_are_one_attribute() {
+        let axis = |n: usize| -> Vec<f32> {
+            (0..DIMENSION)
+                .map(|d| f32::from(u8::from(d == n)))
+                .collect()
+        };
+        let near = vec![0.5, 0.866, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        let needs: [&[&str]; 4] = [
+            &[
+                "window seat please",
+                "I prefer a window seat",
+                "a seat by the window",
+            ],
+            &[
+                "aisle seat please",
+                "an aisle seat",
+                "I prefer an aisle seat",
+            ],
+            &["vegetarian meal on board", "a vegetarian meal"],
+            &["bring my dog", "travelling with my dog"],
+        ];
+        let far = induce_each(&needs);
+        assert_eq!(far[0].key_type, KeyType::Boolean, "{:?}", far[0]);
+        let keys = induce_along(&[axis(0), near, axis(2), axis(3)], &needs);
+        for key in &keys[..2] {
+            assert_eq!(key.key_name.as_str(), "seat_preference", "{key:?}");
+            assert_eq!(key.key_type, KeyType::String);
+            let listed = listed_values(&key.semantic_description);
+            assert!(
+                listed.contains(&"window".to_owned()) && listed.contains(&"aisle".to_owned()),
+                "{key:?}"
+            );
+        }
+        assert_ne!(keys[2].key_name.as_str(), "seat_preference");
+    }
+
+    /// A domain's noun that most needs use ("card") heads no attribute,
+    /// though neighbouring needs put other words before it: activating a
+    /// card, an ATM that kept it and a Visa card are three needs.
+    #[test]
+    fn a_domain_noun_heads_no_attribute() {
+        let axis = |n: usize| -> Vec<f32> {
+            (0..DIMENSION)
+                .map(|d| f32::from(u8::from(d == n)))
+                .collect()
+        };
+        let near = |n: usize| -> Vec<f32> {
+            (0..DIMENSION)
+                .map(|d| match d {
+                    0 => 0.5,
+                    d if d == n => 0.866,
+                    _ => 0.0,
+                })
+                .collect()
+        };
+        let keys = induce_along(
+            &[axis(0), near(1), near(2), axis(3), axis(4), axis(5)],
+            &[
+                &[
+                    "activate my new card",
+                    "how to activate card",
+                    "activate card please",
+                ],
+                &[
+                    "atm card swallowed",
+                    "the atm kept my card",
+                    "atm card stuck",
+                ],
+                &["visa card please", "apply for a visa card", "a visa card"],
+                &["card payment declined", "my card was declined"],
+                &["card not arrived", "where is my card"],
+                &["exchange rate for euros", "what exchange rate"],
+            ],
+        );
+        for key in &keys[..3] {
+            assert!(!key.key_name.as_str().starts_with("card_"), "{key:?}");
+        }
+    }
+
+    /// A value holds a share of the attribute's requests: three one-off
+    /// "aisle seat" requests beside sixty window-seat ones make no slot.
+    #[test]
+    fn a_handful_of_requests_is_no_sibling_value() {
+        let mut pool = Pool::new(PoolConfig::new(4, 0.99)).unwrap();
+        let at = time::macros::datetime!(2026-05-01 8:00 UTC);
+        let mut send = |axis: usize, text: &str, client: String| {
+            let mut v = vec![0.0; 4];
+            v[axis] = 1.0;
+            pool.ingest(&v, text, false, &client, at).unwrap().need
+        };
+        let mut window = 0;
+        for i in 0..60 {
+            let text = ["window seat please", "a window seat"][i % 2];
+            window = send(0, text, format!("w{}", i % 6));
+        }
+        for i in 0..3 {
+            send(1, "aisle seat please", format!("one-off-{i}"));
+        }
+        let key = RuleInducer
+            .induce(&pool.need(window).unwrap(), &template())
+            .unwrap();
+        assert_eq!(key.key_type, KeyType::Boolean, "{key:?}");
+    }
+
+    /// A need that names the same noun in passing is no value of it: "my
+    /// new card" in a few requests about a card that has not come.
+    #[test]
+    fn a_noun_named_in_passing_makes_no_attribute() {
+        let keys = induce_each(&[
+            &[
+                "virtual card please",
+                "can I get a virtual card",
+                "a virtual card",
+            ],
+            &[
+                "my card has not arrived",
+                "card still not here",
+                "where is my card",
+                "my new card is late",
+            ],
+            &["exchange rate for euros", "what exchange rate"],
+            &["close my account", "account closure"],
+        ]);
+        assert_eq!(keys[0].key_name.as_str(), "virtual_card", "{:?}", keys[0]);
+        assert_eq!(keys[0].key_type, KeyType::Boolean);
+    }
+
+    /// Two words before one noun in some requests are no slot: "money
+    /// back", "call back" in a refund need that also says other things.
+    #[test]
+    fn words_before_a_noun_in_some_requests_are_no_slot() {
+        let keys = induce_each(&[
+            &[
+                "I want my money back",
+                "get my money back",
+                "please call back",
+                "my refund is not showing",
+                "refund missing from my account",
+            ],
+            &["exchange rate for euros", "what exchange rate"],
+            &["close my account", "account closure"],
+            &["top up by bank transfer", "transfer to top up"],
+        ]);
+        assert!(
+            !keys[0].key_name.as_str().ends_with("preference"),
+            "{:?}",
+            keys[0]
+        );
+    }
 }
