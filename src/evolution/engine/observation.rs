@@ -162,7 +162,13 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         let fragments: Vec<&str> = fragments.into_iter().take(cap).collect();
         let mut instructions = 0;
         let mut kept: Vec<(String, bool)> = Vec::with_capacity(fragments.len());
-        let mapped = mapped_values(message.get("payload"));
+        // Read only for a message with something in `other` (most carry
+        // none, and this is every message's path).
+        let mapped = if fragments.is_empty() {
+            Vec::new()
+        } else {
+            mapped_values(message.get("payload"))
+        };
         for fragment in fragments {
             // What the message's keys carry is not the need.
             let own = without_mapped(fragment, &mapped);

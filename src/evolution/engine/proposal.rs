@@ -9,6 +9,7 @@ use crate::evolution::embed::embedder::Embedder;
 use crate::evolution::engine::event::EvolutionEvent;
 use crate::evolution::engine::pipeline::Evolution;
 use crate::evolution::engine::pool_key::PoolKey;
+use crate::evolution::induce::description::listed_values;
 use crate::evolution::induce::inducer::IntentInducer;
 use crate::evolution::intake::Redaction;
 use crate::evolution::pool::data::Pool;
@@ -294,25 +295,13 @@ fn waits(store: &SchemaStore, name: &str) -> bool {
     store.queued().any(names) || store.pending().any(|p| names(&p.patch))
 }
 
-/// What a description says before its examples (`For example: …`, the
-/// form `RuleInducer` and the LLM inducer write them in).
-fn definition(description: &str) -> &str {
-    description
-        .split_once(" For example")
-        .map_or(description, |(head, _)| head)
-        .trim()
-}
-
-/// Whether `candidate`'s definition quotes a value (in double quotes)
-/// that `existing` does not hold anywhere.
+/// Whether `candidate` lists a value (quoted before its examples) that
+/// `existing` does not hold anywhere.
 fn adds_a_value(existing: &str, candidate: &str) -> bool {
     let held = existing.to_lowercase();
-    definition(candidate)
-        .split('"')
-        .skip(1)
-        .step_by(2)
-        .map(str::trim)
-        .any(|value| !value.is_empty() && !held.contains(&format!("\"{}\"", value.to_lowercase())))
+    listed_values(candidate)
+        .iter()
+        .any(|value| !held.contains(&format!("\"{}\"", value.to_lowercase())))
 }
 
 /// Whether most of the distinct clients behind a need's exemplars sent
@@ -379,15 +368,6 @@ fn refinement(existing: &KeyDefinition, candidate: &KeyDefinition) -> KeyDefinit
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_definition_is_what_comes_before_the_examples() {
-        assert_eq!(
-            definition("Which seat: \"window\". For example: \"window seat\" → \"window\"."),
-            "Which seat: \"window\"."
-        );
-        assert_eq!(definition("No examples here."), "No examples here.");
-    }
 
     #[test]
     fn a_review_refines_only_for_a_new_value() {

@@ -19,7 +19,6 @@ use super::terms::{Fragment, Stems, Term, together};
 use crate::evolution::embed::vectors::dot;
 use crate::evolution::pool::fine::exemplar::Exemplar;
 use crate::evolution::pool::needs::view::NeedView;
-use crate::template::SchemaTemplate;
 
 /// The share of a need's weight that must hold the head and one of its
 /// values for the need to be about that attribute (as a wish's word must
@@ -252,25 +251,6 @@ fn fills<'f>(fragments: &'f [Fragment], head: &str, min_clients: usize) -> Optio
     })
 }
 
-/// The stems of the words of the schema's key names (`other` aside): a
-/// noun a key is named after ("seat" of `seat_preference`) may head an
-/// attribute however salient it is, as the schema's own words weigh less.
-pub(super) fn key_words(schema: &SchemaTemplate, stems: &mut Stems) -> BTreeSet<String> {
-    schema
-        .keys
-        .iter()
-        .filter(|k| k.key_name.as_str() != crate::key::OTHER_KEY)
-        .flat_map(|k| {
-            k.key_name
-                .as_str()
-                .split('_')
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        })
-        .map(|w| stems.stem(&w))
-        .collect()
-}
-
 /// The pool's other needs that may fill the same attribute: near enough to
 /// the need to lend it heat (plain link at or above the pool's support
 /// threshold: value needs differ by one word, "window seat" / "aisle
@@ -286,20 +266,21 @@ pub(super) fn siblings(
     let forms: Vec<&str> = ranked.iter().take(5).map(|t| t.form.as_str()).collect();
     let pool = need.pool();
     let near = pool.support_threshold();
+    // The words first: a view of another need (its exemplars gathered)
+    // is built only for the few that share one.
     others
         .iter()
-        .filter(|(id, _)| {
-            pool.need(**id)
-                .is_some_and(|other| dot(other.centroid(), need.centroid()) >= near)
-        })
-        .map(|(_, exemplars)| exemplars)
-        .filter(|exemplars| {
+        .filter(|(_, exemplars)| {
             exemplars.iter().any(|e| {
                 let text = e.text.to_lowercase();
                 forms.iter().any(|f| text.contains(f))
             })
         })
-        .map(|exemplars| exemplars.iter().map(|e| stems.fragment(e)).collect())
+        .filter(|(id, _)| {
+            pool.need(**id)
+                .is_some_and(|other| dot(other.centroid(), need.centroid()) >= near)
+        })
+        .map(|(_, exemplars)| exemplars.iter().map(|e| stems.fragment(e)).collect())
         .collect()
 }
 

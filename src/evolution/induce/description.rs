@@ -98,11 +98,10 @@ fn with_examples(description: &str, examples: &Examples) -> String {
     format!("{} {lead}: {}.", description.trim_end(), new.join("; "))
 }
 
-/// The values a key's description lists: the quoted words of its first
-/// sentence (`Which seat the request asks for: "window" or "aisle".`).
-pub(super) fn listed_values(description: &str) -> Vec<String> {
-    let first = description.split(". ").next().unwrap_or_default();
-    first
+/// The values a key's description lists: the quoted words of its
+/// definition (`Which seat the request asks for: "window" or "aisle".`).
+pub(in crate::evolution) fn listed_values(description: &str) -> Vec<String> {
+    definition(description)
         .split('"')
         .skip(1)
         .step_by(2)
@@ -110,6 +109,15 @@ pub(super) fn listed_values(description: &str) -> Vec<String> {
         .filter(|v| !v.is_empty() && v.len() <= MAX_QUOTE)
         .map(str::to_owned)
         .collect()
+}
+
+/// What a description says before its examples (`For example: …`, the
+/// form this inducer and the LLM inducer write them in).
+fn definition(description: &str) -> &str {
+    description
+        .split_once(" For example")
+        .map_or(description, |(head, _)| head)
+        .trim()
 }
 
 /// The key's type and description for `shape`.
@@ -342,6 +350,18 @@ fn value_span<'t>(text: &'t str, naming: &[Term], stems: &mut Stems) -> Option<&
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_definition_is_what_comes_before_the_examples() {
+        let description =
+            "Which seat: \"window\" or \"aisle\". For example: \"window seat\" → \"window\".";
+        assert_eq!(
+            definition(description),
+            "Which seat: \"window\" or \"aisle\"."
+        );
+        assert_eq!(listed_values(description), ["window", "aisle"]);
+        assert_eq!(definition("No examples here."), "No examples here.");
+    }
     use crate::evolution::induce::inducer::IntentInducer;
     use crate::evolution::induce::rules::RuleInducer;
     use crate::evolution::induce::testing::{exemplar, one, template, term};

@@ -18,7 +18,7 @@
 //! the embedder's word splitting, and the template. Never the pool's state.
 
 mod attribute;
-mod description;
+pub(in crate::evolution) mod description;
 pub(in crate::evolution) mod inducer;
 mod naming;
 mod numbers;

@@ -2,11 +2,13 @@
 
 use std::collections::BTreeMap;
 
-use super::attribute::{key_words, siblings, with_siblings};
+use super::attribute::{siblings, with_siblings};
 use super::description::{key_text, quotes};
 use super::naming::{key_name, name_forms};
 use super::shape::shape;
-use super::terms::{Background, Fragment, Stems, naming_terms, ranked_terms, shared_stems};
+use super::terms::{
+    Background, Fragment, Stems, key_name_stems, naming_terms, ranked_terms, shared_stems,
+};
 use crate::evolution::induce::inducer::IntentInducer;
 use crate::evolution::pool::fine::exemplar::Exemplar;
 use crate::evolution::pool::needs::view::NeedView;
@@ -97,7 +99,10 @@ impl IntentInducer for RuleInducer {
         let texts: Vec<String> = clean.iter().map(|e| e.text.trim().to_lowercase()).collect();
         let shape = shape(&fragments, &texts, &ranked, &shared, min);
         let siblings = siblings(need, &others, &ranked, &mut stems);
-        let keyed = key_words(schema, &mut stems);
+        // A noun a key is named after ("seat" of `seat_preference`) may
+        // head an attribute however salient it is: the schema's own words
+        // weigh less.
+        let keyed = key_name_stems(schema, &mut stems);
         let shape = with_siblings(
             shape, &fragments, &siblings, &ranked, &keyed, min, &mut stems,
         );

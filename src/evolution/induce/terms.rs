@@ -214,21 +214,9 @@ impl Background {
         // The schema's own words (its keys' names, its scenario and id:
         // "book_restaurant", "flight_booking_v1") say what every request of
         // the scenario is about, not what one need adds.
-        let own_words = template
-            .keys
-            .iter()
-            .filter(|k| k.key_name.as_str() != crate::key::OTHER_KEY)
-            .map(|k| k.key_name.as_str())
-            .chain([template.scenario.as_str(), template.schema_id.as_str()]);
-        let named: BTreeSet<String> = own_words
-            .flat_map(|name| {
-                name.split(|c: char| !c.is_alphanumeric())
-                    .filter(|w| !w.is_empty())
-                    .map(str::to_lowercase)
-                    .collect::<Vec<_>>()
-            })
-            .map(|w| stems.stem(&w))
-            .collect();
+        let scenario = [template.scenario.as_str(), template.schema_id.as_str()];
+        let mut named = key_name_stems(template, stems);
+        named.extend(stems_of(scenario.into_iter(), stems));
         for stem in named.into_iter().filter(|s| wanted.contains(s)) {
             *frequency.entry(stem).or_default() += mean_class_weight;
         }
@@ -260,6 +248,26 @@ impl Background {
         let f = (tf as f64 + elsewhere).max(1.0);
         tf as f64 * (1.0 + self.mean_class_weight / f).ln()
     }
+}
+
+/// The stems of the words of the template's key names (`other` aside).
+pub(super) fn key_name_stems(template: &SchemaTemplate, stems: &mut Stems) -> BTreeSet<String> {
+    let names = template
+        .keys
+        .iter()
+        .filter(|k| k.key_name.as_str() != crate::key::OTHER_KEY)
+        .map(|k| k.key_name.as_str());
+    stems_of(names, stems)
+}
+
+/// The stems of the words of `names` (split at anything not a letter or
+/// digit, lowercase).
+fn stems_of<'n>(names: impl Iterator<Item = &'n str>, stems: &mut Stems) -> BTreeSet<String> {
+    names
+        .flat_map(|name| name.split(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .map(|w| stems.stem(&w.to_lowercase()))
+        .collect()
 }
 
 /// The need's terms among `shared`, most salient first (ties by stem).

@@ -5,6 +5,8 @@
 //! decide what the fragment is about and name its key. Each is taken out
 //! once, so what `other` adds is what the pool clusters.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::key::OTHER_KEY;
@@ -47,22 +49,25 @@ pub(in crate::evolution) fn mapped_values(payload: Option<&Value>) -> Vec<String
 
 /// `fragment` with one occurrence of each of `values` taken out, as a whole
 /// word or words (the one written as the value is, else the first in any
-/// case), spaces closed up. Unchanged when none occurs.
-pub(in crate::evolution) fn without_mapped(fragment: &str, values: &[String]) -> String {
-    let mut text = fragment.to_owned();
+/// case), spaces closed up; borrowed when none occurs.
+pub(in crate::evolution) fn without_mapped<'f>(
+    fragment: &'f str,
+    values: &[String],
+) -> Cow<'f, str> {
+    let mut text = Cow::Borrowed(fragment);
     for value in values {
         let at = whole_word(&text, value, false).or_else(|| whole_word(&text, value, true));
         if let Some((start, end)) = at {
             let (Some(head), Some(tail)) = (text.get(..start), text.get(end..)) else {
                 continue;
             };
-            text = format!("{head} {tail}");
+            text = Cow::Owned(format!("{head} {tail}"));
         }
     }
-    if text == fragment {
-        return text;
+    match text {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(cut) => Cow::Owned(cut.split_whitespace().collect::<Vec<_>>().join(" ")),
     }
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The byte range of the first occurrence of `value` in `text` that stands
