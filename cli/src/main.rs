@@ -32,6 +32,7 @@ mod embedder;
 mod hex;
 mod history;
 mod input;
+mod instant;
 mod log_cursor;
 mod output;
 mod patches;

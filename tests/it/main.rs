@@ -23,6 +23,8 @@ mod common;
 mod a2a;
 #[cfg(feature = "evolution")]
 mod claim;
+#[cfg(feature = "evolution")]
+mod clock;
 mod compat;
 mod compiled;
 mod conformance;
@@ -67,5 +69,7 @@ mod response;
 mod review;
 #[cfg(all(feature = "export", feature = "a2a"))]
 mod sdk_interop;
+#[cfg(feature = "evolution")]
+mod signed;
 #[cfg(feature = "patch")]
 mod store;

@@ -7,8 +7,8 @@ use sdsi_report::{Report, render, rfc3339};
 use sdsi_sqlite::SqliteState;
 use serde_json::json;
 use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
 
+use crate::instant;
 use crate::output::{Entry, Format, Outcome, Status};
 
 /// What `--help` says of the exit status.
@@ -35,12 +35,8 @@ pub struct Args {
 
     /// The moment the report describes (RFC 3339; default: the last
     /// message replayed, else the lifecycle's last evaluation).
-    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    #[arg(long, value_name = "TIME", value_parser = instant::parse)]
     pub at: Option<OffsetDateTime>,
-}
-
-fn parse_time(text: &str) -> Result<OffsetDateTime, String> {
-    OffsetDateTime::parse(text, &Rfc3339).map_err(|e| format!("not an RFC 3339 time: {e}"))
 }
 
 /// Runs the command: exit 0 when the page was written, 2 when the state

@@ -7,8 +7,8 @@ use sdsi::patch::{PendingProposal, ReviewError};
 use sdsi_sqlite::{Saved, SqliteState};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
 
+use crate::instant;
 use crate::output::{Entry, Format, Outcome, Status};
 
 /// What `--help` says of the exit status.
@@ -42,7 +42,7 @@ pub struct Args {
     pub deny: Option<String>,
 
     /// When the decision is taken (RFC 3339); only with --approve or --deny.
-    #[arg(long, value_name = "TIME", value_parser = parse_time, requires = "decision")]
+    #[arg(long, value_name = "TIME", value_parser = instant::parse, requires = "decision")]
     pub at: Option<OffsetDateTime>,
 
     /// Who decides (recorded with the decision); only with --approve or
@@ -58,10 +58,6 @@ pub struct Args {
     /// Why the proposal is denied.
     #[arg(long, value_name = "TEXT", requires = "deny")]
     pub reason: Option<String>,
-}
-
-fn parse_time(text: &str) -> Result<OffsetDateTime, String> {
-    OffsetDateTime::parse(text, &Rfc3339).map_err(|e| format!("not an RFC 3339 time: {e}"))
 }
 
 /// What to do with one proposal.

@@ -19,6 +19,7 @@ mod common;
 
 mod bursts;
 mod cli;
+mod clock;
 mod compat;
 mod contract;
 mod evolve;

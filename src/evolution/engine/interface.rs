@@ -24,6 +24,13 @@ use crate::patch::SchemaStore;
 pub trait EvolutionEngine: Send + Sync {
     /// Takes one received message `{"schema_id", "payload"}` from `client` at
     /// `now`, and proposes patches to `store` when a need matures.
+    ///
+    /// `now` should come from a clock the server trusts (its own, not the
+    /// message's). A `now` the store's clock guard refuses (more than
+    /// `LifecyclePolicy::max_clock_jump` past its last evaluation) feeds no
+    /// pool: the engine reports its fragments as skipped. A fresh store has
+    /// no evaluation yet to bound the first time by, so a replayer of logs
+    /// bounds their times itself (`sdsi evolve --not-after` does).
     fn observe(
         &mut self,
         store: &mut SchemaStore,

@@ -81,6 +81,15 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         if observation.fragments.is_empty() {
             return events;
         }
+        // The store's clock guard holds for the pools too: a time it refuses
+        // (far past its last evaluation) would otherwise date a cluster's
+        // heat in the future, and every later request of that need would
+        // add almost nothing to it.
+        if let Some(jump) = store.lifecycle().clock_jump(now) {
+            let n = observation.fragments.len();
+            skipped(&mut events, n, &|| jump.to_string());
+            return events;
+        }
         if let Some(returned) = observation.vectors_returned {
             let n = observation.fragments.len();
             skipped(&mut events, n, &|| {

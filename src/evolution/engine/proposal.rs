@@ -279,6 +279,8 @@ fn package(
             patch.new_keys.push(candidate);
         }
     }
+    // A store that requires signed patches takes the engine's too.
+    store.sign_own(&mut patch);
     patch
 }
 

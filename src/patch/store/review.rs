@@ -110,19 +110,7 @@ impl SchemaStore {
         patch
             .extra
             .insert(APPROVED_BY_MEMBER.to_owned(), Value::String(by.to_owned()));
-        if let Some(signer) = &self.signer {
-            patch
-                .extra
-                .shift_remove(crate::patch::integrity::SIGNATURE_MEMBER);
-            patch = serde_json::from_value(signer.seal(&patch)).map_err(|e| {
-                refusal(
-                    &patch,
-                    IssueCode::NotCanonical,
-                    "",
-                    format!("cannot sign: {e}"),
-                )
-            })?;
-        }
+        self.sign_own(&mut patch);
         let submission = self.take(patch, Some(by), at, &already_authorized, true)?;
         self.review.pending.remove(proposal);
         Ok(submission)

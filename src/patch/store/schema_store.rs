@@ -4,9 +4,11 @@
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
+use serde_json::Value;
+
 use super::cache::CompiledCache;
 use crate::key::KeyName;
-use crate::patch::integrity::Signer;
+use crate::patch::integrity::{SIGNATURE_MEMBER, Signer};
 use crate::patch::lifecycle::policy::LifecyclePolicy;
 use crate::patch::lifecycle::records::Lifecycle;
 use crate::patch::review::Review;
@@ -119,6 +121,20 @@ impl SchemaStore {
     pub fn require_signatures(mut self, signer: Signer) -> Self {
         self.signer = Some(signer);
         self
+    }
+
+    /// Signs `patch` with the key the store requires, if it requires one:
+    /// for the crate's evolution engine, which runs beside the store and
+    /// hands it its patches directly (nothing on the way to alter them).
+    /// Crate-private, so the store signs for no one else.
+    pub(crate) fn sign_own(&self, patch: &mut SchemaPatch) {
+        if let Some(signer) = &self.signer {
+            patch.extra.shift_remove(SIGNATURE_MEMBER);
+            let signature = signer.sign(&*patch);
+            patch
+                .extra
+                .insert(SIGNATURE_MEMBER.to_owned(), Value::String(signature));
+        }
     }
 
     /// Sets the validation options of the schemas the store compiles.

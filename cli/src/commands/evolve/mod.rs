@@ -12,7 +12,7 @@ use sdsi::evolution::{
 use sdsi::patch::{DenySensitive, LifecyclePolicy};
 use sdsi::validate::ValidateOptions;
 use sdsi_llm::{LlmConfig, LlmInducer, ResponseFormat};
-use sdsi_report::{History, Report, render};
+use sdsi_report::{History, Report, render, rfc3339};
 use sdsi_sqlite::SqliteState;
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
@@ -20,7 +20,7 @@ use time::{Duration, OffsetDateTime};
 use self::engine::{Engine, Event, put_in_place, shared_pools};
 use crate::log_cursor::{Cursor, Lines, Reopen, Resumed};
 use crate::output::{Entry, Outcome, Status, entries};
-use crate::{duration, embedder, input, progress, template};
+use crate::{duration, embedder, input, instant, progress, template};
 
 mod engine;
 mod replica;
@@ -188,6 +188,13 @@ pub struct Args {
     /// (`clock_refused`) and the store does not move.
     #[arg(long)]
     pub after_pause: bool,
+
+    /// Refuse lines dated after this time (RFC 3339; default: this
+    /// machine's clock plus five minutes). A line from the future would
+    /// date the store and a need's heat ahead of every real line, so it is
+    /// reported (`clock_refused`) and not counted.
+    #[arg(long, value_name = "RFC3339", value_parser = instant::parse)]
+    pub not_after: Option<OffsetDateTime>,
 
     /// Write an HTML report of the run to this file at the end (see
     /// `sdsi report` for one from a saved state); the summary names it.
@@ -451,14 +458,27 @@ pub fn run(args: &Args) -> Outcome {
         }
     };
     let report = args.report.as_deref();
-    replay(
-        lines,
-        &mut store,
-        &mut engine,
-        saving,
-        report,
-        args.after_pause,
-    )
+    let clock = Clock {
+        after_pause: args.after_pause,
+        not_after: not_after(args.not_after),
+    };
+    replay(lines, &mut store, &mut engine, saving, report, clock)
+}
+
+/// How the replay treats the log's times.
+struct Clock {
+    /// Accept one jump past the store's bound (`--after-pause`).
+    after_pause: bool,
+    /// Lines dated later are refused (`--not-after`).
+    not_after: OffsetDateTime,
+}
+
+/// The latest time a line may carry: `given`, or this machine's clock
+/// plus the skew patches are allowed.
+fn not_after(given: Option<OffsetDateTime>) -> OffsetDateTime {
+    given.unwrap_or_else(|| {
+        OffsetDateTime::now_utc().saturating_add(LifecyclePolicy::default().clock_skew)
+    })
 }
 
 /// Replays the log, streaming one JSON object per line of output.
@@ -468,8 +488,12 @@ fn replay(
     engine: &mut Engine,
     mut saving: Option<Saving>,
     report: Option<&std::path::Path>,
-    mut after_pause: bool,
+    clock: Clock,
 ) -> Outcome {
+    let Clock {
+        mut after_pause,
+        not_after,
+    } = clock;
     let mut out = io::stdout().lock();
     let mut emit = |value: Value| writeln!(out, "{value}").is_ok();
     let (mut lines, mut bad, mut triggers, mut proposals, mut held) =
@@ -503,6 +527,14 @@ fn replay(
                 continue;
             }
         };
+        if event.at > not_after {
+            let refused = json!({"now": rfc3339(event.at), "not_after": rfc3339(not_after)});
+            emit(with_line(
+                json!({"event": "clock_refused", "clock": refused}),
+                number,
+            ));
+            continue;
+        }
         let mut resumed_at = None;
         if after_pause && store.lifecycle().clock_jump(event.at).is_some() {
             // Once, as asked: the store moves to this line's time.
