@@ -5,8 +5,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::schema_store::{SchemaStore, already_authorized};
-use super::submission::{Submission, refusal};
-use crate::issue::IssueCode;
+use super::submission::Submission;
 use crate::patch::review::HoldReason;
 use crate::patch::review::{Denial, Evidence, MAX_PENDING, PendingProposal, ReviewError};
 use crate::patch::schema_patch::SchemaPatch;
