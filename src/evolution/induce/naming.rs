@@ -11,10 +11,16 @@ use super::terms::Term;
 const MAX_NAME: usize = 40;
 
 /// The words of the name: the naming terms; a count's unit in the plural
-/// (added when it is not one of them); a slot's head and `preference`.
+/// (added when it is not one of them; `number_of_` before it when it is
+/// all the name has); a slot's head and `preference`.
 pub(super) fn name_forms(naming: &[Term], shape: &Shape) -> Vec<String> {
     match shape {
         Shape::Slot { head, .. } => vec![singular(&head.form), "preference".to_owned()],
+        // A count of the unit alone: "number_of_people" (the scenario's
+        // words are left out of `naming` before).
+        Shape::Count { unit: Some(unit) } if naming.iter().all(|t| t.stem == unit.stem) => {
+            vec!["number".to_owned(), "of".to_owned(), plural(&unit.form)]
+        }
         Shape::Count { unit: Some(unit) } => {
             let mut forms: Vec<String> = naming
                 .iter()

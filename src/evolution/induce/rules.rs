@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 use super::attribute::{siblings, with_siblings};
 use super::description::{key_text, quotes};
 use super::naming::{key_name, name_forms};
-use super::shape::shape;
+use super::shape::{Shape, shape};
 use super::terms::{
-    Background, Fragment, Stems, key_name_stems, naming_terms, ranked_terms, shared_stems,
+    Background, Fragment, Stems, Term, key_name_stems, naming_terms, ranked_terms, scenario_stems,
+    shared_stems,
 };
 use crate::evolution::induce::inducer::IntentInducer;
 use crate::evolution::pool::fine::exemplar::Exemplar;
@@ -106,12 +107,31 @@ impl IntentInducer for RuleInducer {
         let shape = with_siblings(
             shape, &fragments, &siblings, &ranked, &keyed, min, &mut stems,
         );
+        // The scenario's words ("book" in book_restaurant) are the frame
+        // of every request: a count or an attribute is named without them,
+        // and a wish named by them alone ("play music" in play_music)
+        // restates what every request asks.
+        let scenario = scenario_stems(schema, &mut stems);
+        let named_by: Vec<Term> = match shape {
+            Shape::Count { .. } | Shape::Slot { .. } => naming
+                .iter()
+                .filter(|t| !scenario.contains(&t.stem))
+                .cloned()
+                .collect(),
+            _ if naming.iter().all(|t| scenario.contains(&t.stem)) => return None,
+            _ => naming.clone(),
+        };
+        let named_by = if named_by.is_empty() && shape == (Shape::Count { unit: None }) {
+            naming.clone()
+        } else {
+            named_by
+        };
         let quotable: Vec<&Exemplar> = need.quotable().collect();
         let quotes = quotes(&quotable, &naming, &mut stems);
         if quotes.len() < 2 && quotable.len() >= 2 {
             return None;
         }
-        let name = KeyName::new(&key_name(&name_forms(&naming, &shape))).ok()?;
+        let name = KeyName::new(&key_name(&name_forms(&named_by, &shape))).ok()?;
         // A name already in the schema is that key refined (the engine
         // packages it so, held for an operator when it is a base key).
         let (key_type, description) = key_text(schema.key(name.as_str()), shape, &naming, quotes);
@@ -135,7 +155,7 @@ fn other_needs<'p>(need: &NeedView<'p>) -> BTreeMap<u64, Vec<&'p Exemplar>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evolution::induce::testing::{induce_each, one, template};
+    use crate::evolution::induce::testing::{DIMENSION, induce_each, induce_in, one, template};
     use crate::evolution::pool::config::PoolConfig;
     use crate::evolution::pool::data::Pool;
     use crate::key::KeyType;
@@ -397,6 +417,44 @@ mod tests {
         assert_eq!(key.key_name.as_str(), "extra_bags");
         let d = &key.semantic_description;
         assert!(d.contains("\"twenty extra bags\" → 20"), "{d}");
+    }
+
+    /// The scenario's words are every request's frame: a wish in them
+    /// alone is no key, and a count among them is named by its unit.
+    #[test]
+    fn the_scenario_s_words_name_neither_a_wish_nor_a_count() {
+        let restaurants = SchemaTemplate::from_slice(
+            br#"{"schema_id": "book_restaurant_v1", "scenario": "book_restaurant",
+                "keys": [{"key_name": "city", "key_type": "string", "required": false,
+                          "semantic_description": "City."}]}"#,
+        )
+        .unwrap();
+        let axis = |n: usize| {
+            (0..DIMENSION)
+                .map(|d| f32::from(u8::from(d == n)))
+                .collect()
+        };
+        let axes: [Vec<f32>; 2] = [axis(0), axis(1)];
+        let keys = induce_in(
+            &restaurants,
+            &axes,
+            &[
+                &[
+                    "book a restaurant",
+                    "book the restaurant please",
+                    "restaurant booking",
+                ],
+                &[
+                    "book for 4 people",
+                    "book for 2 people please",
+                    "book for six people",
+                ],
+            ],
+        );
+        assert_eq!(keys[0], None, "{keys:?}");
+        let count = keys[1].as_ref().unwrap();
+        assert_eq!(count.key_name.as_str(), "number_of_people", "{count:?}");
+        assert_eq!(count.key_type, KeyType::Integer);
     }
 
     #[test]

@@ -214,9 +214,8 @@ impl Background {
         // The schema's own words (its keys' names, its scenario and id:
         // "book_restaurant", "flight_booking_v1") say what every request of
         // the scenario is about, not what one need adds.
-        let scenario = [template.scenario.as_str(), template.schema_id.as_str()];
         let mut named = key_name_stems(template, stems);
-        named.extend(stems_of(scenario.into_iter(), stems));
+        named.extend(scenario_stems(template, stems));
         for stem in named.into_iter().filter(|s| wanted.contains(s)) {
             *frequency.entry(stem).or_default() += mean_class_weight;
         }
@@ -262,6 +261,13 @@ pub(super) fn key_name_stems(template: &SchemaTemplate, stems: &mut Stems) -> BT
 
 /// The stems of the words of `names` (split at anything not a letter or
 /// digit, lowercase).
+/// The stems of the words of the template's scenario and schema id
+/// ("book_restaurant", "flight_booking_v1"): what every request is about.
+pub(super) fn scenario_stems(template: &SchemaTemplate, stems: &mut Stems) -> BTreeSet<String> {
+    let names = [template.scenario.as_str(), template.schema_id.as_str()];
+    stems_of(names.into_iter(), stems)
+}
+
 fn stems_of<'n>(names: impl Iterator<Item = &'n str>, stems: &mut Stems) -> BTreeSet<String> {
     names
         .flat_map(|name| name.split(|c: char| !c.is_alphanumeric()))

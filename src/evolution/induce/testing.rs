@@ -40,6 +40,18 @@ pub(super) const DIMENSION: usize = 8;
 
 /// As [`induce_each`], each need along its own vector of `vectors`.
 pub(super) fn induce_along(vectors: &[Vec<f32>], needs: &[&[&str]]) -> Vec<KeyDefinition> {
+    induce_in(&template(), vectors, needs)
+        .into_iter()
+        .map(Option::unwrap)
+        .collect()
+}
+
+/// As [`induce_along`], against `template`; `None` where no key is induced.
+pub(super) fn induce_in(
+    template: &SchemaTemplate,
+    vectors: &[Vec<f32>],
+    needs: &[&[&str]],
+) -> Vec<Option<KeyDefinition>> {
     let mut pool = Pool::new(PoolConfig::new(DIMENSION, 0.99)).unwrap();
     let at = time::macros::datetime!(2026-05-01 8:00 UTC);
     let mut ids = Vec::new();
@@ -56,11 +68,7 @@ pub(super) fn induce_along(vectors: &[Vec<f32>], needs: &[&[&str]]) -> Vec<KeyDe
         ids.push(id.unwrap());
     }
     ids.iter()
-        .map(|id| {
-            RuleInducer
-                .induce(&pool.need(*id).unwrap(), &template())
-                .unwrap()
-        })
+        .map(|id| RuleInducer.induce(&pool.need(*id).unwrap(), template))
         .collect()
 }
 
