@@ -45,8 +45,9 @@ impl Logged {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Watch {
-    /// A running replica not heard of for this long no longer holds the
-    /// fold back.
+    /// A replica not heard of for this long (no join, append, progress,
+    /// heartbeat or finish) no longer holds the fold back, and its row is
+    /// deleted: the replica table keeps only replicas heard of recently.
     pub heard_within: Duration,
     /// A row is folded only once it has been in the log this long.
     pub settle: Duration,
@@ -182,6 +183,12 @@ impl PgState {
     /// ago (so a row folds only once every earlier row has had that long
     /// to arrive: a replica that starts as others are folding has that
     /// long to join).
+    ///
+    /// In the same statement it deletes the rows of `scenario`'s replicas
+    /// not heard of within `watch.heard_within`, finished or not, so the
+    /// replica table does not grow with every replica ever started. A
+    /// replica that comes back is counted again from its next append
+    /// (which records its progress anew) or [`PgState::join`].
     pub fn unfolded(
         &mut self,
         scenario: &str,
@@ -189,7 +196,10 @@ impl PgState {
         watch: Watch,
     ) -> Result<Vec<Unfolded>, Error> {
         let rows = self.client.query(
-            "WITH mark AS (
+            "WITH expired AS (
+                 DELETE FROM sdsi_replica
+                 WHERE scenario = $1 AND heard_at <= now() - make_interval(secs => $3)
+             ), mark AS (
                  SELECT MIN(appended_through) AS through FROM sdsi_replica
                  WHERE scenario = $1 AND NOT finished
                    AND heard_at > now() - make_interval(secs => $3)

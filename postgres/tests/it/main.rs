@@ -13,5 +13,6 @@
 
 mod common;
 
+mod bookkeeping;
 mod log;
 mod replicas;
