@@ -26,11 +26,12 @@ const APPEND_BATCH: usize = 256;
 const APPEND_AFTER: Elapsed = Elapsed::from_millis(500);
 /// Observations folded per saved state.
 const FOLD_BATCH: u32 = 1024;
-/// A replica not heard of for 30 s no longer holds the others' folding
-/// back (it died, or its input went quiet); a row waits half a second in
-/// the log before it is folded, so a replica starting as others fold has
-/// that long to join.
-const WATCH: Watch = Watch::new(Elapsed::from_secs(30), SETTLE);
+/// By default a replica not heard of for 30 s no longer holds the others'
+/// folding back (it died, or its input went quiet) and its row is deleted
+/// (`--replica-timeout`).
+pub const HEARD_WITHIN: Elapsed = Elapsed::from_secs(30);
+/// A row waits half a second in the log before it is folded, so a replica
+/// starting as others fold has that long to join.
 const SETTLE: Elapsed = Elapsed::from_millis(500);
 /// Folds while reading are at least this far apart: each saves the state,
 /// so a fast replay saves once a second rather than once per batch.
@@ -44,6 +45,9 @@ pub struct Settings<'a> {
     pub url: &'a str,
     /// The replica's name, in the log and in the events it prints.
     pub replica: &'a str,
+    /// A replica not heard of for this long no longer holds the fold back,
+    /// and its row is deleted ([`Watch::heard_within`]).
+    pub heard_within: Elapsed,
     /// Which embedder made the vectors it logs.
     pub embedder: String,
     /// Whether to log the vectors (worth it for a model, whose embedding
@@ -276,7 +280,8 @@ impl<'a> Replica<'a> {
         let replica = self.settings.replica;
         loop {
             self.retrying(|db, scenario| db.heartbeat(scenario, replica))?;
-            let rows = self.retrying(|db, scenario| db.unfolded(scenario, FOLD_BATCH, WATCH))?;
+            let watch = Watch::new(self.settings.heard_within, SETTLE);
+            let rows = self.retrying(|db, scenario| db.unfolded(scenario, FOLD_BATCH, watch))?;
             if rows.is_empty() {
                 return Ok(());
             }
