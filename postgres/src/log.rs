@@ -8,6 +8,7 @@ use sdsi::evolution::{EvolutionState, Observation, SavedServer};
 use time::OffsetDateTime;
 
 use crate::error::{Error, column};
+use crate::horizon::Horizon;
 use crate::state::{Known, PgState, save_in};
 
 /// One message's observation, as a replica appends it.
@@ -256,10 +257,15 @@ impl PgState {
     /// saved version is still `expected`, and in the same transaction
     /// writes the store's rows that changed ([`PgState::store_rows`]) and,
     /// unless [`PgState::keep_state_as_rows`] is off, the pools' rows that changed;
-    /// marks the observations folded, replaces the `attachments`, forgets
-    /// folded observations dated before `forget_before` (a message retried
-    /// after that counts again), and notifies listeners
-    /// ([`PgState::wait_for_change`]). Either all of it happens or none.
+    /// marks the observations folded, replaces the `attachments`, and
+    /// notifies listeners ([`PgState::wait_for_change`]). With a `horizon`
+    /// it also forgets the folded observations dated before
+    /// [`Horizon::forget_before`] (a message retried after that counts
+    /// again: the horizon follows the evaluator's clock, not the newest
+    /// message alone) and deletes those dated after [`Horizon::latest`]
+    /// (the rows the fold refused, [`Horizon::admit`]: a retry is refused
+    /// again rather than remembered for ever). Either all of it happens or
+    /// none.
     #[allow(clippy::too_many_arguments)]
     pub fn save_folded(
         &mut self,
@@ -270,7 +276,7 @@ impl PgState {
         engine: &EvolutionState,
         folded: &[i64],
         attachments: &[(&str, &[u8])],
-        forget_before: Option<OffsetDateTime>,
+        horizon: Option<&Horizon>,
     ) -> Result<u64, Error> {
         let serialize = |e: serde_json::Error| Error::Serialize {
             message: e.to_string(),
@@ -344,11 +350,12 @@ impl PgState {
                 &[&scenario, name, bytes],
             )?;
         }
-        if let Some(before) = forget_before {
+        if let Some(horizon) = horizon {
+            let before = horizon.forget_before().map_or(i64::MIN, micros);
             transaction.execute(
                 "DELETE FROM sdsi_observation
-                 WHERE scenario = $1 AND folded AND at_micros < $2",
-                &[&scenario, &micros(before)],
+                 WHERE scenario = $1 AND folded AND (at_micros < $2 OR at_micros > $3)",
+                &[&scenario, &before, &micros(horizon.latest())],
             )?;
         }
         transaction.execute("SELECT pg_notify('sdsi_state', $1)", &[&scenario])?;

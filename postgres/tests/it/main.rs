@@ -14,5 +14,6 @@
 mod common;
 
 mod bookkeeping;
+mod horizon;
 mod log;
 mod replicas;

@@ -60,7 +60,9 @@ pub enum LendingArg {
 pub const EXIT_STATUS: &str = "\
 Exit status:
   0  every line was replayed
-  1  some lines could not be read (each an {\"event\":\"error\",\"line\":N} line)
+  1  some lines could not be read (each an {\"event\":\"error\",\"line\":N} line);
+     replicas: a logged row did not read, or was refused for being dated
+     more than 30 days past the database's clock (an error event with its seq)
   2  the template, the log, the model, the state or the report cannot be
      used or written (the stream ends with {\"event\":\"error\",\"errors\":[...]});
      a usage error";
