@@ -10,7 +10,9 @@
 //! advisory lock that passes on when its holder's connection dies) folds
 //! the [`PgState::unfolded`] rows into the pools and the store and saves
 //! both with the rows marked folded in one transaction
-//! ([`PgState::save_folded`]), which notifies the replicas
+//! ([`PgState::save_folded`]; a [`Horizon`] from the evaluator's clock
+//! says which rows are dated too far ahead to fold and what the log may
+//! forget, so one message's time cannot empty it), which notifies the replicas
 //! ([`PgState::listen`], [`PgState::wait_for_change`]) so they reload the
 //! store. The same save keeps the store's patches, key records, pending
 //! proposals and delivered keys as rows, rewriting only those that changed, which
@@ -25,6 +27,7 @@
 //! this crate uses the maintained synchronous `postgres` driver.
 
 mod error;
+mod horizon;
 mod lead;
 mod load;
 mod log;
@@ -35,6 +38,7 @@ mod state;
 mod tls;
 
 pub use error::Error;
+pub use horizon::{AheadOfClock, Horizon};
 pub use load::Saved;
 pub use log::{Logged, Unfolded, Watch};
 pub use migrate::SCHEMA_VERSION;

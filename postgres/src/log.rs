@@ -8,6 +8,7 @@ use sdsi::evolution::{EvolutionState, Observation, SavedServer};
 use time::OffsetDateTime;
 
 use crate::error::{Error, column};
+use crate::horizon::Horizon;
 use crate::state::{Known, PgState, save_in};
 
 /// One message's observation, as a replica appends it.
@@ -45,8 +46,9 @@ impl Logged {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Watch {
-    /// A running replica not heard of for this long no longer holds the
-    /// fold back.
+    /// A replica not heard of for this long (no join, append, progress,
+    /// heartbeat or finish) no longer holds the fold back, and its row is
+    /// deleted: the replica table keeps only replicas heard of recently.
     pub heard_within: Duration,
     /// A row is folded only once it has been in the log this long.
     pub settle: Duration,
@@ -182,6 +184,12 @@ impl PgState {
     /// ago (so a row folds only once every earlier row has had that long
     /// to arrive: a replica that starts as others are folding has that
     /// long to join).
+    ///
+    /// In the same statement it deletes the rows of `scenario`'s replicas
+    /// not heard of within `watch.heard_within`, finished or not, so the
+    /// replica table does not grow with every replica ever started. A
+    /// replica that comes back is counted again from its next append
+    /// (which records its progress anew) or [`PgState::join`].
     pub fn unfolded(
         &mut self,
         scenario: &str,
@@ -189,7 +197,10 @@ impl PgState {
         watch: Watch,
     ) -> Result<Vec<Unfolded>, Error> {
         let rows = self.client.query(
-            "WITH mark AS (
+            "WITH expired AS (
+                 DELETE FROM sdsi_replica
+                 WHERE scenario = $1 AND heard_at <= now() - make_interval(secs => $3)
+             ), mark AS (
                  SELECT MIN(appended_through) AS through FROM sdsi_replica
                  WHERE scenario = $1 AND NOT finished
                    AND heard_at > now() - make_interval(secs => $3)
@@ -246,10 +257,15 @@ impl PgState {
     /// saved version is still `expected`, and in the same transaction
     /// writes the store's rows that changed ([`PgState::store_rows`]) and,
     /// unless [`PgState::keep_state_as_rows`] is off, the pools' rows that changed;
-    /// marks the observations folded, replaces the `attachments`, forgets
-    /// folded observations dated before `forget_before` (a message retried
-    /// after that counts again), and notifies listeners
-    /// ([`PgState::wait_for_change`]). Either all of it happens or none.
+    /// marks the observations folded, replaces the `attachments`, and
+    /// notifies listeners ([`PgState::wait_for_change`]). With a `horizon`
+    /// it also forgets the folded observations dated before
+    /// [`Horizon::forget_before`] (a message retried after that counts
+    /// again: the horizon follows the evaluator's clock, not the newest
+    /// message alone) and deletes those dated after [`Horizon::latest`]
+    /// (the rows the fold refused, [`Horizon::admit`]: a retry is refused
+    /// again rather than remembered for ever). Either all of it happens or
+    /// none.
     #[allow(clippy::too_many_arguments)]
     pub fn save_folded(
         &mut self,
@@ -260,7 +276,7 @@ impl PgState {
         engine: &EvolutionState,
         folded: &[i64],
         attachments: &[(&str, &[u8])],
-        forget_before: Option<OffsetDateTime>,
+        horizon: Option<&Horizon>,
     ) -> Result<u64, Error> {
         let serialize = |e: serde_json::Error| Error::Serialize {
             message: e.to_string(),
@@ -334,11 +350,12 @@ impl PgState {
                 &[&scenario, name, bytes],
             )?;
         }
-        if let Some(before) = forget_before {
+        if let Some(horizon) = horizon {
+            let before = horizon.forget_before().map_or(i64::MIN, micros);
             transaction.execute(
                 "DELETE FROM sdsi_observation
-                 WHERE scenario = $1 AND folded AND at_micros < $2",
-                &[&scenario, &micros(before)],
+                 WHERE scenario = $1 AND folded AND (at_micros < $2 OR at_micros > $3)",
+                &[&scenario, &before, &micros(horizon.latest())],
             )?;
         }
         transaction.execute("SELECT pg_notify('sdsi_state', $1)", &[&scenario])?;

@@ -27,6 +27,8 @@ mod import;
 mod interop;
 mod jsonl;
 mod patches;
+mod replica_clock;
+mod replica_names;
 mod replicas;
 mod report;
 mod review;

@@ -15,7 +15,7 @@ use serde_json::Value;
 /// The server as a URL (`SDSI_TEST_POSTGRES` holds libpq key-value pairs),
 /// or `None` when no server was started (skipped, loudly; fails under
 /// `SDSI_REQUIRE_POSTGRES`).
-fn server_url() -> Option<String> {
+pub(crate) fn server_url() -> Option<String> {
     let Ok(params) = std::env::var("SDSI_TEST_POSTGRES") else {
         assert!(
             std::env::var_os("SDSI_REQUIRE_POSTGRES").is_none(),
@@ -35,7 +35,7 @@ fn server_url() -> Option<String> {
 }
 
 /// The value of `name` in a libpq key-value string.
-fn param(params: &str, name: &str) -> String {
+pub(crate) fn param(params: &str, name: &str) -> String {
     params
         .split_whitespace()
         .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
@@ -44,7 +44,7 @@ fn param(params: &str, name: &str) -> String {
 }
 
 /// A fresh database on the server, so runs do not share a log.
-fn fresh_database(url: &str, name: &str) -> String {
+pub(crate) fn fresh_database(url: &str, name: &str) -> String {
     let mut admin = postgres::Client::connect(url, postgres::NoTls).unwrap();
     // Two statements: neither may run inside a transaction block.
     admin
@@ -59,7 +59,7 @@ fn fresh_database(url: &str, name: &str) -> String {
 }
 
 /// The keys proposed or held, in order, from JSON lines of output.
-fn keys(output: &str) -> Vec<(String, String)> {
+pub(crate) fn keys(output: &str) -> Vec<(String, String)> {
     output
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
@@ -76,7 +76,7 @@ fn keys(output: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn errors(output: &str) -> Vec<String> {
+pub(crate) fn errors(output: &str) -> Vec<String> {
     output
         .lines()
         .filter(|l| l.contains("\"event\":\"error\""))
@@ -85,17 +85,15 @@ fn errors(output: &str) -> Vec<String> {
 }
 
 fn replica(template: &str, url: &str, name: &str) -> Child {
+    evolve_from_stdin(&["--schema", template, "--state", url, "--replica", name])
+}
+
+/// `sdsi evolve ARGS -`, its standard input, output and error piped.
+pub(crate) fn evolve_from_stdin(args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_sdsi"))
-        .args([
-            "evolve",
-            "--schema",
-            template,
-            "--state",
-            url,
-            "--replica",
-            name,
-            "-",
-        ])
+        .arg("evolve")
+        .args(args)
+        .arg("-")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -103,7 +101,7 @@ fn replica(template: &str, url: &str, name: &str) -> Child {
         .unwrap()
 }
 
-fn output_of(child: Child) -> (Option<i32>, String, String) {
+pub(crate) fn output_of(child: Child) -> (Option<i32>, String, String) {
     let output = child.wait_with_output().unwrap();
     (
         output.status.code(),

@@ -7,7 +7,7 @@ use crate::common::{self, server};
 use std::time::Duration;
 
 use sdsi::evolution::{Evolution, Observation, StateStorage};
-use sdsi_postgres::{Error, Logged, PgState, SCHEMA_VERSION, Watch};
+use sdsi_postgres::{Error, Horizon, Logged, PgState, SCHEMA_VERSION, Watch};
 use serde_json::json;
 use time::OffsetDateTime;
 use time::macros::datetime;
@@ -189,9 +189,15 @@ fn a_fold_is_saved_with_its_rows_or_not_at_all() {
         db.attachment(key, "history").unwrap().as_deref(),
         Some(&b"h1"[..])
     );
-    // Forget folded rows dated before 8:30: `a` (8:00) only; `b` (9:00)
-    // and `c` (10:00) are newer.
-    let before = datetime!(2026-05-01 8:30 UTC);
+    // Forget folded rows dated before 8:30 (the newest counted, 10:00,
+    // less 90 minutes): `a` (8:00) only; `b` (9:00) and `c` (10:00) are
+    // newer.
+    let mut horizon = Horizon::new(
+        datetime!(2026-05-01 10:00 UTC),
+        time::Duration::ZERO,
+        time::Duration::minutes(90),
+    );
+    horizon.counted(datetime!(2026-05-01 10:00 UTC));
     db.save_folded(
         key,
         Some(v1),
@@ -200,7 +206,7 @@ fn a_fold_is_saved_with_its_rows_or_not_at_all() {
         &parts.1,
         &seqs[1..],
         &[],
-        Some(before),
+        Some(&horizon),
     )
     .unwrap();
     assert_eq!(db.log_counts(key).unwrap(), (2, 0));

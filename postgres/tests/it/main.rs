@@ -13,5 +13,7 @@
 
 mod common;
 
+mod bookkeeping;
+mod horizon;
 mod log;
 mod replicas;

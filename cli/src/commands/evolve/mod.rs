@@ -24,6 +24,7 @@ use crate::{duration, embedder, input, instant, progress, template};
 
 mod engine;
 mod replica;
+mod replica_name;
 
 /// Which inducer names, types and describes the keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -59,7 +60,9 @@ pub enum LendingArg {
 pub const EXIT_STATUS: &str = "\
 Exit status:
   0  every line was replayed
-  1  some lines could not be read (each an {\"event\":\"error\",\"line\":N} line)
+  1  some lines could not be read (each an {\"event\":\"error\",\"line\":N} line);
+     replicas: a logged row did not read, or was refused for being dated
+     more than 30 days past the database's clock (an error event with its seq)
   2  the template, the log, the model, the state or the report cannot be
      used or written (the stream ends with {\"event\":\"error\",\"errors\":[...]});
      a usage error";
@@ -165,8 +168,18 @@ pub struct Args {
     /// With a PostgreSQL --state: this process's name among the replicas
     /// sharing it. Each appends its lines to the shared observation log;
     /// one at a time folds the log and prints what that did (docs/replicas.md).
+    /// Give each replica a name of its own, and the same name again to a
+    /// replica restarted in its place (default: one made up per process,
+    /// HOST-PID-RANDOM, which the summary names).
     #[arg(long, value_name = "NAME")]
     pub replica: Option<String>,
+
+    /// With a PostgreSQL --state: a replica not heard of for this long
+    /// (it died, or its input went quiet) no longer holds back the folding
+    /// of the others' lines, and the folding replica deletes its row
+    /// (default: 30s).
+    #[arg(long, value_name = "DURATION", value_parser = duration::parse)]
+    pub replica_timeout: Option<Duration>,
 
     /// With `--state`: save the state as one blob (as builds before rows
     /// read it) instead of the default, where each fine cluster, need and
@@ -311,6 +324,9 @@ pub fn misused(args: &Args) -> Option<String> {
     if args.replica.is_some() && !replicas {
         return Some("--replica needs a PostgreSQL --state (postgresql://...)".to_owned());
     }
+    if args.replica_timeout.is_some() && !replicas {
+        return Some("--replica-timeout needs a PostgreSQL --state (postgresql://...)".to_owned());
+    }
     None
 }
 
@@ -335,12 +351,22 @@ pub fn run(args: &Args) -> Outcome {
         Ok(store) => store,
         Err(error) => return Outcome::stream_error(&entries(error.errors())),
     };
-    let joined = match args.state.as_deref().and_then(postgres_url) {
+    let url = args.state.as_deref().and_then(postgres_url);
+    // Made up only for a replica: a name of its own per process.
+    let replica_name = match (&args.replica, url) {
+        (Some(name), _) => name.clone(),
+        (None, Some(_)) => replica_name::generated(),
+        (None, None) => String::new(),
+    };
+    let joined = match url {
         None => None,
         Some(url) => {
             let settings = replica::Settings {
                 url,
-                replica: args.replica.as_deref().unwrap_or("main"),
+                replica: &replica_name,
+                heard_within: args
+                    .replica_timeout
+                    .map_or(replica::HEARD_WITHIN, |d| d.unsigned_abs()),
                 embedder: embedder::tag(args.model.as_deref()),
                 log_vectors: args.model.is_some(),
                 forget_after: args.window,

@@ -11,7 +11,7 @@ use std::time::{Duration as Elapsed, Instant};
 
 use sdsi::SchemaStore;
 use sdsi::patch::DenySensitive;
-use sdsi_postgres::{Logged, PgState, Watch};
+use sdsi_postgres::{Horizon, Logged, PgState, Watch};
 use sdsi_report::{History, Report, render};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -26,15 +26,21 @@ const APPEND_BATCH: usize = 256;
 const APPEND_AFTER: Elapsed = Elapsed::from_millis(500);
 /// Observations folded per saved state.
 const FOLD_BATCH: u32 = 1024;
-/// A replica not heard of for 30 s no longer holds the others' folding
-/// back (it died, or its input went quiet); a row waits half a second in
-/// the log before it is folded, so a replica starting as others fold has
-/// that long to join.
-const WATCH: Watch = Watch::new(Elapsed::from_secs(30), SETTLE);
+/// By default a replica not heard of for 30 s no longer holds the others'
+/// folding back (it died, or its input went quiet) and its row is deleted
+/// (`--replica-timeout`).
+pub const HEARD_WITHIN: Elapsed = Elapsed::from_secs(30);
+/// A row waits half a second in the log before it is folded, so a replica
+/// starting as others fold has that long to join.
 const SETTLE: Elapsed = Elapsed::from_millis(500);
 /// Folds while reading are at least this far apart: each saves the state,
 /// so a fast replay saves once a second rather than once per batch.
 const FOLD_EVERY: Elapsed = Elapsed::from_secs(1);
+/// How far past the database server's clock a line may be dated (as far
+/// as the store lets its clock jump in one step, `max_clock_jump`'s
+/// default): a later one is refused, not folded, so a line dated 9999 can
+/// neither be counted nor make the log forget what it holds.
+const AHEAD: time::Duration = time::Duration::days(30);
 /// Connection attempts before a lost server is an error.
 const RECONNECTS: u32 = 5;
 
@@ -44,6 +50,9 @@ pub struct Settings<'a> {
     pub url: &'a str,
     /// The replica's name, in the log and in the events it prints.
     pub replica: &'a str,
+    /// A replica not heard of for this long no longer holds the fold back,
+    /// and its row is deleted ([`Watch::heard_within`]).
+    pub heard_within: Elapsed,
     /// Which embedder made the vectors it logs.
     pub embedder: String,
     /// Whether to log the vectors (worth it for a model, whose embedding
@@ -51,7 +60,8 @@ pub struct Settings<'a> {
     /// again than to store, send and read: the evaluator does).
     pub log_vectors: bool,
     /// Folded observations are forgotten (a repeat counts again) this long
-    /// (in message time) after the newest folded one.
+    /// (in message time) after the newest one folded and counted, or the
+    /// database server's clock when that is earlier ([`Horizon`]).
     pub forget_after: time::Duration,
     /// An HTML report of the state at the end.
     pub report: Option<&'a std::path::Path>,
@@ -70,6 +80,8 @@ struct Counts {
     already_logged: u64,
     folded: u64,
     unreadable_rows: u64,
+    /// Rows dated too far past the database's clock to be folded.
+    refused_rows: u64,
     triggers: u64,
     proposals: u64,
     held: u64,
@@ -276,17 +288,22 @@ impl<'a> Replica<'a> {
         let replica = self.settings.replica;
         loop {
             self.retrying(|db, scenario| db.heartbeat(scenario, replica))?;
-            let rows = self.retrying(|db, scenario| db.unfolded(scenario, FOLD_BATCH, WATCH))?;
+            // The clock every replica shares bounds the lines' own times.
+            let now = self.retrying(|db, _| db.now())?;
+            let mut horizon = Horizon::new(now, AHEAD, self.settings.forget_after);
+            let watch = Watch::new(self.settings.heard_within, SETTLE);
+            let rows = self.retrying(|db, scenario| db.unfolded(scenario, FOLD_BATCH, watch))?;
             if rows.is_empty() {
                 return Ok(());
             }
             let mut seqs = Vec::with_capacity(rows.len());
             let mut printed = Vec::new();
-            let mut newest: Option<OffsetDateTime> = None;
             let before = (
                 self.counts.triggers,
                 self.counts.proposals,
                 self.counts.held,
+                self.counts.unreadable_rows,
+                self.counts.refused_rows,
             );
             for row in rows {
                 seqs.push(row.seq);
@@ -301,6 +318,13 @@ impl<'a> Replica<'a> {
                         continue;
                     }
                 };
+                if let Err(ahead) = horizon.admit(observation.at) {
+                    // Marked folded with the others and deleted by the save.
+                    self.counts.refused_rows += 1;
+                    printed.push(json!({"event": "error", "replica": row.replica,
+                        "seq": row.seq, "message": ahead.to_string()}));
+                    continue;
+                }
                 if row.embedder != self.settings.embedder {
                     // Another embedder's vectors: fold re-embeds the text.
                     for fragment in &mut observation.fragments {
@@ -308,7 +332,6 @@ impl<'a> Replica<'a> {
                     }
                 }
                 let at = observation.at;
-                newest = Some(newest.map_or(at, |n| n.max(at)));
                 let mut resumed = None;
                 if self.after_pause && store.lifecycle().clock_jump(at).is_some() {
                     self.after_pause = false;
@@ -319,6 +342,9 @@ impl<'a> Replica<'a> {
                 if let Some(mut first) = resumed {
                     first.transitions.append(&mut evaluation.transitions);
                     evaluation.transitions = first.transitions;
+                }
+                if evaluation.clock_refused.is_none() {
+                    horizon.counted(at);
                 }
                 self.history.record(
                     at,
@@ -355,7 +381,6 @@ impl<'a> Replica<'a> {
                 }
             }
             let (name, history) = crate::history::to_attachment(&self.history)?;
-            let forget = newest.and_then(|at| at.checked_sub(self.settings.forget_after));
             let version = self.version;
             let saved = self.db.save_folded(
                 &self.scenario.clone(),
@@ -365,13 +390,16 @@ impl<'a> Replica<'a> {
                 &engine.state(),
                 &seqs,
                 &[(name, &history)],
-                forget,
+                Some(&horizon),
             );
             match saved {
                 Ok(version) => {
                     self.version = Some(version);
                     self.pristine = None;
-                    self.counts.folded += u64::try_from(seqs.len()).unwrap_or(u64::MAX);
+                    // Refused rows are marked folded (and deleted), not counted.
+                    let refused = self.counts.refused_rows.saturating_sub(before.4);
+                    let marked = u64::try_from(seqs.len()).unwrap_or(u64::MAX);
+                    self.counts.folded += marked.saturating_sub(refused);
                     for value in printed {
                         if !self.emit(value) {
                             return Err("standard output closed".to_owned());
@@ -386,6 +414,8 @@ impl<'a> Replica<'a> {
                         self.counts.triggers,
                         self.counts.proposals,
                         self.counts.held,
+                        self.counts.unreadable_rows,
+                        self.counts.refused_rows,
                     ) = before;
                     if self.db.is_closed() {
                         self.db = connect(self.settings)?;
@@ -444,11 +474,12 @@ impl<'a> Replica<'a> {
             "lines": c.lines, "unreadable_lines": c.unreadable,
             "observations_logged": c.logged, "already_logged": c.already_logged,
             "observations_folded": c.folded, "unreadable_log_rows": c.unreadable_rows,
+            "refused_log_rows": c.refused_rows,
             "triggers": c.triggers, "patches_proposed": c.proposals, "patches_held": c.held});
         if let (Some(path), Some(object)) = (written, summary.as_object_mut()) {
             object.insert("report".to_owned(), json!(path));
         }
-        let bad = c.unreadable + c.unreadable_rows;
+        let bad = c.unreadable + c.unreadable_rows + c.refused_rows;
         self.emit(summary);
         Outcome::streamed(if bad == 0 {
             Status::Valid
