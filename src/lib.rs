@@ -98,13 +98,14 @@
 //! | `src/evolution/embed/hashing.rs` | The default embedder: signed feature hashing of normalised words and of their character n-grams. | `HashingEmbedder`, `HashingEmbedder::{with_dimension, with_threshold, with_need_threshold, with_need_contrast}` |
 //! | `src/evolution/embed/mod.rs` | Text to vectors: the `Embedder` trait a pool's vectors come from, the dependency-free default … | — |
 //! | `src/evolution/embed/vectors.rs` | The vector math of the pool: dot products, unit vectors, and the mean similarity of groups of unit vectors … | — |
-//! | `src/evolution/engine/config.rs` | The evolution engine's settings (`EvolutionConfig`): the pools' settings and the embedder overrides, which … | `Branching`, `EvolutionConfig`, `EvolutionConfig::{branching, threshold, need_threshold, need_contrast, lending, max_fragments_per_message, pool, max_client_pools, patch_lifetime}` |
+//! | `src/evolution/engine/config.rs` | The evolution engine's settings (`EvolutionConfig`): the pools' settings and the embedder overrides, which … | `Branching`, `Induction`, `EvolutionConfig`, `EvolutionConfig::{branching, threshold, need_threshold, need_contrast, lending, max_fragments_per_message, pool, max_client_pools, induction, patch_lifetime}` |
 //! | `src/evolution/engine/event.rs` | What the engine reports for each message it observes. | `EvolutionEvent` |
+//! | `src/evolution/engine/induction.rs` | Induction off the message path (`Induction::OffPath`): a need whose gate opened waits; the server takes it … | `INDUCTION_WAIT`, `PendingInduction`, `InducedKey`, `PendingInduction::{pool_key, need, run}`, `Evolution::{inductions, complete, induce_waiting}` |
 //! | `src/evolution/engine/interface.rs` | The whole evolution pipeline as one trait (`EvolutionEngine`), so a server can swap the engine. | `EvolutionEngine` |
 //! | `src/evolution/engine/mod.rs` | The loop that runs per message: the `EvolutionEngine` trait and its default (`Evolution`), which takes a … | — |
 //! | `src/evolution/engine/observation.rs` | What one received message gives the evolution loop, taken apart from the engine that folds it in: replicas … | `Observation`, `ObservedFragment`, `Evolution::{observation, fold}` |
 //! | `src/evolution/engine/observe.rs` | Feeding one message to the engine: `EvolutionEngine::observe` records the lifecycle's metrics and observes … | — |
-//! | `src/evolution/engine/pipeline.rs` | The default evolution engine (`Evolution`): `other` fragments → pool → trigger → inducer → conflict … | `Evolution`, `Evolution::{new, pools, pool, insert_pool, state, restore, pool_config}` |
+//! | `src/evolution/engine/pipeline.rs` | The default evolution engine (`Evolution`): `other` fragments → pool → trigger → inducer → conflict … | `Evolution`, `Evolution::{new, inducer, pools, pool, insert_pool, state, restore, pool_config}` |
 //! | `src/evolution/engine/pool_key.rs` | Which pool a fragment feeds (`PoolKey`): a scenario, and a client for a personal pool. | `PoolKey` |
 //! | `src/evolution/engine/proposal.rs` | From a triggered need to a decision (§6.2.2): withhold it, induce a key, check it against the schema the … | — |
 //! | `src/evolution/induce/attribute.rs` | The attribute a need fills, seen across its sibling needs: requests that name one noun with different … | — |
@@ -144,7 +145,7 @@
 //! | `src/evolution/pool/fine/view.rs` | A read-only view of one fine cluster (`ClusterView`): what a caller, a need view or a report reads of it, … | `ClusterView`, `ClusterView::{id, need, members, occurrences, heat, heat_is_finite, recent_clients, clients, exemplars, centroid, proposed}`, `Pool::{cluster, clusters}` |
 //! | `src/evolution/pool/gate/cap.rs` | The per-client heat cap: what one client added to one cluster, grant by grant, within a sliding window; … | — |
 //! | `src/evolution/pool/gate/dual.rs` | The dual gate (§6.2.1), on needs: heat at or above the threshold and, within the window, enough distinct … | — |
-//! | `src/evolution/pool/gate/marking.rs` | What the pipeline tells a pool about a need whose gate opened: put off after a failure (with a backoff), … | `Pool::{defer, mark_proposed, reopen}` |
+//! | `src/evolution/pool/gate/marking.rs` | What the pipeline tells a pool about a need whose gate opened: put off after a failure (with a backoff), … | `Pool::{defer, wait, mark_proposed, reopen}` |
 //! | `src/evolution/pool/gate/mod.rs` | The trigger (§6.2.1): the dual gate on a need (heat, and distinct clients or requests in a window), the … | — |
 //! | `src/evolution/pool/heat.rs` | Heat with exponential decay, kept as forward decay in the log domain. | `Heat` |
 //! | `src/evolution/pool/ids.rs` | Ids of clusters and needs: a cluster's id comes from the text and the instant that founded it, so replicas … | — |

@@ -53,8 +53,9 @@ mod pool;
 
 pub use embed::embedder::Embedder;
 pub use embed::hashing::HashingEmbedder;
-pub use engine::config::{Branching, EvolutionConfig};
+pub use engine::config::{Branching, EvolutionConfig, Induction};
 pub use engine::event::EvolutionEvent;
+pub use engine::induction::{INDUCTION_WAIT, InducedKey, PendingInduction};
 pub use engine::interface::EvolutionEngine;
 pub use engine::observation::{Observation, ObservedFragment};
 pub use engine::pipeline::Evolution;

@@ -42,6 +42,8 @@ mod figures;
 #[cfg(feature = "export")]
 mod import;
 #[cfg(feature = "evolution")]
+mod induction;
+#[cfg(feature = "evolution")]
 mod injection;
 mod issues;
 #[cfg(feature = "export")]

@@ -22,6 +22,24 @@ pub enum Branching {
     GlobalAndPerClient,
 }
 
+/// Where a need's key is induced once its gate opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Induction {
+    /// Within `observe`, on the message's path: right for a fast inducer
+    /// (the rule inducer takes microseconds to milliseconds).
+    #[default]
+    Inline,
+    /// Off the message's path: `observe` only records that the need waits
+    /// (`EvolutionEvent::Inducing`); the server takes the waiting needs
+    /// with `Evolution::inductions`, runs each (`PendingInduction::run`, on any
+    /// thread, with no engine borrowed) and hands the result back with
+    /// `Evolution::complete`. For an inducer that calls a model over the
+    /// network, so that `observe` never waits on it.
+    OffPath,
+}
+
 /// The engine's settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
@@ -55,6 +73,8 @@ pub struct EvolutionConfig {
     /// Most personal pools kept at once (with `GlobalAndPerClient`); past it
     /// the least recently active client's pool is dropped. Default 10,000.
     pub max_client_pools: usize,
+    /// Where keys are induced. Default [`Induction::Inline`].
+    pub induction: Induction,
 }
 
 impl Default for EvolutionConfig {
@@ -69,6 +89,7 @@ impl Default for EvolutionConfig {
             branching: Branching::Global,
             patch_lifetime: Duration::days(30),
             max_client_pools: 10_000,
+            induction: Induction::Inline,
         }
     }
 }
@@ -121,6 +142,12 @@ impl EvolutionConfig {
     /// Sets how many personal pools are kept at once.
     pub fn max_client_pools(mut self, max: usize) -> Self {
         self.max_client_pools = max;
+        self
+    }
+
+    /// Sets where keys are induced.
+    pub fn induction(mut self, induction: Induction) -> Self {
+        self.induction = induction;
         self
     }
 

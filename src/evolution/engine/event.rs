@@ -76,6 +76,21 @@ pub enum EvolutionEvent {
         /// The key it is.
         key_name: String,
     },
+    /// A triggered need waits for its key to be induced off the message
+    /// path ([`Induction::OffPath`](crate::evolution::Induction::OffPath)):
+    /// take it with [`Evolution::inductions`](crate::evolution::Evolution::inductions).
+    /// It does not trigger again before `until`, when it opens again if no
+    /// answer came back.
+    Inducing {
+        /// The pool.
+        pool: PoolKey,
+        /// The need.
+        #[serde(serialize_with = "hex_id")]
+        need: u64,
+        /// When it may open again without an answer.
+        #[serde(with = "time::serde::rfc3339")]
+        until: OffsetDateTime,
+    },
     /// Fragments did not enter a pool (nothing left to embed, an embedder
     /// output the pool refuses, the client's quota of new clusters spent,
     /// or more fragments in one message than the engine takes); the

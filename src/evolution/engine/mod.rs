@@ -9,6 +9,7 @@
 
 pub(in crate::evolution) mod config;
 pub(in crate::evolution) mod event;
+pub(in crate::evolution) mod induction;
 pub(in crate::evolution) mod interface;
 pub(in crate::evolution) mod observation;
 mod observe;

@@ -4,7 +4,7 @@
 //! pools, saving and restoring them, the bound on personal pools, and the
 //! operator's denials read back from the store.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use time::OffsetDateTime;
 
@@ -38,6 +38,8 @@ pub struct Evolution<E = HashingEmbedder, I = RuleInducer> {
     /// The sequence number of the last operator denial in the store that
     /// the engine acted on (see `reopen_denied`).
     reviewed: u64,
+    /// Needs waiting for their key off the message path.
+    pub(in crate::evolution::engine) waiting: BTreeSet<(PoolKey, u64)>,
 }
 
 impl Default for Evolution {
@@ -60,7 +62,13 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             pools: BTreeMap::new(),
             last_active: BTreeMap::new(),
             reviewed: 0,
+            waiting: BTreeSet::new(),
         }
+    }
+
+    /// The inducer (to run a [`PendingInduction`](crate::evolution::PendingInduction) with).
+    pub fn inducer(&self) -> &I {
+        &self.inducer
     }
 
     /// The pools, by key.

@@ -6,6 +6,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::evolution::embed::embedder::Embedder;
+use crate::evolution::engine::config::Induction;
 use crate::evolution::engine::event::EvolutionEvent;
 use crate::evolution::engine::pipeline::Evolution;
 use crate::evolution::engine::pool_key::PoolKey;
@@ -27,18 +28,47 @@ const LAST_INSTANT: OffsetDateTime = time::macros::datetime!(9999-12-31 23:59:59
 pub(crate) const SUBMITTER: &str = "sdsi:evolution";
 
 impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
-    /// Decides what becomes of need `need` of pool `key`, whose gate just
-    /// opened. The need is marked proposed only once its patch is applied,
-    /// queued or held, or its key found to say it already; every other
-    /// outcome defers it with the backoff. An applied, queued or covered
-    /// need is reviewed when its gate opens again after the backoff (a held
-    /// one waits for its operator).
+    /// Need `need` of pool `key` just opened its gate: its key is induced
+    /// now, or, off the message path ([`Induction::OffPath`]), the need
+    /// waits for [`Evolution::inductions`].
     pub(in crate::evolution) fn propose(
         &mut self,
         store: &mut SchemaStore,
         key: &PoolKey,
         need: u64,
         now: OffsetDateTime,
+        events: &mut Vec<EvolutionEvent>,
+    ) {
+        if self.config.induction == Induction::OffPath {
+            self.wait_for_induction(key, need, now, events);
+            return;
+        }
+        let candidate = match store.template_for(key.client.as_deref(), now) {
+            Ok(template) => self
+                .pools
+                .get(key)
+                .and_then(|pool| pool.need(need))
+                .and_then(|view| self.inducer.induce(&view, &template)),
+            // `decide` builds it again and defers the need with the error.
+            Err(_) => None,
+        };
+        self.decide(store, key, need, now, candidate, events);
+    }
+
+    /// Decides what becomes of need `need` of pool `key` given the key
+    /// induced for it (conflict detection, packaging, the store). The need
+    /// is marked proposed only once its patch is applied, queued or held,
+    /// or its key found to say it already; every other outcome defers it
+    /// with the backoff. An applied, queued or covered need is reviewed
+    /// when its gate opens again after the backoff (a held one waits for
+    /// its operator).
+    pub(in crate::evolution) fn decide(
+        &mut self,
+        store: &mut SchemaStore,
+        key: &PoolKey,
+        need: u64,
+        now: OffsetDateTime,
+        candidate: Option<KeyDefinition>,
         events: &mut Vec<EvolutionEvent>,
     ) {
         let Some(pool) = self.pools.get_mut(key) else {
@@ -78,7 +108,6 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             .proposed()
             .filter(|k| in_force(k).is_some())
             .map(str::to_owned);
-        let candidate = self.inducer.induce(&view, &template);
         let Some(candidate) = candidate else {
             defer(pool, "the inducer proposed no key".to_owned(), events);
             return;

@@ -30,6 +30,22 @@ impl Pool {
         )
     }
 
+    /// Keeps need `id` from triggering before `until` without counting a
+    /// failure: its key is being induced off the message path, and if the
+    /// answer never comes (a restart) the need opens again then. False
+    /// for an unknown need.
+    pub fn wait(&mut self, id: u64, until: OffsetDateTime) -> bool {
+        let Some(state) = self
+            .needs
+            .position(id)
+            .and_then(|n| self.needs.states.get_mut(n))
+        else {
+            return false;
+        };
+        state.retry_at = Some(seconds(until));
+        true
+    }
+
     /// Records that a key was proposed from need `id` (applied, queued or
     /// held for an operator), so it triggers no more unless a review is
     /// scheduled with [`Pool::defer`]; its clusters are
