@@ -2,6 +2,7 @@
 //! version check), and the attachments kept beside a state.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use sdsi::SchemaStore;
@@ -10,7 +11,7 @@ use sdsi::evolution::{
 };
 use sdsi::patch::{KnownRows, Signer, StoreRows};
 
-use crate::error::{Error, busy_or};
+use crate::error::{Error, busy_or, is_busy};
 use crate::{migrate, pool_rows, rows};
 
 /// A state file.
@@ -71,17 +72,47 @@ fn check_integrity(connection: &Connection) -> Result<(), Error> {
     )))
 }
 
+/// How long opening waits for another connection's lock, and the busy
+/// timeout a connection starts with.
+const OPEN_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Puts the file in WAL mode, waiting up to `timeout` for another
+/// connection's write lock. SQLite's busy handler does not wait here: the
+/// switch of a file still in the rollback journal (a new one) takes the
+/// write lock from inside the read it starts with, and SQLite fails such an
+/// upgrade at once when another connection holds the write lock (waiting
+/// could deadlock two upgraders), so two processes opening a new file, one
+/// migrating it, made the other fail with `SQLITE_BUSY`. The read is
+/// dropped between tries, so waiting here cannot deadlock.
+fn to_wal(connection: &Connection, timeout: Duration) -> Result<(), Error> {
+    let started = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match connection.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
+            Ok(_mode) => return Ok(()),
+            Err(error) if is_busy(&error) && started.elapsed() < timeout => {
+                std::thread::sleep(pause);
+                pause = pause.saturating_mul(2).min(Duration::from_millis(50));
+            }
+            Err(error) => return Err(error.into()),
+        }
+    }
+}
+
 impl SqliteState {
     /// Opens (or creates) the state file at `path`: WAL journal, full
     /// synchronisation, and a quick integrity check, so a damaged file is an
     /// error here rather than later; then the migrations the file lacks
-    /// (`sqlite/migrations/`, [`SCHEMA_VERSION`]) are applied.
+    /// (`sqlite/migrations/`, [`SCHEMA_VERSION`]) are applied. Another
+    /// process opening or writing the file at the same time is waited for,
+    /// up to 5 s; a lock held longer fails with an error that
+    /// [`Error::is_retryable`].
     ///
     /// [`SCHEMA_VERSION`]: migrate::SCHEMA_VERSION
     pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
         let mut connection = Connection::open(path)?;
-        connection.busy_timeout(std::time::Duration::from_secs(5))?;
-        let _mode: String = connection.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        connection.busy_timeout(OPEN_BUSY_TIMEOUT)?;
+        to_wal(&connection, OPEN_BUSY_TIMEOUT)?;
         connection.execute_batch("PRAGMA synchronous = FULL;")?;
         check_integrity(&connection)?;
         migrate::migrate(&mut connection)?;
@@ -98,7 +129,7 @@ impl SqliteState {
             path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
-        connection.busy_timeout(std::time::Duration::from_secs(5))?;
+        connection.busy_timeout(OPEN_BUSY_TIMEOUT)?;
         check_integrity(&connection)?;
         Ok(Self::with(connection))
     }

@@ -9,4 +9,5 @@
     reason = "tests: a panic is a failed test"
 )]
 
+mod opening;
 mod state;
