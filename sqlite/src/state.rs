@@ -297,6 +297,24 @@ impl SqliteState {
         store: &SchemaStore,
         engine: &EvolutionState,
     ) -> Result<u64, Error> {
+        self.save_with_attachments(scenario, expected, cursor, store, engine, &[])
+    }
+
+    /// [`SqliteState::save`], replacing the `attachments` (name, bytes) kept
+    /// beside the state ([`SqliteState::attachment`]) in the same
+    /// transaction: what an application keeps of its own that must match
+    /// the state (the CLI's log cursor and report history) is written with
+    /// it or not at all, whenever the save fails or the process dies.
+    /// Attachments not named are left as they are.
+    pub fn save_with_attachments(
+        &mut self,
+        scenario: &str,
+        expected: Option<u64>,
+        cursor: u64,
+        store: &SchemaStore,
+        engine: &EvolutionState,
+        attachments: &[(&str, &[u8])],
+    ) -> Result<u64, Error> {
         let serialize = |e: serde_json::Error| Error::Serialize {
             message: e.to_string(),
         };
@@ -309,11 +327,12 @@ impl SqliteState {
         let (version, known) = if self.state_as_rows {
             let split = SavedServer::encode_split(cursor, store, engine).map_err(serialize)?;
             let saving = Saving::Split(&split.store, &split.pools);
-            self.save_busy_aware(scenario, expected, &split.bytes, saving, known)?
+            self.save_busy_aware(scenario, expected, &split.bytes, saving, attachments, known)?
         } else {
             let rows = store.rows().map_err(serialize)?;
             let bytes = SavedServer::encode(cursor, store, engine).map_err(serialize)?;
-            self.save_busy_aware(scenario, expected, &bytes, Saving::Whole(&rows), known)?
+            let saving = Saving::Whole(&rows);
+            self.save_busy_aware(scenario, expected, &bytes, saving, attachments, known)?
         };
         self.known_rows = known.map(|known| (scenario.to_owned(), version, known));
         Ok(version)
@@ -340,23 +359,17 @@ impl SqliteState {
         Ok(self.connection.busy_timeout(timeout)?)
     }
 
-    /// Keeps `bytes` under `name` beside `scenario`'s state (the CLI keeps
-    /// its report history there), replacing what was there. Not versioned:
-    /// the last write wins.
+    /// Keeps `bytes` under `name` beside `scenario`'s state, replacing what
+    /// was there, in a transaction of its own. Not versioned: the last write
+    /// wins. What must match the state is saved with it instead, by
+    /// [`SqliteState::save_with_attachments`].
     pub fn save_attachment(
         &mut self,
         scenario: &str,
         name: &str,
         bytes: &[u8],
     ) -> Result<(), Error> {
-        self.connection
-            .execute(
-                "INSERT INTO sdsi_attachment (scenario, name, bytes) VALUES (?1, ?2, ?3)
-                 ON CONFLICT(scenario, name) DO UPDATE SET bytes = excluded.bytes",
-                params![scenario, name, bytes],
-            )
-            .map_err(|e| busy_or(e, scenario))?;
-        Ok(())
+        put_attachment(&self.connection, scenario, name, bytes).map_err(|e| busy_or(e, scenario))
     }
 
     /// What [`SqliteState::save_attachment`] kept under `name` for
@@ -371,6 +384,22 @@ impl SqliteState {
             )
             .optional()?)
     }
+}
+
+/// Writes `bytes` under `name` beside `scenario`'s state, replacing what
+/// was there (a transaction derefs to its connection).
+fn put_attachment(
+    connection: &Connection,
+    scenario: &str,
+    name: &str,
+    bytes: &[u8],
+) -> Result<(), rusqlite::Error> {
+    connection.execute(
+        "INSERT INTO sdsi_attachment (scenario, name, bytes) VALUES (?1, ?2, ?3)
+         ON CONFLICT(scenario, name) DO UPDATE SET bytes = excluded.bytes",
+        params![scenario, name, bytes],
+    )?;
+    Ok(())
 }
 
 /// What a save writes beside the state's bytes.
@@ -411,7 +440,7 @@ impl StateStorage for SqliteState {
     fn save(&mut self, scenario: &str, expected: Option<u64>, bytes: &[u8]) -> Result<u64, Error> {
         self.known_rows = None;
         Ok(self
-            .save_busy_aware(scenario, expected, bytes, Saving::Bytes, None)?
+            .save_busy_aware(scenario, expected, bytes, Saving::Bytes, &[], None)?
             .0)
     }
 }
@@ -425,9 +454,10 @@ impl SqliteState {
         expected: Option<u64>,
         bytes: &[u8],
         saving: Saving<'_>,
+        attachments: &[(&str, &[u8])],
         known: Option<Known>,
     ) -> Result<(u64, Option<Known>), Error> {
-        self.save_versioned(scenario, expected, bytes, saving, known)
+        self.save_versioned(scenario, expected, bytes, saving, attachments, known)
             .map_err(|error| match error {
                 Error::Sqlite(e) => busy_or(e, scenario),
                 other => other,
@@ -437,15 +467,16 @@ impl SqliteState {
     /// The save itself, in an immediate transaction: the write lock is taken
     /// before the version is read, so a second writer waits for the first
     /// (up to the busy timeout) instead of failing to upgrade a read it made
-    /// before the first committed. `known`: what this connection knew of
-    /// the rows of version `expected`. Returns the new version and what the
-    /// rows it left are.
+    /// before the first committed. The `attachments` are replaced in it
+    /// too. `known`: what this connection knew of the rows of version
+    /// `expected`. Returns the new version and what the rows it left are.
     fn save_versioned(
         &mut self,
         scenario: &str,
         expected: Option<u64>,
         bytes: &[u8],
         saving: Saving<'_>,
+        attachments: &[(&str, &[u8])],
         known: Option<Known>,
     ) -> Result<(u64, Option<Known>), Error> {
         let transaction = self
@@ -511,6 +542,9 @@ impl SqliteState {
                 })
             }
         };
+        for (name, bytes) in attachments {
+            put_attachment(&transaction, scenario, name, bytes)?;
+        }
         transaction.commit()?;
         Ok((next, left))
     }

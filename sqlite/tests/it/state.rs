@@ -27,7 +27,7 @@ fn store() -> SchemaStore {
 }
 
 /// A store and engine that have seen a burst, so there is real state.
-fn busy() -> (SchemaStore, Evolution) {
+pub(crate) fn busy() -> (SchemaStore, Evolution) {
     let (mut s, mut e) = (store(), Evolution::default());
     for i in 0..80 {
         let message = json!({"schema_id": "flight_booking_v1",
@@ -171,36 +171,6 @@ fn rusqlite_update(path: &std::path::Path, sql: &str) -> usize {
         .unwrap()
         .execute(sql, [])
         .unwrap()
-}
-
-#[test]
-fn attachments_sit_beside_a_scenario_and_the_last_write_wins() {
-    let d = dir("attachment");
-    let path = d.join("state.db");
-    let mut db = SqliteState::open(&path).unwrap();
-    assert_eq!(db.attachment("flight_booking", "history").unwrap(), None);
-    db.save_attachment("flight_booking", "history", b"one")
-        .unwrap();
-    db.save_attachment("flight_booking", "history", b"two")
-        .unwrap();
-    db.save_attachment("hotel", "history", b"other scenario")
-        .unwrap();
-    drop(db);
-    let mut db = SqliteState::open(&path).unwrap();
-    assert_eq!(
-        db.attachment("flight_booking", "history")
-            .unwrap()
-            .as_deref(),
-        Some(&b"two"[..])
-    );
-    assert_eq!(
-        db.attachment("hotel", "history").unwrap().as_deref(),
-        Some(&b"other scenario"[..])
-    );
-    assert_eq!(db.attachment("flight_booking", "notes").unwrap(), None);
-    // An attachment is no state: the scenario still has none saved.
-    assert!(db.load("flight_booking").unwrap().is_none());
-    std::fs::remove_dir_all(&d).unwrap();
 }
 
 /// A writer that holds the lock past the busy timeout gets a retryable
