@@ -32,9 +32,6 @@ pub enum Resumed {
     Fresh,
     /// The same log: its first lines were replayed before and are skipped.
     After(u64),
-    /// A state saved before cursors had a digest: its line count is
-    /// trusted, as it was then.
-    Unverified(u64),
     /// Another log: read from its first line.
     NewLog,
 }
@@ -54,14 +51,13 @@ pub struct Lines {
 }
 
 impl Lines {
-    /// Checks `reader` against `saved` (a cursor, or a bare line count from
-    /// an older state) and positions it after the lines already replayed.
-    /// Fails only when standard input is another log than the saved one
-    /// and longer than [`MAX_HELD_BYTES`] up to the saved line.
+    /// Checks `reader` against the `saved` cursor and positions it after
+    /// the lines already replayed. Fails only when standard input is
+    /// another log than the saved one and longer than [`MAX_HELD_BYTES`] up
+    /// to the saved line.
     pub fn resume(
         reader: Box<dyn BufRead>,
         saved: Option<&Cursor>,
-        legacy_line: u64,
         reopen: Option<Reopen>,
     ) -> Result<Self, String> {
         let mut lines = Lines {
@@ -72,18 +68,6 @@ impl Lines {
             resumed: Resumed::Fresh,
         };
         let Some(saved) = saved else {
-            // Hashed as they are skipped, so the cursor saved next is whole.
-            while lines.number < legacy_line {
-                let Some(Ok(line)) = lines.inner.next() else {
-                    break;
-                };
-                lines.hasher.update(line.as_bytes());
-                lines.hasher.update(b"\n");
-                lines.number += 1;
-            }
-            if legacy_line > 0 {
-                lines.resumed = Resumed::Unverified(legacy_line);
-            }
             return Ok(lines);
         };
         let holding = reopen.is_none();

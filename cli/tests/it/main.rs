@@ -24,6 +24,7 @@ mod contract;
 mod evolve;
 mod import;
 mod interop;
+mod interrupted;
 mod jsonl;
 mod patches;
 mod replicas;

@@ -203,9 +203,7 @@ struct Saving {
     scenario: String,
     /// The version last read or written (`None`: nothing saved yet).
     version: Option<u64>,
-    /// Lines up to this number were replayed by an earlier run.
-    resume_after: u64,
-    /// The same, tied to the log it read (states saved before have none).
+    /// How far in its log an earlier run got (`None`: nothing read yet).
     log: Option<Cursor>,
     every: u64,
     /// What the report shows, kept beside the state.
@@ -229,7 +227,6 @@ impl Saving {
             place: path.display().to_string(),
             scenario,
             version: None,
-            resume_after: 0,
             log: None,
             every: every.max(1),
             history: History::new(),
@@ -242,12 +239,9 @@ impl Saving {
             let place = path.display().to_string();
             put_in_place(saved.store, saved.engine, store, engine, &place)?;
             saving.version = Some(saved.version);
-            saving.resume_after = saved.cursor;
             saving.history = crate::history::load(&mut saving.db, &saving.scenario)?;
-            // The cursor is written just after the state: one that does not
-            // match the state's line count is from an interrupted save.
-            saving.log = crate::history::load_cursor(&mut saving.db, &saving.scenario)?
-                .filter(|cursor| cursor.line == saving.resume_after);
+            let log = crate::history::load_cursor(&mut saving.db, &saving.scenario)?;
+            saving.log = matching(log, saved.cursor)?;
         }
         Ok(saving)
     }
@@ -257,6 +251,9 @@ impl Saving {
         Outcome::stream_error(&[Entry::unwritable(&self.place, message)])
     }
 
+    /// Saves the state with its report history and its log cursor, in one
+    /// transaction: a save that fails or is killed leaves all three as the
+    /// last save left them, so the next run resumes where the state is.
     fn save(
         &mut self,
         store: &SchemaStore,
@@ -264,19 +261,43 @@ impl Saving {
         history: &History,
         cursor: &Cursor,
     ) -> Result<(), String> {
+        let (history_name, history) = crate::history::to_attachment(history)?;
+        let (cursor_name, log) = crate::history::cursor_attachment(cursor)?;
         let version = self
             .db
-            .save(
+            .save_with_attachments(
                 &self.scenario,
                 self.version,
                 cursor.line,
                 store,
                 &engine.state(),
+                &[(history_name, &history), (cursor_name, &log)],
             )
             .map_err(|e| e.to_string())?;
         self.version = Some(version);
-        crate::history::save(&mut self.db, &self.scenario, history)?;
-        crate::history::save_cursor(&mut self.db, &self.scenario, cursor)
+        Ok(())
+    }
+}
+
+/// The saved log cursor, checked against the state's own line count
+/// `line`. They are saved in one transaction, so they match; a state past
+/// line 0 without a matching cursor (saved before cursors were tied to
+/// their log, or by a save of an earlier build that stopped between the
+/// state and its cursor) is refused: which log it read, and how far, cannot
+/// be checked, and skipping a bare count of lines of whatever log is given
+/// would lose them unread.
+fn matching(log: Option<Cursor>, line: u64) -> Result<Option<Cursor>, String> {
+    match log {
+        Some(cursor) if cursor.line == line => Ok(Some(cursor)),
+        None if line == 0 => Ok(None),
+        found => Err(format!(
+            "the state was saved after line {line} of its log, but its log cursor {}: which \
+             log it read cannot be checked; replay the logs into a new state file",
+            match found {
+                Some(cursor) => format!("is at line {}", cursor.line),
+                None => "is missing".to_owned(),
+            }
+        )),
     }
 }
 
@@ -442,8 +463,7 @@ pub fn run(args: &Args) -> Outcome {
         }))
     };
     let saved = saving.as_ref().and_then(|s| s.log.as_ref());
-    let legacy = saving.as_ref().map_or(0, |s| s.resume_after);
-    let lines = match Lines::resume(reader, saved, legacy, reopen) {
+    let lines = match Lines::resume(reader, saved, reopen) {
         Ok(lines) => lines,
         Err(message) => {
             let what = input::describe(&args.events);
@@ -582,7 +602,7 @@ fn replay(
                 "triggers": triggers, "patches_proposed": proposals, "patches_held": held});
     if let Some(object) = summary.as_object_mut() {
         match resumed {
-            Resumed::After(line) | Resumed::Unverified(line) if line > 0 => {
+            Resumed::After(line) if line > 0 => {
                 object.insert("resumed_after_line".to_owned(), json!(line));
             }
             Resumed::NewLog => {
