@@ -56,7 +56,7 @@ fn heal(db: &Path) {
 
 /// What the state file holds: the store and the engine's state, the report
 /// history and the log cursor (not the version, which counts saves).
-fn saved(db: &Path) -> (Value, Value, Value, Value) {
+pub(crate) fn saved(db: &Path) -> (Value, Value, Value, Value) {
     let mut file = sdsi_sqlite::SqliteState::open(db).unwrap();
     let scenario = file.scenarios().unwrap().remove(0);
     let state = file.load(&scenario).unwrap().unwrap();

@@ -22,6 +22,7 @@ mod cli;
 mod compat;
 mod contract;
 mod evolve;
+mod growing;
 mod import;
 mod interop;
 mod interrupted;

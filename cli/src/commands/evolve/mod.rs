@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
 use self::engine::{Engine, Event, put_in_place, shared_pools};
-use crate::log_cursor::{Cursor, Lines, Reopen, Resumed};
+use crate::log_cursor::{Cursor, LastLine, Lines, Reopen, Resumed};
 use crate::output::{Entry, Outcome, Status, entries};
 use crate::{duration, embedder, input, progress, template};
 
@@ -463,7 +463,14 @@ pub fn run(args: &Args) -> Outcome {
         }))
     };
     let saved = saving.as_ref().and_then(|s| s.log.as_ref());
-    let lines = match Lines::resume(reader, saved, reopen) {
+    // With a state a later run reads a last line once its newline is
+    // written; without one, no later run will.
+    let last_line = if saving.is_some() {
+        LastLine::Wait
+    } else {
+        LastLine::Read
+    };
+    let lines = match Lines::resume(reader, saved, reopen, last_line) {
         Ok(lines) => lines,
         Err(message) => {
             let what = input::describe(&args.events);
@@ -609,6 +616,9 @@ fn replay(
                 object.insert("new_log".to_owned(), json!(true));
             }
             _ => {}
+        }
+        if let Some(line) = reader.unfinished() {
+            object.insert("unfinished_line".to_owned(), json!(line));
         }
         if let Some(path) = written {
             object.insert("report".to_owned(), json!(path));
