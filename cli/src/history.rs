@@ -8,29 +8,23 @@ use sdsi_sqlite::SqliteState;
 
 use crate::log_cursor::Cursor;
 
-/// A database that keeps named bytes beside a scenario's state.
+/// A database that keeps named bytes beside a scenario's state. They are
+/// written only with the state, in its transaction (`save_with_attachments`,
+/// `save_folded`), so they always match it.
 pub trait Attachments {
     /// The bytes kept under `name`, if any.
     fn attachment(&mut self, scenario: &str, name: &str) -> Result<Option<Vec<u8>>, String>;
-    /// Keeps `bytes` under `name`.
-    fn save_attachment(&mut self, scenario: &str, name: &str, bytes: &[u8]) -> Result<(), String>;
 }
 
 impl Attachments for SqliteState {
     fn attachment(&mut self, scenario: &str, name: &str) -> Result<Option<Vec<u8>>, String> {
         SqliteState::attachment(self, scenario, name).map_err(|e| e.to_string())
     }
-    fn save_attachment(&mut self, scenario: &str, name: &str, bytes: &[u8]) -> Result<(), String> {
-        SqliteState::save_attachment(self, scenario, name, bytes).map_err(|e| e.to_string())
-    }
 }
 
 impl Attachments for PgState {
     fn attachment(&mut self, scenario: &str, name: &str) -> Result<Option<Vec<u8>>, String> {
         PgState::attachment(self, scenario, name).map_err(|e| e.to_string())
-    }
-    fn save_attachment(&mut self, scenario: &str, name: &str, bytes: &[u8]) -> Result<(), String> {
-        PgState::save_attachment(self, scenario, name, bytes).map_err(|e| e.to_string())
     }
 }
 
@@ -50,11 +44,6 @@ pub fn load(db: &mut impl Attachments, scenario: &str) -> Result<History, String
     }
 }
 
-/// Saves `history` for `scenario`.
-pub fn save(db: &mut impl Attachments, scenario: &str, history: &History) -> Result<(), String> {
-    db.save_attachment(scenario, ATTACHMENT, &to_bytes(history)?)
-}
-
 /// `history` as saved, with the attachment's name (for a save that writes
 /// it in the state's own transaction).
 pub fn to_attachment(history: &History) -> Result<(&'static str, Vec<u8>), String> {
@@ -65,8 +54,8 @@ fn to_bytes(history: &History) -> Result<Vec<u8>, String> {
     serde_json::to_vec(history).map_err(|e| e.to_string())
 }
 
-/// The log cursor saved for `scenario` (`None` for a state saved before
-/// cursors were tied to their log).
+/// The log cursor saved for `scenario` (`None` when none was: a state
+/// saved by another command, or before cursors were tied to their log).
 pub fn load_cursor(db: &mut impl Attachments, scenario: &str) -> Result<Option<Cursor>, String> {
     match db.attachment(scenario, CURSOR)? {
         None => Ok(None),
@@ -76,12 +65,9 @@ pub fn load_cursor(db: &mut impl Attachments, scenario: &str) -> Result<Option<C
     }
 }
 
-/// Saves the log cursor for `scenario`.
-pub fn save_cursor(
-    db: &mut impl Attachments,
-    scenario: &str,
-    cursor: &Cursor,
-) -> Result<(), String> {
+/// `cursor` as saved, with the attachment's name (written in the state's
+/// own transaction, so it always matches the state's line count).
+pub fn cursor_attachment(cursor: &Cursor) -> Result<(&'static str, Vec<u8>), String> {
     let bytes = serde_json::to_vec(cursor).map_err(|e| e.to_string())?;
-    db.save_attachment(scenario, CURSOR, &bytes)
+    Ok((CURSOR, bytes))
 }

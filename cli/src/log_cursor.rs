@@ -2,9 +2,15 @@
 //! lines an earlier run replayed and a SHA-256 of those lines. A later run
 //! skips them only when its log starts with the same lines (the same file,
 //! perhaps grown since); any other log is read from its first line, so a
-//! daily run with a new file loses nothing. A last line still being
-//! written (no newline yet) counts as written: if the writer then extends
-//! it, the log reads as another one and is replayed from its start.
+//! daily run with a new file loses nothing.
+//!
+//! A line counts once its newline is written. With a state, a last line
+//! without one (a writer still writing it) is neither replayed nor counted
+//! in the cursor: the next run reads it once it is complete, instead of
+//! meeting a longer line than the one it counted and taking the log for
+//! another. A log that truly ends without a newline keeps its last line
+//! waiting ([`Lines::unfinished`] names it). Without a state there is no
+//! next run, and such a line is read as it is.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead};
@@ -32,11 +38,17 @@ pub enum Resumed {
     Fresh,
     /// The same log: its first lines were replayed before and are skipped.
     After(u64),
-    /// A state saved before cursors had a digest: its line count is
-    /// trusted, as it was then.
-    Unverified(u64),
     /// Another log: read from its first line.
     NewLog,
+}
+
+/// What to do with a last line that has no newline (yet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LastLine {
+    /// Leave it unread and uncounted, for a later run (`--state`).
+    Wait,
+    /// Read it as a line: no later run will.
+    Read,
 }
 
 /// Opens the log again from its start (`None` for standard input).
@@ -45,52 +57,48 @@ pub type Reopen = Box<dyn FnMut() -> io::Result<Box<dyn BufRead>>>;
 /// The log's lines still to replay, numbered from 1, with the cursor of
 /// what was read so far.
 pub struct Lines {
-    inner: io::Lines<Box<dyn BufRead>>,
+    reader: Box<dyn BufRead>,
     held: VecDeque<String>,
     number: u64,
     hasher: Sha256,
+    last_line: LastLine,
+    /// The number of a last line left unread for want of its newline.
+    unfinished: Option<u64>,
     /// What the check found.
     pub resumed: Resumed,
 }
 
 impl Lines {
-    /// Checks `reader` against `saved` (a cursor, or a bare line count from
-    /// an older state) and positions it after the lines already replayed.
-    /// Fails only when standard input is another log than the saved one
-    /// and longer than [`MAX_HELD_BYTES`] up to the saved line.
+    /// Checks `reader` against the `saved` cursor and positions it after
+    /// the lines already replayed; `last_line` says what becomes of a last
+    /// line without its newline. Fails only when standard input is another
+    /// log than the saved one and longer than [`MAX_HELD_BYTES`] up to the
+    /// saved line.
     pub fn resume(
         reader: Box<dyn BufRead>,
         saved: Option<&Cursor>,
-        legacy_line: u64,
         reopen: Option<Reopen>,
+        last_line: LastLine,
     ) -> Result<Self, String> {
         let mut lines = Lines {
-            inner: reader.lines(),
+            reader,
             held: VecDeque::new(),
             number: 0,
             hasher: Sha256::new(),
+            last_line,
+            unfinished: None,
             resumed: Resumed::Fresh,
         };
         let Some(saved) = saved else {
-            // Hashed as they are skipped, so the cursor saved next is whole.
-            while lines.number < legacy_line {
-                let Some(Ok(line)) = lines.inner.next() else {
-                    break;
-                };
-                lines.hasher.update(line.as_bytes());
-                lines.hasher.update(b"\n");
-                lines.number += 1;
-            }
-            if legacy_line > 0 {
-                lines.resumed = Resumed::Unverified(legacy_line);
-            }
             return Ok(lines);
         };
         let holding = reopen.is_none();
         let (mut held_bytes, mut overflow) = (0usize, false);
         while lines.number < saved.line {
-            let Some(Ok(line)) = lines.inner.next() else {
-                break; // shorter than the saved log, or unreadable: not it
+            // Shorter than the saved log (or its line there unfinished:
+            // the saved one was complete), or unreadable: not it.
+            let Some(Ok(line)) = lines.read() else {
+                break;
             };
             lines.hasher.update(line.as_bytes());
             lines.hasher.update(b"\n");
@@ -113,9 +121,9 @@ impl Lines {
         match reopen {
             Some(mut reopen) => {
                 lines.held.clear();
-                lines.inner = reopen()
-                    .map_err(|e| format!("cannot read the log again from its start: {e}"))?
-                    .lines();
+                lines.unfinished = None;
+                lines.reader = reopen()
+                    .map_err(|e| format!("cannot read the log again from its start: {e}"))?;
             }
             None if overflow => {
                 return Err(format!(
@@ -124,6 +132,8 @@ impl Lines {
                     saved.line
                 ));
             }
+            // The held lines come first; an unfinished line met after them
+            // keeps its number.
             None => {}
         }
         Ok(lines)
@@ -137,8 +147,43 @@ impl Lines {
         }
     }
 
+    /// The number of the last line, left unread because it has no newline
+    /// yet (with [`LastLine::Wait`]); `None` when there was none, or only
+    /// blanks.
+    pub fn unfinished(&self) -> Option<u64> {
+        self.unfinished
+    }
+
     fn digest(&self) -> String {
         crate::hex::hex(&self.hasher.clone().finalize())
+    }
+
+    /// The next line from the reader, without its `\n` or `\r\n`; `None`
+    /// at the end, and at a last line without its newline that waits.
+    fn read(&mut self) -> Option<io::Result<String>> {
+        let mut bytes = Vec::new();
+        match self.reader.read_until(b'\n', &mut bytes) {
+            Err(error) => return Some(Err(error)),
+            Ok(0) => return None,
+            Ok(_) => {}
+        }
+        if bytes.last() == Some(&b'\n') {
+            bytes.pop();
+            if bytes.last() == Some(&b'\r') {
+                bytes.pop();
+            }
+        } else if self.last_line == LastLine::Wait {
+            if !bytes.iter().all(u8::is_ascii_whitespace) {
+                self.unfinished = Some(self.number.saturating_add(1));
+            }
+            return None;
+        }
+        Some(String::from_utf8(bytes).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                "stream did not contain valid UTF-8",
+            )
+        }))
     }
 }
 
@@ -148,7 +193,7 @@ impl Iterator for Lines {
     fn next(&mut self) -> Option<Self::Item> {
         let line = match self.held.pop_front() {
             Some(line) => Ok(line),
-            None => self.inner.next()?,
+            None => self.read()?,
         };
         // A line that cannot be read is not counted: the cursor stays
         // before it, so a later run meets it at the same place.

@@ -4,7 +4,10 @@
 //! (patches, queue, lifecycle and metrics) and the evolution engine's
 //! [`EvolutionState`] (pools, heat, gate counts), each in its versioned serde
 //! form, with a cursor the application may use to say how far it got (the
-//! CLI keeps the last log line it replayed). [`SqliteState`] implements the
+//! CLI keeps the last log line it replayed), and named attachments the
+//! application keeps beside it, saved in the state's own transaction when
+//! they must match it ([`SqliteState::save_with_attachments`]: the CLI's
+//! log cursor and report history). [`SqliteState`] implements the
 //! core's [`StateStorage`] trait. The database runs in WAL mode with full
 //! synchronisation, so a save either happened completely or not at all,
 //! whenever the process dies.

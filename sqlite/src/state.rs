@@ -2,6 +2,7 @@
 //! version check), and the attachments kept beside a state.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use sdsi::SchemaStore;
@@ -10,7 +11,7 @@ use sdsi::evolution::{
 };
 use sdsi::patch::{KnownRows, Signer, StoreRows};
 
-use crate::error::{Error, busy_or};
+use crate::error::{Error, busy_or, is_busy};
 use crate::{migrate, pool_rows, rows};
 
 /// A state file.
@@ -71,17 +72,47 @@ fn check_integrity(connection: &Connection) -> Result<(), Error> {
     )))
 }
 
+/// How long opening waits for another connection's lock, and the busy
+/// timeout a connection starts with.
+const OPEN_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Puts the file in WAL mode, waiting up to `timeout` for another
+/// connection's write lock. SQLite's busy handler does not wait here: the
+/// switch of a file still in the rollback journal (a new one) takes the
+/// write lock from inside the read it starts with, and SQLite fails such an
+/// upgrade at once when another connection holds the write lock (waiting
+/// could deadlock two upgraders), so two processes opening a new file, one
+/// migrating it, made the other fail with `SQLITE_BUSY`. The read is
+/// dropped between tries, so waiting here cannot deadlock.
+fn to_wal(connection: &Connection, timeout: Duration) -> Result<(), Error> {
+    let started = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match connection.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
+            Ok(_mode) => return Ok(()),
+            Err(error) if is_busy(&error) && started.elapsed() < timeout => {
+                std::thread::sleep(pause);
+                pause = pause.saturating_mul(2).min(Duration::from_millis(50));
+            }
+            Err(error) => return Err(error.into()),
+        }
+    }
+}
+
 impl SqliteState {
     /// Opens (or creates) the state file at `path`: WAL journal, full
     /// synchronisation, and a quick integrity check, so a damaged file is an
     /// error here rather than later; then the migrations the file lacks
-    /// (`sqlite/migrations/`, [`SCHEMA_VERSION`]) are applied.
+    /// (`sqlite/migrations/`, [`SCHEMA_VERSION`]) are applied. Another
+    /// process opening or writing the file at the same time is waited for,
+    /// up to 5 s; a lock held longer fails with an error that
+    /// [`Error::is_retryable`].
     ///
     /// [`SCHEMA_VERSION`]: migrate::SCHEMA_VERSION
     pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
         let mut connection = Connection::open(path)?;
-        connection.busy_timeout(std::time::Duration::from_secs(5))?;
-        let _mode: String = connection.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        connection.busy_timeout(OPEN_BUSY_TIMEOUT)?;
+        to_wal(&connection, OPEN_BUSY_TIMEOUT)?;
         connection.execute_batch("PRAGMA synchronous = FULL;")?;
         check_integrity(&connection)?;
         migrate::migrate(&mut connection)?;
@@ -98,7 +129,7 @@ impl SqliteState {
             path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
-        connection.busy_timeout(std::time::Duration::from_secs(5))?;
+        connection.busy_timeout(OPEN_BUSY_TIMEOUT)?;
         check_integrity(&connection)?;
         Ok(Self::with(connection))
     }
@@ -266,6 +297,24 @@ impl SqliteState {
         store: &SchemaStore,
         engine: &EvolutionState,
     ) -> Result<u64, Error> {
+        self.save_with_attachments(scenario, expected, cursor, store, engine, &[])
+    }
+
+    /// [`SqliteState::save`], replacing the `attachments` (name, bytes) kept
+    /// beside the state ([`SqliteState::attachment`]) in the same
+    /// transaction: what an application keeps of its own that must match
+    /// the state (the CLI's log cursor and report history) is written with
+    /// it or not at all, whenever the save fails or the process dies.
+    /// Attachments not named are left as they are.
+    pub fn save_with_attachments(
+        &mut self,
+        scenario: &str,
+        expected: Option<u64>,
+        cursor: u64,
+        store: &SchemaStore,
+        engine: &EvolutionState,
+        attachments: &[(&str, &[u8])],
+    ) -> Result<u64, Error> {
         let serialize = |e: serde_json::Error| Error::Serialize {
             message: e.to_string(),
         };
@@ -278,11 +327,12 @@ impl SqliteState {
         let (version, known) = if self.state_as_rows {
             let split = SavedServer::encode_split(cursor, store, engine).map_err(serialize)?;
             let saving = Saving::Split(&split.store, &split.pools);
-            self.save_busy_aware(scenario, expected, &split.bytes, saving, known)?
+            self.save_busy_aware(scenario, expected, &split.bytes, saving, attachments, known)?
         } else {
             let rows = store.rows().map_err(serialize)?;
             let bytes = SavedServer::encode(cursor, store, engine).map_err(serialize)?;
-            self.save_busy_aware(scenario, expected, &bytes, Saving::Whole(&rows), known)?
+            let saving = Saving::Whole(&rows);
+            self.save_busy_aware(scenario, expected, &bytes, saving, attachments, known)?
         };
         self.known_rows = known.map(|known| (scenario.to_owned(), version, known));
         Ok(version)
@@ -309,23 +359,17 @@ impl SqliteState {
         Ok(self.connection.busy_timeout(timeout)?)
     }
 
-    /// Keeps `bytes` under `name` beside `scenario`'s state (the CLI keeps
-    /// its report history there), replacing what was there. Not versioned:
-    /// the last write wins.
+    /// Keeps `bytes` under `name` beside `scenario`'s state, replacing what
+    /// was there, in a transaction of its own. Not versioned: the last write
+    /// wins. What must match the state is saved with it instead, by
+    /// [`SqliteState::save_with_attachments`].
     pub fn save_attachment(
         &mut self,
         scenario: &str,
         name: &str,
         bytes: &[u8],
     ) -> Result<(), Error> {
-        self.connection
-            .execute(
-                "INSERT INTO sdsi_attachment (scenario, name, bytes) VALUES (?1, ?2, ?3)
-                 ON CONFLICT(scenario, name) DO UPDATE SET bytes = excluded.bytes",
-                params![scenario, name, bytes],
-            )
-            .map_err(|e| busy_or(e, scenario))?;
-        Ok(())
+        put_attachment(&self.connection, scenario, name, bytes).map_err(|e| busy_or(e, scenario))
     }
 
     /// What [`SqliteState::save_attachment`] kept under `name` for
@@ -340,6 +384,22 @@ impl SqliteState {
             )
             .optional()?)
     }
+}
+
+/// Writes `bytes` under `name` beside `scenario`'s state, replacing what
+/// was there (a transaction derefs to its connection).
+fn put_attachment(
+    connection: &Connection,
+    scenario: &str,
+    name: &str,
+    bytes: &[u8],
+) -> Result<(), rusqlite::Error> {
+    connection.execute(
+        "INSERT INTO sdsi_attachment (scenario, name, bytes) VALUES (?1, ?2, ?3)
+         ON CONFLICT(scenario, name) DO UPDATE SET bytes = excluded.bytes",
+        params![scenario, name, bytes],
+    )?;
+    Ok(())
 }
 
 /// What a save writes beside the state's bytes.
@@ -380,7 +440,7 @@ impl StateStorage for SqliteState {
     fn save(&mut self, scenario: &str, expected: Option<u64>, bytes: &[u8]) -> Result<u64, Error> {
         self.known_rows = None;
         Ok(self
-            .save_busy_aware(scenario, expected, bytes, Saving::Bytes, None)?
+            .save_busy_aware(scenario, expected, bytes, Saving::Bytes, &[], None)?
             .0)
     }
 }
@@ -394,9 +454,10 @@ impl SqliteState {
         expected: Option<u64>,
         bytes: &[u8],
         saving: Saving<'_>,
+        attachments: &[(&str, &[u8])],
         known: Option<Known>,
     ) -> Result<(u64, Option<Known>), Error> {
-        self.save_versioned(scenario, expected, bytes, saving, known)
+        self.save_versioned(scenario, expected, bytes, saving, attachments, known)
             .map_err(|error| match error {
                 Error::Sqlite(e) => busy_or(e, scenario),
                 other => other,
@@ -406,15 +467,16 @@ impl SqliteState {
     /// The save itself, in an immediate transaction: the write lock is taken
     /// before the version is read, so a second writer waits for the first
     /// (up to the busy timeout) instead of failing to upgrade a read it made
-    /// before the first committed. `known`: what this connection knew of
-    /// the rows of version `expected`. Returns the new version and what the
-    /// rows it left are.
+    /// before the first committed. The `attachments` are replaced in it
+    /// too. `known`: what this connection knew of the rows of version
+    /// `expected`. Returns the new version and what the rows it left are.
     fn save_versioned(
         &mut self,
         scenario: &str,
         expected: Option<u64>,
         bytes: &[u8],
         saving: Saving<'_>,
+        attachments: &[(&str, &[u8])],
         known: Option<Known>,
     ) -> Result<(u64, Option<Known>), Error> {
         let transaction = self
@@ -480,6 +542,9 @@ impl SqliteState {
                 })
             }
         };
+        for (name, bytes) in attachments {
+            put_attachment(&transaction, scenario, name, bytes)?;
+        }
         transaction.commit()?;
         Ok((next, left))
     }

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 /// A log of `n` lines: eight clients asking, in turn, for three needs, one
 /// message every five minutes, so keys are proposed and judged on the way.
-fn log(path: &Path, n: usize) {
+pub(crate) fn log(path: &Path, n: usize) {
     let needs = [
         "window seat please",
         "a vegetarian meal",
@@ -34,7 +34,7 @@ fn log(path: &Path, n: usize) {
 }
 
 /// Runs `sdsi evolve` over `events`; returns the JSON lines it printed.
-fn evolve(events: &Path, extra: &[&str]) -> Vec<Value> {
+pub(crate) fn evolve(events: &Path, extra: &[&str]) -> Vec<Value> {
     let output = Command::new(env!("CARGO_BIN_EXE_sdsi"))
         .args(["evolve", "--schema", &fixture("flight_template.json")])
         .args(extra)

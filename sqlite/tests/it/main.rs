@@ -9,4 +9,6 @@
     reason = "tests: a panic is a failed test"
 )]
 
+mod attachments;
+mod opening;
 mod state;

@@ -10,7 +10,7 @@ use serde_json::json;
 use time::macros::datetime;
 
 /// A fresh directory for one test.
-fn dir(name: &str) -> PathBuf {
+pub(crate) fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("sdsi-sqlite-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
@@ -27,7 +27,7 @@ fn store() -> SchemaStore {
 }
 
 /// A store and engine that have seen a burst, so there is real state.
-fn busy() -> (SchemaStore, Evolution) {
+pub(crate) fn busy() -> (SchemaStore, Evolution) {
     let (mut s, mut e) = (store(), Evolution::default());
     for i in 0..80 {
         let message = json!({"schema_id": "flight_booking_v1",
@@ -173,36 +173,6 @@ fn rusqlite_update(path: &std::path::Path, sql: &str) -> usize {
         .unwrap()
 }
 
-#[test]
-fn attachments_sit_beside_a_scenario_and_the_last_write_wins() {
-    let d = dir("attachment");
-    let path = d.join("state.db");
-    let mut db = SqliteState::open(&path).unwrap();
-    assert_eq!(db.attachment("flight_booking", "history").unwrap(), None);
-    db.save_attachment("flight_booking", "history", b"one")
-        .unwrap();
-    db.save_attachment("flight_booking", "history", b"two")
-        .unwrap();
-    db.save_attachment("hotel", "history", b"other scenario")
-        .unwrap();
-    drop(db);
-    let mut db = SqliteState::open(&path).unwrap();
-    assert_eq!(
-        db.attachment("flight_booking", "history")
-            .unwrap()
-            .as_deref(),
-        Some(&b"two"[..])
-    );
-    assert_eq!(
-        db.attachment("hotel", "history").unwrap().as_deref(),
-        Some(&b"other scenario"[..])
-    );
-    assert_eq!(db.attachment("flight_booking", "notes").unwrap(), None);
-    // An attachment is no state: the scenario still has none saved.
-    assert!(db.load("flight_booking").unwrap().is_none());
-    std::fs::remove_dir_all(&d).unwrap();
-}
-
 /// A writer that holds the lock past the busy timeout gets a retryable
 /// `Busy`, not a plain SQLite error; once the lock is free the save goes
 /// through.
@@ -339,7 +309,7 @@ fn a_sealed_state_loads_only_with_its_key() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
-fn user_version(path: &std::path::Path) -> i64 {
+pub(crate) fn user_version(path: &std::path::Path) -> i64 {
     rusqlite::Connection::open(path)
         .unwrap()
         .query_row("PRAGMA user_version", [], |r| r.get(0))
@@ -385,32 +355,6 @@ fn files_are_migrated_forward_and_never_back() {
     );
     drop(db);
     assert_eq!(user_version(&path), SCHEMA_VERSION + 5);
-    std::fs::remove_dir_all(&d).unwrap();
-}
-
-/// Processes opening one new file at once all find it migrated: none fails
-/// on a table or a version another wrote, and every one can save. (The
-/// migration is idempotent, so this cannot tell whether it ran twice; the
-/// version re-read under the write lock is what keeps it to once.)
-#[test]
-fn openers_racing_on_a_new_file_all_find_it_migrated() {
-    let d = dir("migrate-race");
-    let path = d.join("state.db");
-    let handles: Vec<_> = (0..6)
-        .map(|i| {
-            let path = path.clone();
-            std::thread::spawn(move || {
-                let mut db = SqliteState::open(&path).unwrap();
-                db.save_attachment("flight_booking", &format!("opener-{i}"), b"x")
-                    .unwrap();
-                db.schema_version().unwrap()
-            })
-        })
-        .collect();
-    for handle in handles {
-        assert_eq!(handle.join().unwrap(), sdsi_sqlite::SCHEMA_VERSION);
-    }
-    assert_eq!(user_version(&path), sdsi_sqlite::SCHEMA_VERSION);
     std::fs::remove_dir_all(&d).unwrap();
 }
 
@@ -909,21 +853,4 @@ fn pools_kept_as_rows_are_written_where_they_change() {
         "the counters are the writer's, not the sum"
     );
     std::fs::remove_dir_all(&d).unwrap();
-}
-
-/// Another process holding the file's lock past the busy timeout is as
-/// retryable when opening as when saving (it was a plain error there).
-#[test]
-fn a_locked_file_is_retryable_on_open() {
-    let path = dir("locked").join("state.db");
-    let holder = rusqlite::Connection::open(&path).unwrap();
-    holder
-        .execute_batch(
-            "CREATE TABLE other (x INTEGER); BEGIN EXCLUSIVE; INSERT INTO other VALUES (1);",
-        )
-        .unwrap();
-    let error = SqliteState::open(&path).expect_err("the lock is held");
-    assert!(error.is_retryable(), "{error}");
-    holder.execute_batch("COMMIT").unwrap();
-    assert!(SqliteState::open(&path).is_ok());
 }

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
 use self::engine::{Engine, Event, put_in_place, shared_pools};
-use crate::log_cursor::{Cursor, Lines, Reopen, Resumed};
+use crate::log_cursor::{Cursor, LastLine, Lines, Reopen, Resumed};
 use crate::output::{Entry, Outcome, Status, entries};
 use crate::{duration, embedder, input, instant, progress, template};
 
@@ -223,9 +223,7 @@ struct Saving {
     scenario: String,
     /// The version last read or written (`None`: nothing saved yet).
     version: Option<u64>,
-    /// Lines up to this number were replayed by an earlier run.
-    resume_after: u64,
-    /// The same, tied to the log it read (states saved before have none).
+    /// How far in its log an earlier run got (`None`: nothing read yet).
     log: Option<Cursor>,
     every: u64,
     /// What the report shows, kept beside the state.
@@ -249,7 +247,6 @@ impl Saving {
             place: path.display().to_string(),
             scenario,
             version: None,
-            resume_after: 0,
             log: None,
             every: every.max(1),
             history: History::new(),
@@ -262,12 +259,9 @@ impl Saving {
             let place = path.display().to_string();
             put_in_place(saved.store, saved.engine, store, engine, &place)?;
             saving.version = Some(saved.version);
-            saving.resume_after = saved.cursor;
             saving.history = crate::history::load(&mut saving.db, &saving.scenario)?;
-            // The cursor is written just after the state: one that does not
-            // match the state's line count is from an interrupted save.
-            saving.log = crate::history::load_cursor(&mut saving.db, &saving.scenario)?
-                .filter(|cursor| cursor.line == saving.resume_after);
+            let log = crate::history::load_cursor(&mut saving.db, &saving.scenario)?;
+            saving.log = matching(log, saved.cursor)?;
         }
         Ok(saving)
     }
@@ -277,6 +271,9 @@ impl Saving {
         Outcome::stream_error(&[Entry::unwritable(&self.place, message)])
     }
 
+    /// Saves the state with its report history and its log cursor, in one
+    /// transaction: a save that fails or is killed leaves all three as the
+    /// last save left them, so the next run resumes where the state is.
     fn save(
         &mut self,
         store: &SchemaStore,
@@ -284,19 +281,43 @@ impl Saving {
         history: &History,
         cursor: &Cursor,
     ) -> Result<(), String> {
+        let (history_name, history) = crate::history::to_attachment(history)?;
+        let (cursor_name, log) = crate::history::cursor_attachment(cursor)?;
         let version = self
             .db
-            .save(
+            .save_with_attachments(
                 &self.scenario,
                 self.version,
                 cursor.line,
                 store,
                 &engine.state(),
+                &[(history_name, &history), (cursor_name, &log)],
             )
             .map_err(|e| e.to_string())?;
         self.version = Some(version);
-        crate::history::save(&mut self.db, &self.scenario, history)?;
-        crate::history::save_cursor(&mut self.db, &self.scenario, cursor)
+        Ok(())
+    }
+}
+
+/// The saved log cursor, checked against the state's own line count
+/// `line`. They are saved in one transaction, so they match; a state past
+/// line 0 without a matching cursor (saved before cursors were tied to
+/// their log, or by a save of an earlier build that stopped between the
+/// state and its cursor) is refused: which log it read, and how far, cannot
+/// be checked, and skipping a bare count of lines of whatever log is given
+/// would lose them unread.
+fn matching(log: Option<Cursor>, line: u64) -> Result<Option<Cursor>, String> {
+    match log {
+        Some(cursor) if cursor.line == line => Ok(Some(cursor)),
+        None if line == 0 => Ok(None),
+        found => Err(format!(
+            "the state was saved after line {line} of its log, but its log cursor {}: which \
+             log it read cannot be checked; replay the logs into a new state file",
+            match found {
+                Some(cursor) => format!("is at line {}", cursor.line),
+                None => "is missing".to_owned(),
+            }
+        )),
     }
 }
 
@@ -475,8 +496,14 @@ pub fn run(args: &Args) -> Outcome {
         }))
     };
     let saved = saving.as_ref().and_then(|s| s.log.as_ref());
-    let legacy = saving.as_ref().map_or(0, |s| s.resume_after);
-    let lines = match Lines::resume(reader, saved, legacy, reopen) {
+    // With a state a later run reads a last line once its newline is
+    // written; without one, no later run will.
+    let last_line = if saving.is_some() {
+        LastLine::Wait
+    } else {
+        LastLine::Read
+    };
+    let lines = match Lines::resume(reader, saved, reopen, last_line) {
         Ok(lines) => lines,
         Err(message) => {
             let what = input::describe(&args.events);
@@ -640,13 +667,16 @@ fn replay(
                 "triggers": triggers, "patches_proposed": proposals, "patches_held": held});
     if let Some(object) = summary.as_object_mut() {
         match resumed {
-            Resumed::After(line) | Resumed::Unverified(line) if line > 0 => {
+            Resumed::After(line) if line > 0 => {
                 object.insert("resumed_after_line".to_owned(), json!(line));
             }
             Resumed::NewLog => {
                 object.insert("new_log".to_owned(), json!(true));
             }
             _ => {}
+        }
+        if let Some(line) = reader.unfinished() {
+            object.insert("unfinished_line".to_owned(), json!(line));
         }
         if let Some(path) = written {
             object.insert("report".to_owned(), json!(path));
