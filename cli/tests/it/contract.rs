@@ -431,6 +431,20 @@ fn flags_that_would_be_ignored_are_usage_errors() {
             "--save-every",
         ),
         (
+            &[
+                &evolve[..],
+                &[
+                    "--state",
+                    "postgresql://u@127.0.0.1:9/db",
+                    "--not-after",
+                    "2026-05-03T09:00:00Z",
+                    &events,
+                ],
+            ]
+            .concat(),
+            "--not-after",
+        ),
+        (
             &[&evolve[..], &["--replica", "r1", &events]].concat(),
             "--replica",
         ),

@@ -342,6 +342,13 @@ pub fn misused(args: &Args) -> Option<String> {
             "--save-every is for a SQLite --state: replicas save after each fold".to_owned(),
         );
     }
+    if replicas && args.not_after.is_some() {
+        return Some(
+            "--not-after is for a single process: replicas refuse rows dated more than 30 days \
+             past the database's clock"
+                .to_owned(),
+        );
+    }
     if args.replica.is_some() && !replicas {
         return Some("--replica needs a PostgreSQL --state (postgresql://...)".to_owned());
     }
