@@ -399,7 +399,7 @@ fn flags_that_would_be_ignored_are_usage_errors() {
     let state = d.join("s.db");
     let state = state.to_str().unwrap();
     let evolve = ["evolve", "--schema", &template];
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 8] = [
         (
             &[
                 &evolve[..],
