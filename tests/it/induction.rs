@@ -150,3 +150,36 @@ fn a_lost_induction_opens_again_after_the_wait() {
     assert_eq!(proposed, 1);
     assert_eq!(engine.inducer().0.load(Ordering::Relaxed), 1);
 }
+
+/// An answer counts once: completed a second time (a retried delivery), it
+/// changes nothing.
+#[test]
+fn an_answer_completes_once() {
+    let mut store = flight_store();
+    let mut engine = engine(Induction::OffPath);
+    let mut answers = Vec::new();
+    for i in 0..120usize {
+        let at = T0 + Duration::minutes(10 * i as i64);
+        let client = format!("agent-{}", i % 8);
+        engine.observe(&mut store, &flight_with_other(WISHES[0]), &client, at);
+        answers.extend(
+            engine
+                .inductions(&store, at)
+                .into_iter()
+                .map(|p| p.run(&RuleInducer)),
+        );
+        if !answers.is_empty() {
+            let answer = answers.remove(0);
+            let first = engine.complete(&mut store, answer.clone(), at);
+            assert!(
+                first
+                    .iter()
+                    .any(|e| matches!(e, EvolutionEvent::Proposed { .. })),
+                "{first:#?}"
+            );
+            assert_eq!(engine.complete(&mut store, answer, at), Vec::new());
+            return;
+        }
+    }
+    panic!("no need waited");
+}

@@ -66,15 +66,30 @@ impl PendingInduction {
     }
 }
 
-/// What an induction answered, for [`Evolution::complete`].
+/// What an induction answered, for [`Evolution::complete`]; made only by
+/// [`PendingInduction::run`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct InducedKey {
+    pool_key: PoolKey,
+    need: u64,
+    key: Option<KeyDefinition>,
+}
+
+impl InducedKey {
     /// The pool the need is in.
-    pub pool_key: PoolKey,
+    pub fn pool_key(&self) -> &PoolKey {
+        &self.pool_key
+    }
+
     /// The need.
-    pub need: u64,
+    pub fn need(&self) -> u64 {
+        self.need
+    }
+
     /// The key induced, or `None` (the need is then deferred).
-    pub key: Option<KeyDefinition>,
+    pub fn key(&self) -> Option<&KeyDefinition> {
+        self.key.as_ref()
+    }
 }
 
 impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
@@ -112,6 +127,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         now: OffsetDateTime,
     ) -> Vec<PendingInduction> {
         let waiting = std::mem::take(&mut self.waiting);
+        self.inducing.extend(waiting.iter().cloned());
         waiting
             .into_iter()
             .filter_map(|(pool_key, need)| {
@@ -129,7 +145,9 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
 
     /// Decides what becomes of an induced key at `now`, as `observe` does
     /// with an inline induction: checked against the schema the pool's
-    /// clients see now, packaged and submitted, held or deferred.
+    /// clients see now, packaged and submitted, held or deferred. An answer
+    /// for a need not handed out by [`Evolution::inductions`], or already
+    /// completed, changes nothing.
     pub fn complete(
         &mut self,
         store: &mut SchemaStore,
@@ -142,6 +160,9 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             need,
             key,
         } = induced;
+        if !self.inducing.remove(&(pool_key.clone(), need)) {
+            return events;
+        }
         self.decide(store, &pool_key, need, now, key, &mut events);
         events
     }

@@ -38,8 +38,10 @@ pub struct Evolution<E = HashingEmbedder, I = RuleInducer> {
     /// The sequence number of the last operator denial in the store that
     /// the engine acted on (see `reopen_denied`).
     reviewed: u64,
-    /// Needs waiting for their key off the message path.
+    /// Needs waiting for their key off the message path, not yet handed
+    /// out, and handed out (`Evolution::inductions`) awaiting `complete`.
     pub(in crate::evolution::engine) waiting: BTreeSet<(PoolKey, u64)>,
+    pub(in crate::evolution::engine) inducing: BTreeSet<(PoolKey, u64)>,
 }
 
 impl Default for Evolution {
@@ -63,6 +65,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             last_active: BTreeMap::new(),
             reviewed: 0,
             waiting: BTreeSet::new(),
+            inducing: BTreeSet::new(),
         }
     }
 
