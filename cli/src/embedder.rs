@@ -5,24 +5,63 @@ use std::path::Path;
 
 use sdsi::evolution::{Embedder, HashingEmbedder};
 
+/// The settings given on the command line (`--threshold`,
+/// `--need-threshold`, `--need-contrast`): a model other than
+/// all-MiniLM-L6-v2 loads only with a threshold and one of the other two.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Given {
+    pub threshold: Option<f32>,
+    pub need_threshold: Option<f32>,
+    pub need_contrast: Option<f32>,
+}
+
 /// The hashing embedder, or the model in `model` (a directory holding
 /// `config.json`, `tokenizer.json` and `model.safetensors`).
-pub fn load(model: Option<&Path>) -> Result<Box<dyn Embedder>, String> {
+pub fn load(model: Option<&Path>, given: Given) -> Result<Box<dyn Embedder>, String> {
     match model {
         None => Ok(Box::new(HashingEmbedder::default())),
-        Some(dir) => from_directory(dir),
+        Some(dir) => from_directory(dir, given),
     }
 }
 
 #[cfg(feature = "model")]
-fn from_directory(dir: &Path) -> Result<Box<dyn Embedder>, String> {
-    sdsi_model::SentenceModel::load(dir)
-        .map(|model| Box::new(model) as Box<dyn Embedder>)
-        .map_err(|error| error.to_string())
+fn from_directory(dir: &Path, given: Given) -> Result<Box<dyn Embedder>, String> {
+    use sdsi_model::{ModelError, SentenceModel};
+    let model = match SentenceModel::load(dir) {
+        Err(ModelError::Uncalibrated { .. }) if calibration(given).is_some() => {
+            let calibration = calibration(given).ok_or_else(String::new)?;
+            SentenceModel::load_calibrated(dir, calibration)
+        }
+        other => other,
+    };
+    match model {
+        Ok(model) => Ok(Box::new(model)),
+        Err(error @ ModelError::Uncalibrated { .. }) => Err(format!(
+            "{error}: give --threshold with --need-contrast or --need-threshold, measured for it"
+        )),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+/// The settings the command line gives a model other than
+/// all-MiniLM-L6-v2: a threshold, and a need threshold or contrast.
+#[cfg(feature = "model")]
+fn calibration(given: Given) -> Option<sdsi_model::Calibration> {
+    use sdsi_model::Calibration;
+    let threshold = given.threshold?;
+    match (given.need_threshold, given.need_contrast) {
+        (Some(need), None) => Some(Calibration::new(threshold, need)),
+        // Until the pool's background is measured, needs join no looser
+        // than the threshold the caller measured.
+        (need, Some(contrast)) => Some(
+            Calibration::new(threshold, need.unwrap_or(threshold)).with_need_contrast(contrast),
+        ),
+        (None, None) => None,
+    }
 }
 
 #[cfg(not(feature = "model"))]
-fn from_directory(dir: &Path) -> Result<Box<dyn Embedder>, String> {
+fn from_directory(dir: &Path, _: Given) -> Result<Box<dyn Embedder>, String> {
     Err(format!(
         "--model {}: this sdsi was built without the `model` feature",
         dir.display()

@@ -50,6 +50,20 @@ pub enum ModelError {
         /// What the tensor library said.
         reason: String,
     },
+    /// The weights are not all-MiniLM-L6-v2's, the only model whose
+    /// settings are built in: load them with
+    /// `SentenceModel::load_calibrated` and settings measured for them.
+    #[error(
+        "{path} (SHA-256 {digest}) is not all-MiniLM-L6-v2, whose clustering settings are \
+         built in; another model needs its own (its threshold and need contrast or need \
+         threshold: docs/evolution.md, \"Models\")"
+    )]
+    Uncalibrated {
+        /// The weights file.
+        path: PathBuf,
+        /// Its SHA-256, hex.
+        digest: String,
+    },
     /// Tokenizing or running the model on a text failed.
     #[error("embedding failed: {reason}")]
     Inference {

@@ -26,9 +26,11 @@
 //! # Ok::<(), sdsi_model::ModelError>(())
 //! ```
 
+mod calibration;
 mod config;
 mod error;
 mod sentence_model;
 
+pub use calibration::{ALL_MINILM_L6_V2_SHA256, Calibration};
 pub use error::ModelError;
 pub use sentence_model::SentenceModel;

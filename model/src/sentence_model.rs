@@ -8,6 +8,7 @@ use candle_transformers::models::bert::BertModel;
 use sdsi::evolution::{Embedder, Lending};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
+use crate::calibration::{Calibration, sha256_hex};
 use crate::config::{self, ModelConfig};
 use crate::error::ModelError;
 
@@ -21,25 +22,6 @@ const BATCH: usize = 32;
 /// hostile megabyte from costing a megabyte's tokenization.
 const MAX_INPUT_BYTES: usize = 16 * 1024;
 
-/// Cosine similarity at which all-MiniLM-L6-v2 puts two fragments in one
-/// cluster, calibrated like the hashing embedders (docs/measurements/evolution.md).
-const RECOMMENDED_THRESHOLD: f32 = 0.56;
-
-/// Mean cosine at which all-MiniLM-L6-v2's fine clusters are one need,
-/// chosen on the calibration split of Banking77 and HWU64 together
-/// (docs/measurements/evolution.md).
-const RECOMMENDED_NEED_THRESHOLD: f32 = 0.46;
-
-/// How many times a pool's background similarity all-MiniLM-L6-v2's need
-/// threshold is (the adaptive need threshold; `RECOMMENDED_NEED_THRESHOLD`
-/// applies until the background is measured), chosen on the same split.
-const RECOMMENDED_NEED_CONTRAST: f32 = 3.25;
-
-/// all-MiniLM-L6-v2 cuts a need into few pieces, and a piece silenced for
-/// lending while small lost needs on the calibration intents of both
-/// corpora; booking the lent heat did not (docs/measurements/evolution.md, "Lending: silence or book, per embedder").
-const RECOMMENDED_LENDING: Lending = Lending::Book;
-
 /// A BERT sentence-transformer (all-MiniLM-L6-v2 or another model with the
 /// same layout) as an [`Embedder`]: mean pooling over the tokens, then L2
 /// normalisation, as the sentence-transformers library does. Runs on the
@@ -49,10 +31,7 @@ pub struct SentenceModel {
     tokenizer: Tokenizer,
     dimension: usize,
     max_tokens: usize,
-    threshold: f32,
-    need_threshold: f32,
-    need_contrast: Option<f32>,
-    lending: Lending,
+    calibration: Calibration,
 }
 
 impl std::fmt::Debug for SentenceModel {
@@ -60,27 +39,50 @@ impl std::fmt::Debug for SentenceModel {
         f.debug_struct("SentenceModel")
             .field("dimension", &self.dimension)
             .field("max_tokens", &self.max_tokens)
-            .field("threshold", &self.threshold)
-            .field("need_threshold", &self.need_threshold)
-            .field("need_contrast", &self.need_contrast)
-            .field("lending", &self.lending)
+            .field("calibration", &self.calibration)
             .finish_non_exhaustive()
     }
 }
 
 impl SentenceModel {
-    /// Loads a model from a sentence-transformers directory holding
-    /// `config.json`, `tokenizer.json` and `model.safetensors` (and, if
-    /// present, `1_Pooling/config.json`, which must ask for mean pooling, and
-    /// `sentence_bert_config.json`, whose `max_seq_length` caps the input).
+    /// Loads all-MiniLM-L6-v2 (recognised by its weights' SHA-256,
+    /// [`ALL_MINILM_L6_V2_SHA256`](crate::ALL_MINILM_L6_V2_SHA256)) from a
+    /// sentence-transformers directory holding `config.json`,
+    /// `tokenizer.json` and `model.safetensors` (and, if present,
+    /// `1_Pooling/config.json`, which must ask for mean pooling, and
+    /// `sentence_bert_config.json`, whose `max_seq_length` caps the input),
+    /// with its built-in [`Calibration`]. Another model's vectors need
+    /// their own: [`SentenceModel::load_calibrated`].
+    ///
+    /// # Errors
+    /// [`ModelError::Uncalibrated`] for weights other than
+    /// all-MiniLM-L6-v2's, and as [`SentenceModel::load_calibrated`].
+    pub fn load(dir: impl AsRef<Path>) -> Result<Self, ModelError> {
+        Self::open(dir.as_ref(), None)
+    }
+
+    /// Loads any BERT sentence-transformer from such a directory, with the
+    /// settings its vectors need (`calibration`, measured for it: see
+    /// docs/evolution.md, "Models").
     ///
     /// # Errors
     /// [`ModelError::MissingFile`] when a file is missing,
     /// [`ModelError::Config`] for a configuration that is not a BERT
     /// sentence-transformer, [`ModelError::Tokenizer`] and
     /// [`ModelError::Weights`] when those files do not load or do not fit.
-    pub fn load(dir: impl AsRef<Path>) -> Result<Self, ModelError> {
-        let dir = dir.as_ref();
+    pub fn load_calibrated(
+        dir: impl AsRef<Path>,
+        calibration: Calibration,
+    ) -> Result<Self, ModelError> {
+        Self::open(dir.as_ref(), Some(calibration))
+    }
+
+    /// The settings this model's vectors are used with.
+    pub fn calibration(&self) -> Calibration {
+        self.calibration
+    }
+
+    fn open(dir: &Path, given: Option<Calibration>) -> Result<Self, ModelError> {
         if !dir.is_dir() {
             return Err(ModelError::MissingFile {
                 dir: dir.to_path_buf(),
@@ -114,6 +116,16 @@ impl SentenceModel {
         // Read, not memory-mapped: mapping is `unsafe` in candle (the file
         // could change underneath), and this crate forbids unsafe code.
         let bytes = config::read(&weights_path)?;
+        let calibration = match given {
+            Some(calibration) => calibration,
+            None => {
+                let digest = sha256_hex(&bytes);
+                Calibration::built_in(&digest).ok_or(ModelError::Uncalibrated {
+                    path: weights_path.clone(),
+                    digest,
+                })?
+            }
+        };
         let weights = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &Device::Cpu)
             .map_err(|e| weights_error(e.to_string()))?;
         let model = BertModel::load(weights, &bert).map_err(|e| weights_error(e.to_string()))?;
@@ -122,18 +134,14 @@ impl SentenceModel {
             tokenizer,
             dimension: bert.hidden_size,
             max_tokens,
-            threshold: RECOMMENDED_THRESHOLD,
-            need_threshold: RECOMMENDED_NEED_THRESHOLD,
-            need_contrast: Some(RECOMMENDED_NEED_CONTRAST),
-            lending: RECOMMENDED_LENDING,
+            calibration,
         })
     }
 
-    /// The same model with another clustering threshold (for a model other
-    /// than all-MiniLM-L6-v2, calibrate one: docs/evolution.md).
+    /// The same model with another clustering threshold.
     #[must_use]
     pub fn with_threshold(mut self, threshold: f32) -> Self {
-        self.threshold = threshold;
+        self.calibration.threshold = threshold;
         self
     }
 
@@ -141,8 +149,8 @@ impl SentenceModel {
     /// [`Embedder::recommended_need_threshold`]; no need contrast).
     #[must_use]
     pub fn with_need_threshold(mut self, threshold: f32) -> Self {
-        self.need_threshold = threshold;
-        self.need_contrast = None;
+        self.calibration.need_threshold = threshold;
+        self.calibration.need_contrast = None;
         self
     }
 
@@ -150,7 +158,7 @@ impl SentenceModel {
     /// threshold; see [`Embedder::recommended_need_contrast`]).
     #[must_use]
     pub fn with_need_contrast(mut self, contrast: Option<f32>) -> Self {
-        self.need_contrast = contrast;
+        self.calibration.need_contrast = contrast;
         self
     }
 
@@ -159,7 +167,7 @@ impl SentenceModel {
     /// [`Lending::Book`]).
     #[must_use]
     pub fn with_lending(mut self, lending: Lending) -> Self {
-        self.lending = lending;
+        self.calibration.lending = lending;
         self
     }
 
@@ -291,19 +299,19 @@ impl Embedder for SentenceModel {
     }
 
     fn recommended_threshold(&self) -> f32 {
-        self.threshold
+        self.calibration.threshold
     }
 
     fn recommended_need_threshold(&self) -> f32 {
-        self.need_threshold
+        self.calibration.need_threshold
     }
 
     fn recommended_need_contrast(&self) -> Option<f32> {
-        self.need_contrast
+        self.calibration.need_contrast
     }
 
     fn recommended_lending(&self) -> Lending {
-        self.lending
+        self.calibration.lending
     }
 
     /// Writes the text's vector, or zeros if the model failed on it (the

@@ -1,6 +1,6 @@
 //! `sdsi evolve` and `sdsi cluster`.
 
-use crate::common::{card_number, fixture, json_lines, model_dir, run_with_stdin};
+use crate::common::{card_number, fixture, fresh_dir, json_lines, model_dir, run_with_stdin, sdsi};
 use serde_json::{Value, json};
 
 fn events<'a>(lines: &'a [Value], kind: &str) -> Vec<&'a Value> {
@@ -394,6 +394,41 @@ fn the_model_clusters_and_evolves() {
     assert_eq!(proposed.len(), 1, "{lines:#?}");
     let key = &proposed[0]["patch"]["new_keys"][0];
     assert!(key["key_name"].as_str().unwrap().contains("seat"), "{key}");
+}
+
+/// A model other than all-MiniLM-L6-v2 (here: its files with one weight
+/// changed) has no built-in settings: `--model` alone is refused, and the
+/// settings measured for it load it.
+#[test]
+fn another_model_needs_its_own_settings() {
+    let Some(model) = model_dir() else { return };
+    let source = std::path::Path::new(&model);
+    let d = fresh_dir("other-model");
+    for file in ["config.json", "tokenizer.json"] {
+        std::fs::copy(source.join(file), d.join(file)).unwrap();
+    }
+    let mut weights = std::fs::read(source.join("model.safetensors")).unwrap();
+    let last = weights.len() - 1;
+    weights[last] ^= 1;
+    std::fs::write(d.join("model.safetensors"), weights).unwrap();
+    let other = d.to_str().unwrap();
+    let fragments = fixture("fragments.txt");
+    let run = sdsi(&["cluster", "--model", other, &fragments]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stdout.contains("--need-contrast"), "{}", run.stdout);
+    let given = [
+        "cluster",
+        "--model",
+        other,
+        "--threshold",
+        "0.56",
+        "--need-contrast",
+        "3.25",
+        &fragments,
+    ];
+    let (code, lines) = json_lines(&given);
+    assert_eq!(code, 0, "{lines:?}");
+    assert_eq!(lines[1]["cluster"], lines[0]["cluster"]);
 }
 
 /// `--inducer llm`: against the local llama.cpp server (scripts/with-llm.sh),

@@ -1,9 +1,10 @@
 //! A missing or wrong model directory is a typed error that names the file;
-//! these need no model.
+//! these need no model, except the last, which copies it.
 
 use std::path::{Path, PathBuf};
 
-use sdsi_model::{ModelError, SentenceModel};
+use sdsi::evolution::Embedder;
+use sdsi_model::{Calibration, ModelError, SentenceModel};
 
 struct TempDir(PathBuf);
 
@@ -136,9 +137,46 @@ fn a_damaged_tokenizer_or_weights_file_is_a_typed_error() {
                        "unk_token": "[UNK]"}}"#,
     );
     dir.write("model.safetensors", b"\x08\x00\x00\x00\x00\x00\x00\x00{}");
+    // Weights that are not all-MiniLM-L6-v2's load only with settings of
+    // their own.
     let error = load(&dir);
+    assert!(matches!(error, ModelError::Uncalibrated { .. }), "{error}");
+    assert!(error.to_string().contains("all-MiniLM-L6-v2"), "{error}");
+    let error = load_calibrated(&dir);
     assert!(matches!(error, ModelError::Weights { .. }), "{error}");
     dir.write("model.safetensors", b"garbage");
-    let error = load(&dir);
+    let error = load_calibrated(&dir);
     assert!(matches!(error, ModelError::Weights { .. }), "{error}");
+}
+
+fn load_calibrated(dir: &TempDir) -> ModelError {
+    SentenceModel::load_calibrated(dir.path(), Calibration::new(0.5, 0.4))
+        .expect_err("must not load")
+}
+
+/// all-MiniLM-L6-v2 is known by its weights; the same files with one
+/// weight changed are another model, which takes the caller's settings.
+#[test]
+fn only_all_minilm_l6_v2_brings_its_own_settings() {
+    let Some(source) = std::env::var_os("SDSI_MODEL_DIR") else {
+        eprintln!("skipped: SDSI_MODEL_DIR is not set (scripts/fetch-model.sh)");
+        return;
+    };
+    let source = Path::new(&source);
+    let model = SentenceModel::load(source).unwrap();
+    assert_eq!(model.calibration(), Calibration::ALL_MINILM_L6_V2);
+    let dir = TempDir::new("other-weights");
+    for file in ["config.json", "tokenizer.json"] {
+        dir.write(file, &std::fs::read(source.join(file)).unwrap());
+    }
+    let mut weights = std::fs::read(source.join("model.safetensors")).unwrap();
+    let last = weights.len() - 1;
+    weights[last] ^= 1;
+    dir.write("model.safetensors", &weights);
+    let error = load(&dir);
+    assert!(matches!(error, ModelError::Uncalibrated { .. }), "{error}");
+    let mine = Calibration::new(0.6, 0.5).with_need_contrast(3.0);
+    let other = SentenceModel::load_calibrated(dir.path(), mine).unwrap();
+    assert_eq!(other.calibration(), mine);
+    assert_eq!(other.recommended_threshold(), 0.6);
 }
