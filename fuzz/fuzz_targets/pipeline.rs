@@ -189,8 +189,8 @@ fuzz_target!(|data: &[u8]| {
     // The state kept as a header and rows (store and pools) comes back as
     // the whole state does, and the store's rows read back as its patches.
     let state = engine.state();
-    let whole = SavedServer::encode(0, &store, &state);
-    let split = SavedServer::encode_split(0, &store, &state);
+    let whole = SavedServer::encode(1, 0, &store, &state);
+    let split = SavedServer::encode_split(1, 0, &store, &state);
     check!(
         "pipeline-split",
         whole.is_ok() == split.is_ok(),

@@ -1,5 +1,7 @@
 //! Why the state could not be read or written.
 
+use sdsi::patch::SealError;
+
 /// Why the state could not be read or written.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -51,6 +53,18 @@ pub enum Error {
         scenario: String,
         /// What was wrong.
         message: String,
+    },
+    /// A sealed state did not restore ([`PgState::load_saved_sealed`]):
+    /// no seal, another key, content changed since it was sealed, or an
+    /// older save than the one last seen put back.
+    ///
+    /// [`PgState::load_saved_sealed`]: crate::PgState::load_saved_sealed
+    #[error("saved state of scenario {scenario:?}: {error}")]
+    Seal {
+        /// The scenario.
+        scenario: String,
+        /// What was wrong.
+        error: SealError,
     },
 }
 

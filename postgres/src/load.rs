@@ -4,7 +4,7 @@
 use postgres::IsolationLevel;
 use sdsi::SchemaStore;
 use sdsi::evolution::{EngineRows, EvolutionState, SavedServer};
-use sdsi::patch::{SealError, Signer, StoreRows};
+use sdsi::patch::{SealError, SealPin, Signer, StoreRows};
 
 use crate::error::{Error, column};
 use crate::state::{Known, PgState, stored_version};
@@ -35,52 +35,79 @@ impl PgState {
     ///
     /// [`StateStorage::load`]: sdsi::evolution::StateStorage::load
     pub fn load_saved(&mut self, scenario: &str) -> Result<Option<Saved>, Error> {
-        self.load_with(scenario, |bytes, rows| {
+        self.load_with(scenario, |_, bytes, rows| {
             match rows {
                 Some((store, pools)) => SavedServer::from_split(bytes, store, pools),
                 None => SavedServer::from_bytes(bytes),
             }
-            .map_err(|e| e.to_string())
+            .map_err(|e| Error::Damaged {
+                scenario: scenario.to_owned(),
+                message: e.to_string(),
+            })
         })
     }
 
     /// [`PgState::load_saved`] for a store that required signatures with
     /// `signer`'s key: refused unless its sealed snapshot is intact and
-    /// sealed with that key; the restored store requires signatures again.
+    /// sealed with that key, saved with the engine state (header and pool
+    /// rows) and cursor beside it, as the version the database holds it
+    /// under, and no older than `pin` or than the newest version this
+    /// connection saved or loaded sealed (an earlier state put back:
+    /// [`SealError::RolledBack`]). The restored store requires signatures
+    /// again.
+    ///
+    /// Whoever can write the database can put back an older sealed state:
+    /// only a pin kept where they cannot write refuses it after a restart
+    /// (docs/patches.md, "A seal and a rollback").
     pub fn load_saved_sealed(
         &mut self,
         scenario: &str,
         signer: Signer,
+        pin: SealPin,
     ) -> Result<Option<Saved>, Error> {
-        let saved = self.load_with(scenario, |bytes, rows| {
-            match rows {
+        let pin = pin.max(SealPin::at_least(self.seen_version(scenario)));
+        let seal_error = |error| Error::Seal {
+            scenario: scenario.to_owned(),
+            error,
+        };
+        let saved = self.load_with(scenario, |version, bytes, rows| {
+            let saved = match rows {
                 Some((store, pools)) => {
-                    SavedServer::from_split_sealed(bytes, store, pools, signer.clone())
+                    SavedServer::from_split_sealed(bytes, store, pools, signer.clone(), pin)
                 }
-                None => SavedServer::from_bytes_sealed(bytes, signer.clone()),
+                None => SavedServer::from_bytes_sealed(bytes, signer.clone(), pin),
             }
-            .map_err(|e: SealError| e.to_string())
+            .map_err(seal_error)?;
+            match saved.store.sealed_save() {
+                Some(sealed) if sealed != version => Err(seal_error(SealError::OtherSave {
+                    sealed,
+                    stored: version,
+                })),
+                _ => Ok(saved),
+            }
         })?;
-        if let Some(saved) = &saved
-            && saved.store.base().scenario != scenario
-        {
-            return Err(Error::Damaged {
-                scenario: scenario.to_owned(),
-                message: format!(
-                    "the row holds the state of scenario {:?}",
-                    saved.store.base().scenario
-                ),
-            });
+        if let Some(saved) = &saved {
+            if saved.store.base().scenario != scenario {
+                return Err(Error::Damaged {
+                    scenario: scenario.to_owned(),
+                    message: format!(
+                        "the row holds the state of scenario {:?}",
+                        saved.store.base().scenario
+                    ),
+                });
+            }
+            self.saw(scenario, saved.version);
         }
         Ok(saved)
     }
 
     /// Reads `scenario`'s state row and, when it keeps its pools apart,
-    /// their rows, in one snapshot, and decodes them with `decode`.
+    /// their rows, in one snapshot, and decodes them with `decode` (given
+    /// the row's version).
     fn load_with(
         &mut self,
         scenario: &str,
-        decode: impl Fn(&[u8], Option<&SplitRows>) -> Result<SavedServer, String>,
+        decode: impl Fn(u64, &[u8], Option<&SplitRows>) -> Result<SavedServer, Error>,
     ) -> Result<Option<Saved>, Error> {
         let mut transaction = self
             .client
@@ -111,10 +138,7 @@ impl PgState {
             None
         };
         transaction.commit()?;
-        let saved = decode(&bytes, pools.as_ref()).map_err(|message| Error::Damaged {
-            scenario: scenario.to_owned(),
-            message,
-        })?;
+        let saved = decode(version, &bytes, pools.as_ref())?;
         self.known_rows = pools.zip(token).map(|((store, pools), token)| {
             let known = Known {
                 token,

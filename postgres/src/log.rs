@@ -281,12 +281,16 @@ impl PgState {
         let serialize = |e: serde_json::Error| Error::Serialize {
             message: e.to_string(),
         };
+        // The number the seal of a store that requires signatures carries:
+        // the version this save writes (a conflict writes nothing).
+        let save = expected.map_or(1, |v| v.saturating_add(1));
         let (state, rows, pools) = if self.state_as_rows {
-            let split = SavedServer::encode_split(cursor, store, engine).map_err(serialize)?;
+            let split =
+                SavedServer::encode_split(save, cursor, store, engine).map_err(serialize)?;
             (split.bytes, split.store, Some(split.pools))
         } else {
             let rows = store.rows().map_err(serialize)?;
-            let bytes = SavedServer::encode(cursor, store, engine).map_err(serialize)?;
+            let bytes = SavedServer::encode(save, cursor, store, engine).map_err(serialize)?;
             (bytes, rows, None)
         };
         // Taken: after a failed save the database's rows are not known.
@@ -366,6 +370,7 @@ impl PgState {
             pools: digests,
         };
         self.known_rows = Some((scenario.to_owned(), version, known));
+        self.saw(scenario, version);
         Ok(version)
     }
 }

@@ -2,7 +2,7 @@
 //! check (the whole-state `StateStorage` implementation), and the
 //! attachments kept beside a state.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use postgres::{Client, Transaction};
 use sdsi::evolution::{RowDigests, StateStorage, Versioned};
@@ -23,6 +23,9 @@ pub struct PgState {
     /// The rows the database holds, as this connection last wrote or read
     /// them: (scenario, version, what it knows).
     pub(crate) known_rows: Option<(String, u64, Known)>,
+    /// The newest version of each scenario this connection saved or loaded
+    /// sealed: [`PgState::load_saved_sealed`] refuses an older sealed save.
+    pub(crate) seen: BTreeMap<String, u64>,
 }
 
 /// What a connection knows of the rows stored with one state version, so
@@ -58,6 +61,7 @@ impl PgState {
             schema_version,
             state_as_rows: true,
             known_rows: None,
+            seen: BTreeMap::new(),
         })
     }
 
@@ -134,6 +138,18 @@ impl PgState {
         self.version_of(scenario)
     }
 
+    /// The newest version of `scenario` this connection saved or loaded
+    /// sealed (0: none).
+    pub(crate) fn seen_version(&self, scenario: &str) -> u64 {
+        self.seen.get(scenario).copied().unwrap_or(0)
+    }
+
+    /// Notes that this connection saved or loaded `version` of `scenario`.
+    pub(crate) fn saw(&mut self, scenario: &str, version: u64) {
+        let seen = self.seen.entry(scenario.to_owned()).or_insert(0);
+        *seen = (*seen).max(version);
+    }
+
     fn version_of(&mut self, scenario: &str) -> Result<Option<u64>, Error> {
         let row = self.client.query_opt(
             "SELECT version FROM sdsi_state WHERE scenario = $1",
@@ -203,6 +219,7 @@ impl StateStorage for PgState {
         let mut transaction = self.client.transaction()?;
         if let Some(version) = save_in(&mut transaction, scenario, expected, bytes)? {
             transaction.commit()?;
+            self.saw(scenario, version);
             return Ok(version);
         }
         drop(transaction);

@@ -1,6 +1,7 @@
 //! The state file: open, load, save (as rows or as one blob, under a
 //! version check), and the attachments kept beside a state.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -9,7 +10,7 @@ use sdsi::SchemaStore;
 use sdsi::evolution::{
     EngineRows, EvolutionState, RowDigests, SavedServer, StateStorage, Versioned,
 };
-use sdsi::patch::{KnownRows, Signer, StoreRows};
+use sdsi::patch::{KnownRows, SealError, SealPin, Signer, StoreRows};
 
 use crate::error::{Error, busy_or, is_busy};
 use crate::{migrate, pool_rows, rows};
@@ -23,6 +24,9 @@ pub struct SqliteState {
     /// The rows the file holds, as this connection last wrote or read
     /// them: (scenario, version, what it knows).
     known_rows: Option<(String, u64, Known)>,
+    /// The newest version of each scenario this connection saved or loaded
+    /// sealed: [`SqliteState::load_sealed`] refuses an older sealed save.
+    seen: BTreeMap<String, u64>,
 }
 
 /// What a connection knows of the rows stored with one state version, so
@@ -139,6 +143,7 @@ impl SqliteState {
             connection,
             state_as_rows: true,
             known_rows: None,
+            seen: BTreeMap::new(),
         }
     }
 
@@ -243,20 +248,47 @@ impl SqliteState {
 
     /// The state saved for `scenario` by a store that required signatures
     /// with `signer`'s key: refused ([`Error::Seal`]) unless its sealed
-    /// snapshot is intact and sealed with that key; the restored store
-    /// requires signatures again. [`SqliteState::load`] refuses such a state.
-    pub fn load_sealed(&mut self, scenario: &str, signer: Signer) -> Result<Option<Saved>, Error> {
+    /// snapshot is intact and sealed with that key, saved with the engine
+    /// state and cursor beside it, as the version the file holds it under
+    /// ([`SealError::OtherSave`]), and no older than `pin` or than the
+    /// newest version this connection saved or loaded sealed
+    /// ([`SealError::RolledBack`]). The restored store requires signatures
+    /// again. [`SqliteState::load`] refuses such a state.
+    ///
+    /// Whoever can write the file can put back an older sealed state: only
+    /// a pin kept where they cannot write (the application's memory or its
+    /// configuration, `Saved::version` of the last load or save) refuses it
+    /// after a restart; a connection remembers what it saw while it lives
+    /// (docs/patches.md, "A seal and a rollback").
+    pub fn load_sealed(
+        &mut self,
+        scenario: &str,
+        signer: Signer,
+        pin: SealPin,
+    ) -> Result<Option<Saved>, Error> {
         let Some((version, bytes, pools)) = self.stored(scenario)? else {
             return Ok(None);
         };
-        let saved = match &pools {
-            Some((store, pools, _)) => SavedServer::from_split_sealed(&bytes, store, pools, signer),
-            None => SavedServer::from_bytes_sealed(&bytes, signer),
-        }
-        .map_err(|error| Error::Seal {
+        let seal_error = |error| Error::Seal {
             scenario: scenario.to_owned(),
             error,
-        })?;
+        };
+        let pin = pin.max(SealPin::at_least(self.seen_version(scenario)));
+        let saved = match &pools {
+            Some((store, pools, _)) => {
+                SavedServer::from_split_sealed(&bytes, store, pools, signer, pin)
+            }
+            None => SavedServer::from_bytes_sealed(&bytes, signer, pin),
+        }
+        .map_err(seal_error)?;
+        if let Some(sealed) = saved.store.sealed_save()
+            && sealed != version
+        {
+            return Err(seal_error(SealError::OtherSave {
+                sealed,
+                stored: version,
+            }));
+        }
         if saved.store.base().scenario != scenario {
             // Another scenario's sealed row copied here: sealed, but not this one.
             return Err(Error::Damaged {
@@ -268,12 +300,25 @@ impl SqliteState {
             });
         }
         self.remember(scenario, version, pools.as_ref());
+        self.saw(scenario, version);
         Ok(Some(Saved {
             version,
             cursor: saved.cursor,
             store: saved.store,
             engine: saved.engine,
         }))
+    }
+
+    /// The newest version of `scenario` this connection saved or loaded
+    /// sealed (0: none).
+    fn seen_version(&self, scenario: &str) -> u64 {
+        self.seen.get(scenario).copied().unwrap_or(0)
+    }
+
+    /// Notes that this connection saved or loaded `version` of `scenario`.
+    fn saw(&mut self, scenario: &str, version: u64) {
+        let seen = self.seen.entry(scenario.to_owned()).or_insert(0);
+        *seen = (*seen).max(version);
     }
 
     /// The scenarios the file holds a state for, in order.
@@ -324,17 +369,22 @@ impl SqliteState {
             .take()
             .filter(|(s, v, _)| s == scenario && Some(*v) == expected)
             .map(|(_, _, known)| known);
+        // The number the seal of a store that requires signatures carries:
+        // the version this save writes (a conflict writes nothing).
+        let save = expected.map_or(1, |v| v.saturating_add(1));
         let (version, known) = if self.state_as_rows {
-            let split = SavedServer::encode_split(cursor, store, engine).map_err(serialize)?;
+            let split =
+                SavedServer::encode_split(save, cursor, store, engine).map_err(serialize)?;
             let saving = Saving::Split(&split.store, &split.pools);
             self.save_busy_aware(scenario, expected, &split.bytes, saving, attachments, known)?
         } else {
             let rows = store.rows().map_err(serialize)?;
-            let bytes = SavedServer::encode(cursor, store, engine).map_err(serialize)?;
+            let bytes = SavedServer::encode(save, cursor, store, engine).map_err(serialize)?;
             let saving = Saving::Whole(&rows);
             self.save_busy_aware(scenario, expected, &bytes, saving, attachments, known)?
         };
         self.known_rows = known.map(|known| (scenario.to_owned(), version, known));
+        self.saw(scenario, version);
         Ok(version)
     }
 
@@ -439,9 +489,10 @@ impl StateStorage for SqliteState {
     /// current ([`SqliteState::save`] writes them).
     fn save(&mut self, scenario: &str, expected: Option<u64>, bytes: &[u8]) -> Result<u64, Error> {
         self.known_rows = None;
-        Ok(self
-            .save_busy_aware(scenario, expected, bytes, Saving::Bytes, &[], None)?
-            .0)
+        let (version, _) =
+            self.save_busy_aware(scenario, expected, bytes, Saving::Bytes, &[], None)?;
+        self.saw(scenario, version);
+        Ok(version)
     }
 }
 

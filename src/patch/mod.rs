@@ -62,7 +62,8 @@ pub use store::rows::{
     DeliveredRow, KeyRow, PatchRow, PatchStatus, PendingRow, RowError, StoreRows,
 };
 pub use store::schema_store::SchemaStore;
+pub use store::seal::{SealError, SealPin};
 #[cfg(feature = "evolution")]
 pub(crate) use store::snapshot::check_header;
-pub use store::snapshot::{STORE_FORMAT_VERSION, SealError};
+pub use store::snapshot::{STORE_FORMAT_VERSION, SavedAs};
 pub use store::submission::Submission;

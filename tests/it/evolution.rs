@@ -981,6 +981,73 @@ fn a_hand_written_log_row_is_cleaned_again_when_folded() {
     assert!(!saved.contains("Ignore"), "{saved}");
 }
 
+/// A store that requires signatures seals the engine and the cursor saved
+/// beside it too (their digest is in the store's seal): a sealed state with
+/// busy pools comes back, whole and as rows; the engine's header and pool
+/// rows of an older save put back beside the current store, or another
+/// cursor, are refused as tampering, and the whole older save by a pin.
+#[test]
+fn a_sealed_state_binds_its_engine_and_cursor() {
+    use sdsi::evolution::SavedServer;
+    use sdsi::patch::{SealError, SealPin, Signer};
+    let signer = Signer::new(*b"0123456789abcdef0123456789abcdef").unwrap();
+    let mixed: Vec<&str> = SEAT.iter().chain(&MEAL).chain(&PET).copied().collect();
+    let config = EvolutionConfig::default().branching(Branching::GlobalAndPerClient);
+    let mut e = Evolution::new(HashingEmbedder::default(), RuleInducer, config);
+    let mut s = flight_store().require_signatures(signer.clone());
+    let feed = |e: &mut Evolution<_, _>, s: &mut SchemaStore, from: usize, to: usize| {
+        for i in from..to {
+            let at = T0 + Duration::minutes(7 * i as i64);
+            let text = mixed[i % mixed.len()];
+            e.observe(s, &flight_with_other(text), &format!("agent-{}", i % 6), at);
+        }
+    };
+    feed(&mut e, &mut s, 0, 60);
+    let first = SavedServer::encode_split(1, 60, &s, &e.state()).unwrap();
+    feed(&mut e, &mut s, 60, 120);
+    let state = e.state();
+    assert!(state.pools().count() > 1, "global and personal pools");
+    let second = SavedServer::encode_split(2, 120, &s, &state).unwrap();
+    let pin = SealPin::at_least(2);
+    let restore = |bytes: &[u8], pools: &sdsi::evolution::EngineRows, pin| {
+        SavedServer::from_split_sealed(bytes, &second.store, pools, signer.clone(), pin)
+    };
+
+    let back = restore(&second.bytes, &second.pools, pin).unwrap();
+    assert_eq!(back.engine, state);
+    assert_eq!((back.cursor, back.store.sealed_save()), (120, Some(2)));
+    let whole = SavedServer::encode(2, 120, &s, &state).unwrap();
+    let back = SavedServer::from_bytes_sealed(&whole, signer.clone(), pin).unwrap();
+    assert_eq!(back.engine, state);
+
+    // The engine's header and rows of save 1 beside the store of save 2.
+    let mut mixed_up: Value = serde_json::from_slice(&second.bytes).unwrap();
+    let older: Value = serde_json::from_slice(&first.bytes).unwrap();
+    mixed_up["engine"] = older["engine"].clone();
+    let mixed_up = serde_json::to_vec(&mixed_up).unwrap();
+    assert_eq!(
+        restore(&mixed_up, &first.pools, pin).unwrap_err(),
+        SealError::Tampered
+    );
+    // Another cursor (the log read again from save 1's place).
+    let mut rewound: Value = serde_json::from_slice(&whole).unwrap();
+    rewound["cursor"] = json!(60);
+    let rewound = serde_json::to_vec(&rewound).unwrap();
+    assert_eq!(
+        SavedServer::from_bytes_sealed(&rewound, signer.clone(), pin).unwrap_err(),
+        SealError::Tampered
+    );
+    // The whole of save 1, with its own rows.
+    assert_eq!(
+        SavedServer::from_split_sealed(&first.bytes, &first.store, &first.pools, signer, pin)
+            .unwrap_err(),
+        SealError::RolledBack {
+            found: 1,
+            expected_at_least: 2
+        }
+    );
+}
+
 /// A state kept as a header and pool rows comes back exactly, and a
 /// restart from it mid-stream changes nothing; one more message changes a
 /// few rows, not the pool; rows that do not fit are refused, and the
@@ -1004,9 +1071,9 @@ fn a_state_split_into_pool_rows_comes_back_exactly() {
     }
     let state = e.state();
     assert!(state.pools().count() > 1, "global and personal pools");
-    let split = SavedServer::encode_split(9, &s, &state).unwrap();
+    let split = SavedServer::encode_split(1, 9, &s, &state).unwrap();
     let (bytes, store_rows, rows) = (split.bytes, split.store, split.pools);
-    let whole = SavedServer::encode(9, &s, &state).unwrap();
+    let whole = SavedServer::encode(1, 9, &s, &state).unwrap();
     assert!(bytes.len() * 4 < whole.len(), "the header is small");
     let back = SavedServer::from_split(&bytes, &store_rows, &rows).unwrap();
     assert_eq!(back.engine, state);
@@ -1037,7 +1104,7 @@ fn a_state_split_into_pool_rows_comes_back_exactly() {
         at,
     );
     assert_eq!(restored.state(), e.state(), "the restart changed nothing");
-    let after = SavedServer::encode_split(10, &store, &restored.state())
+    let after = SavedServer::encode_split(2, 10, &store, &restored.state())
         .unwrap()
         .pools;
     let writes = after.writes(Some(&before));

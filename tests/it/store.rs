@@ -7,7 +7,7 @@ use crate::common::{MIDNIGHT as T0, flight_message, key, patch};
 use proptest::prelude::*;
 use sdsi::patch::{
     DenySensitive, EffectiveSchema, KeyState, LifecyclePolicy, PatchAuthorizer, PatchScope,
-    SchemaPatch, SealError, Signer, Submission,
+    SchemaPatch, SealError, SealPin, Signer, Submission,
 };
 use sdsi::{IssueCode, KeyName, KeyType, SchemaStore, SchemaTemplate};
 use serde_json::{Value, json};
@@ -625,15 +625,21 @@ fn a_signed_store_restores_only_sealed_with_its_key() {
     let p = patch("a", T0, 30, vec![key("seat", KeyType::String)]);
     let sealed: SchemaPatch = serde_json::from_value(signer.seal(&p)).unwrap();
     store.submit(sealed, T0, &DenySensitive).unwrap();
-    let bytes = serde_json::to_vec(&store).unwrap();
+    // Written as a plain snapshot, it is refused: a sealed store is one
+    // numbered save.
+    let plain = serde_json::to_vec(&store).unwrap_err();
+    assert!(plain.to_string().contains("saved_as"), "{plain}");
+    let bytes = serde_json::to_vec(&store.saved_as(1)).unwrap();
 
     // Read as a plain snapshot, it is refused rather than restored unsigned.
     let plain = serde_json::from_slice::<SchemaStore>(&bytes).unwrap_err();
     assert!(plain.to_string().contains("sealed"), "{plain}");
 
     // With its key: the same store, still requiring signatures.
-    let mut restored = SchemaStore::from_sealed_slice(&bytes, signer.clone()).unwrap();
-    assert_eq!(serde_json::to_vec(&restored).unwrap(), bytes);
+    let mut restored =
+        SchemaStore::from_sealed_slice(&bytes, signer.clone(), SealPin::NONE).unwrap();
+    assert_eq!(serde_json::to_vec(&restored.saved_as(1)).unwrap(), bytes);
+    assert_eq!(restored.sealed_save(), Some(1));
     let unsigned = patch("b", T0, 30, vec![key("meal", KeyType::String)]);
     assert_eq!(
         first_code(restored.submit(unsigned, T0, &DenySensitive)),
@@ -649,7 +655,7 @@ fn a_signed_store_restores_only_sealed_with_its_key() {
     // Another key.
     let other = Signer::new(*b"another key, also thirty-two byt").unwrap();
     assert_eq!(
-        SchemaStore::from_sealed_slice(&bytes, other).unwrap_err(),
+        SchemaStore::from_sealed_slice(&bytes, other, SealPin::NONE).unwrap_err(),
         SealError::WrongKey
     );
     // Changed after sealing: a key's definition, a delivered key, a patch.
@@ -669,7 +675,7 @@ fn a_signed_store_restores_only_sealed_with_its_key() {
             .unwrap_or_else(|| panic!("{pointer}")) = forged;
         let tampered = serde_json::to_vec(&tampered).unwrap();
         assert_eq!(
-            SchemaStore::from_sealed_slice(&tampered, signer.clone()).unwrap_err(),
+            SchemaStore::from_sealed_slice(&tampered, signer.clone(), SealPin::NONE).unwrap_err(),
             SealError::Tampered,
             "{pointer}"
         );
@@ -680,12 +686,66 @@ fn a_signed_store_restores_only_sealed_with_its_key() {
     stripped.as_object_mut().unwrap().remove("seal");
     let stripped = serde_json::to_vec(&stripped).unwrap();
     assert_eq!(
-        SchemaStore::from_sealed_slice(&stripped, signer.clone()).unwrap_err(),
+        SchemaStore::from_sealed_slice(&stripped, signer.clone(), SealPin::NONE).unwrap_err(),
         SealError::NotSealed
     );
     // A store that never required signatures writes no seal.
     let unsealed: Value = serde_json::to_value(self::store()).unwrap();
     assert!(unsealed.get("seal").is_none());
+}
+
+/// A seal numbers its save: a loader given the number of the last save it
+/// saw refuses an older sealed save put back (with it, a patch since
+/// expired and a proposal since denied would come back), and the number
+/// cannot be edited; the newest save restores. A loader that remembers
+/// nothing cannot tell: every save was validly sealed (the limit
+/// docs/patches.md states).
+#[test]
+fn an_older_sealed_save_is_refused_by_a_pin() {
+    use sdsi::patch::{HoldReason, PendingProposal};
+    let signer = Signer::new(*b"0123456789abcdef0123456789abcdef").unwrap();
+    let mut store = store().require_signatures(signer.clone());
+    let p = patch("a", T0, 30, vec![key("seat", KeyType::String)]);
+    let p: SchemaPatch = serde_json::from_value(signer.seal(&p)).unwrap();
+    store.submit(p, T0, &DenySensitive).unwrap();
+    let card = patch("card", T0, 30, vec![key("card", KeyType::String)]);
+    let held = PendingProposal::new(card, HoldReason::Sensitive, "a payment key", T0);
+    store.hold(held).unwrap();
+    let first = serde_json::to_vec(&store.saved_as(1)).unwrap();
+
+    // The patch expires and the proposal is denied: save 2.
+    let later = T0 + Duration::days(31);
+    store.evaluate_after_pause(later, &DenySensitive);
+    assert_eq!(store.patches().count(), 0);
+    store.deny("card", "ops", "no card data", later).unwrap();
+    let second = serde_json::to_vec(&store.saved_as(2)).unwrap();
+
+    let restore = |bytes: &[u8], pin| SchemaStore::from_sealed_slice(bytes, signer.clone(), pin);
+    assert_eq!(
+        restore(&first, SealPin::at_least(2)).unwrap_err(),
+        SealError::RolledBack {
+            found: 1,
+            expected_at_least: 2
+        }
+    );
+    let current = restore(&second, SealPin::at_least(2)).unwrap();
+    assert_eq!(current.sealed_save(), Some(2));
+    assert_eq!(current.patches().count(), 0);
+    assert_eq!(current.pending().count(), 0);
+    assert_eq!(current.denials().count(), 1);
+    // The number is sealed: renumbered, the older save is tampering.
+    let mut renumbered: Value = serde_json::from_slice(&first).unwrap();
+    renumbered["seal"]["save"] = json!(2);
+    let renumbered = serde_json::to_vec(&renumbered).unwrap();
+    assert_eq!(
+        restore(&renumbered, SealPin::at_least(2)).unwrap_err(),
+        SealError::Tampered
+    );
+    // With no pin the older save restores, the denied proposal pending
+    // again: the seal alone cannot tell.
+    let old = restore(&first, SealPin::NONE).unwrap();
+    assert_eq!(old.sealed_save(), Some(1));
+    assert_eq!((old.patches().count(), old.pending().count()), (1, 1));
 }
 
 /// One clock far ahead (a replica's, a log line's) is refused by evaluate
@@ -1199,12 +1259,13 @@ fn a_snapshot_is_versioned_and_damage_is_an_error() {
 fn the_signing_key_is_never_written() {
     let key = b"0123456789abcdef0123456789abcdef";
     let s = store().require_signatures(Signer::new(*key).unwrap());
-    let text = serde_json::to_string(&s).unwrap();
+    let text = serde_json::to_string(&s.saved_as(1)).unwrap();
     assert!(!text.contains("0123456789abcdef"));
     // Restored (only with the key), it still refuses unsigned patches.
     assert!(serde_json::from_str::<SchemaStore>(&text).is_err());
     let mut restored =
-        SchemaStore::from_sealed_slice(text.as_bytes(), Signer::new(*key).unwrap()).unwrap();
+        SchemaStore::from_sealed_slice(text.as_bytes(), Signer::new(*key).unwrap(), SealPin::NONE)
+            .unwrap();
     let p = build(2, None, 0, 30, &[(1, 0)], &[]);
     assert_eq!(
         first_code(restored.submit(p, T0, &DenySensitive)),
@@ -1324,7 +1385,7 @@ proptest! {
         for op in &ops {
             apply(&mut s, op, &mut clock);
         }
-        let split = SavedServer::encode_split(3, &s, &no_engine()).unwrap();
+        let split = SavedServer::encode_split(1, 3, &s, &no_engine()).unwrap();
         let back = SavedServer::from_split(&split.bytes, &split.store, &split.pools).unwrap();
         prop_assert_eq!(
             serde_json::to_vec(&back.store).unwrap(),
@@ -1420,14 +1481,20 @@ fn counters_are_rows_moved_by_what_was_counted() {
 
     // The split form, sealed: it restores with the key and its rows, and
     // refuses rows that were changed, added or do not fit.
-    let split = SavedServer::encode_split(0, &s, &no_engine()).unwrap();
+    let split = SavedServer::encode_split(1, 0, &s, &no_engine()).unwrap();
     let restore = |rows: &sdsi::patch::StoreRows| {
-        SavedServer::from_split_sealed(&split.bytes, rows, &split.pools, signer.clone())
+        SavedServer::from_split_sealed(
+            &split.bytes,
+            rows,
+            &split.pools,
+            signer.clone(),
+            SealPin::NONE,
+        )
     };
     let back = restore(&split.store).unwrap();
     assert_eq!(
-        serde_json::to_vec(&back.store).unwrap(),
-        serde_json::to_vec(&s).unwrap()
+        serde_json::to_vec(&back.store.saved_as(1)).unwrap(),
+        serde_json::to_vec(&s.saved_as(1)).unwrap()
     );
     assert!(SavedServer::from_split(&split.bytes, &split.store, &split.pools).is_err());
     let mut inflated = split.store.clone();
@@ -1486,14 +1553,20 @@ fn counters_are_rows_moved_by_what_was_counted() {
     let mut header: Value = serde_json::from_slice(&split.bytes).unwrap();
     header["store"]["lifecycle"]["totals"]["window_days"] = json!(100_000);
     let long = serde_json::to_vec(&header).unwrap();
-    let error = SavedServer::from_split_sealed(&long, &split.store, &split.pools, signer.clone())
-        .unwrap_err()
-        .to_string();
+    let error = SavedServer::from_split_sealed(
+        &long,
+        &split.store,
+        &split.pools,
+        signer.clone(),
+        SealPin::NONE,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(error.contains("100000-day window"), "{error}");
     // The header alone is not a store.
     let header: Value = serde_json::from_slice(&split.bytes).unwrap();
     let alone = serde_json::to_vec(&header["store"]).unwrap();
-    let error = SchemaStore::from_sealed_slice(&alone, signer)
+    let error = SchemaStore::from_sealed_slice(&alone, signer, SealPin::NONE)
         .unwrap_err()
         .to_string();
     assert!(error.contains("counters as rows"), "{error}");

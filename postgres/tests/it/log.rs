@@ -500,10 +500,10 @@ fn pools_kept_as_rows_are_written_where_they_change() {
         .unwrap();
     // Exactly the rows the fold changed were written: every other row keeps
     // the transaction id it was written with.
-    let before = SavedServer::encode_split(40, &store_v1, &engine_v1)
+    let before = SavedServer::encode_split(1, 40, &store_v1, &engine_v1)
         .unwrap()
         .pools;
-    let after = SavedServer::encode_split(41, &store, &engine.state())
+    let after = SavedServer::encode_split(2, 41, &store, &engine.state())
         .unwrap()
         .pools;
     let changes = after.writes(Some(&before.digests()));

@@ -17,3 +17,4 @@ mod bookkeeping;
 mod horizon;
 mod log;
 mod replicas;
+mod seal;

@@ -151,7 +151,7 @@ fn replica(
             }
             let happened = engine.observe(&mut store, &message, &client, at);
             store.evaluate(at, &DenySensitive);
-            let bytes = SavedServer::encode(0, &store, &engine.state()).unwrap();
+            let bytes = SavedServer::encode(1, 0, &store, &engine.state()).unwrap();
             match db.save(key, version, &bytes) {
                 Ok(v) => {
                     version = Some(v);

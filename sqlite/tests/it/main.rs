@@ -11,4 +11,5 @@
 
 mod attachments;
 mod opening;
+mod seal;
 mod state;

@@ -238,77 +238,6 @@ fn racing_writers_see_only_retryable_errors() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
-/// A store that required signatures comes back only through `load_sealed`
-/// with its key; `load` refuses it, and a row changed by someone without
-/// the key is refused too.
-#[test]
-fn a_sealed_state_loads_only_with_its_key() {
-    use sdsi::patch::{SealError, Signer};
-    let d = dir("sealed");
-    let path = d.join("state.db");
-    let signer = Signer::new(*b"0123456789abcdef0123456789abcdef").unwrap();
-    let (s, e) = busy();
-    let s = s.require_signatures(signer.clone());
-    let mut db = SqliteState::open(&path).unwrap();
-    // The blob is what this test copies and forges (the rows' seal:
-    // tests/it/store.rs, counters_are_rows_moved_by_what_was_counted).
-    db.keep_state_as_rows(false);
-    db.save("flight_booking", None, 80, &s, &e.state()).unwrap();
-    assert!(matches!(
-        db.load("flight_booking"),
-        Err(Error::Damaged { .. })
-    ));
-    let saved = db
-        .load_sealed("flight_booking", signer.clone())
-        .unwrap()
-        .unwrap();
-    assert_eq!(saved.cursor, 80);
-    assert_eq!(
-        serde_json::to_value(&saved.store).unwrap(),
-        serde_json::to_value(&s).unwrap()
-    );
-    let other = Signer::new(*b"another key, also thirty-two byt").unwrap();
-    assert!(matches!(
-        db.load_sealed("flight_booking", other),
-        Err(Error::Seal {
-            error: SealError::WrongKey,
-            ..
-        })
-    ));
-    // Someone with write access to the file but not the key copies the
-    // row to another scenario, then edits a key.
-    let raw = rusqlite::Connection::open(&path).unwrap();
-    raw.execute(
-        "INSERT INTO sdsi_state SELECT 'hotel', version, state FROM sdsi_state",
-        [],
-    )
-    .unwrap();
-    assert!(matches!(
-        db.load_sealed("hotel", signer.clone()),
-        Err(Error::Damaged { .. })
-    ));
-    raw.execute("DELETE FROM sdsi_state WHERE scenario = 'hotel'", [])
-        .unwrap();
-    let bytes: Vec<u8> = raw
-        .query_row("SELECT state FROM sdsi_state", [], |r| r.get(0))
-        .unwrap();
-    let forged = String::from_utf8(bytes).unwrap().replacen(
-        "\"key_type\":\"string\"",
-        "\"key_type\":\"integer\"",
-        1,
-    );
-    raw.execute("UPDATE sdsi_state SET state = ?1", [forged.as_bytes()])
-        .unwrap();
-    assert!(matches!(
-        db.load_sealed("flight_booking", signer),
-        Err(Error::Seal {
-            error: SealError::Tampered,
-            ..
-        })
-    ));
-    std::fs::remove_dir_all(&d).unwrap();
-}
-
 pub(crate) fn user_version(path: &std::path::Path) -> i64 {
     rusqlite::Connection::open(path)
         .unwrap()
@@ -569,7 +498,7 @@ fn the_store_is_kept_as_rows_written_only_where_they_change() {
         rows.delivered.len() - told.len()
     );
 
-    let bytes = sdsi::evolution::SavedServer::encode(85, &s, &e.state()).unwrap();
+    let bytes = sdsi::evolution::SavedServer::encode(1, 85, &s, &e.state()).unwrap();
     StateStorage::save(&mut db, "flight_booking", Some(version), &bytes).unwrap();
     assert_eq!(db.store_rows("flight_booking").unwrap(), None);
     std::fs::remove_dir_all(&d).unwrap();
@@ -758,7 +687,7 @@ fn pools_kept_as_rows_are_written_where_they_change() {
         i64::try_from(clusters).unwrap()
     );
     let state_bytes = count(&path, "SELECT length(state) FROM sdsi_state");
-    let whole = sdsi::evolution::SavedServer::encode(80, &s, &e.state()).unwrap();
+    let whole = sdsi::evolution::SavedServer::encode(1, 80, &s, &e.state()).unwrap();
     assert!(state_bytes < i64::try_from(whole.len()).unwrap());
 
     let mut other = SqliteState::open(&path).unwrap();

@@ -3,10 +3,12 @@
 //! does no I/O; `sdsi-sqlite` is the embedded back-end.
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
+use crate::digest::push_hex;
 use crate::evolution::persist::rows::{EngineRows, Header};
 use crate::evolution::persist::state::EvolutionState;
-use crate::patch::{SchemaStore, SealError, Signer, StoreRows};
+use crate::patch::{SchemaStore, SealError, SealPin, Signer, StoreRows};
 
 /// Everything a server running evolution needs to carry on after a restart:
 /// the schema store, the engine's state and the application's cursor (how
@@ -32,13 +34,23 @@ impl SavedServer {
         }
     }
 
-    /// The bytes a [`StateStorage`] keeps (JSON).
+    /// The bytes a [`StateStorage`] keeps (JSON), for a store that does
+    /// not require signatures: a sealed store is saved with its save
+    /// number ([`SavedServer::encode`]), and is an error here.
     pub fn to_bytes(&self) -> Result<Vec<u8>, serde_json::Error> {
         serde_json::to_vec(self)
     }
 
-    /// The same bytes from parts a server holds, without copying them.
+    /// The same bytes from parts a server holds, without copying them, as
+    /// save number `save`: the storage version this save writes
+    /// (`expected + 1`, 1 for the first). A store that requires signatures
+    /// seals its snapshot as that save, bound to `cursor` and `engine` (a
+    /// digest of them in its seal), so that a loader refuses an older save
+    /// put back ([`SavedServer::from_bytes_sealed`] with a [`SealPin`]), an
+    /// engine or a cursor changed, or taken from another save; otherwise
+    /// `save` is unused.
     pub fn encode(
+        save: u64,
         cursor: u64,
         store: &SchemaStore,
         engine: &EvolutionState,
@@ -46,17 +58,19 @@ impl SavedServer {
         #[derive(Serialize)]
         struct Parts<'a> {
             cursor: u64,
-            store: &'a SchemaStore,
+            store: crate::patch::SavedAs<'a>,
             engine: &'a EvolutionState,
         }
+        let with = beside(store, cursor, engine)?;
         serde_json::to_vec(&Parts {
             cursor,
-            store,
+            store: store.saved_with(save, with.as_deref()),
             engine,
         })
     }
 
-    /// The state kept apart as rows: the bytes (the cursor, and the store's
+    /// The state kept apart as rows, as save number `save` (see
+    /// [`SavedServer::encode`]): the bytes (the cursor, and the store's
     /// and the engine's headers, small) and, as rows, what changes with
     /// every message — the store's counters, clients and patches
     /// ([`StoreRows`]) and every fine cluster and need of every pool
@@ -64,8 +78,11 @@ impl SavedServer {
     /// counters in place ([`StoreRows::writes`]) and rewrites only
     /// the pool rows a fold changed ([`EngineRows::writes`]).
     /// [`SavedServer::from_split`] puts the parts together;
-    /// [`SavedServer::from_bytes`] refuses the bytes alone.
+    /// [`SavedServer::from_bytes`] refuses the bytes alone. A sealed store's
+    /// seal covers its rows and, through its digest, the engine's header
+    /// and rows and the cursor.
     pub fn encode_split(
+        save: u64,
         cursor: u64,
         store: &SchemaStore,
         engine: &EvolutionState,
@@ -76,8 +93,9 @@ impl SavedServer {
             store: &'a S,
             engine: &'a Header,
         }
+        let with = beside(store, cursor, engine)?;
         let (header, pools) = engine.split()?;
-        let (store_header, store_rows) = store.split_rows()?;
+        let (store_header, store_rows) = store.split_rows(save, with.as_deref())?;
         let bytes = serde_json::to_vec(&Parts {
             cursor,
             store: &store_header,
@@ -113,37 +131,42 @@ impl SavedServer {
 
     /// [`SavedServer::from_split`] for a store that required signatures
     /// with `signer`'s key (see [`SavedServer::from_bytes_sealed`]): the
-    /// seal covers the store's rows too.
+    /// seal covers the store's rows, and its digest the engine's header and
+    /// rows and the cursor, so none of them can be changed, or put back
+    /// from a save older than `pin`.
     pub fn from_split_sealed(
         bytes: &[u8],
         store: &StoreRows,
         pools: &EngineRows,
         signer: Signer,
+        pin: SealPin,
     ) -> Result<Self, SealError> {
         let parts: SplitParts =
             serde_json::from_slice(bytes).map_err(|e| SealError::Snapshot(e.to_string()))?;
         let engine = EvolutionState::join(parts.engine, pools).map_err(SealError::Snapshot)?;
         let store = SchemaStore::join_rows(parts.store, store).map_err(SealError::Snapshot)?;
-        Ok(Self {
-            cursor: parts.cursor,
-            store: SchemaStore::from_sealed_value(store, signer)?,
-            engine,
-        })
+        Self::unseal(parts.cursor, store, engine, signer, pin)
     }
 
-    /// Reads bytes written by [`SavedServer::to_bytes`]; another version of
-    /// either part, or damaged bytes, is an error, and so is a store that
-    /// required signatures (its snapshot is sealed: see
-    /// [`SavedServer::from_bytes_sealed`]).
+    /// Reads bytes written by [`SavedServer::encode`] for a store that does
+    /// not require signatures; another version of either part, or damaged
+    /// bytes, is an error, and so is a store that required signatures (its
+    /// snapshot is sealed: see [`SavedServer::from_bytes_sealed`]).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, serde_json::Error> {
         serde_json::from_slice(bytes)
     }
 
     /// Reads bytes whose store required signatures with `signer`'s key:
     /// its sealed snapshot must be intact and sealed with that key
-    /// ([`SchemaStore::from_sealed_slice`]), and the restored store requires
-    /// signatures again.
-    pub fn from_bytes_sealed(bytes: &[u8], signer: Signer) -> Result<Self, SealError> {
+    /// ([`SchemaStore::from_sealed_slice`]), saved with this very engine
+    /// state and cursor, and be a save no older than `pin` (else
+    /// [`SealError::RolledBack`]); the restored store requires signatures
+    /// again and knows its save number ([`SchemaStore::sealed_save`]).
+    pub fn from_bytes_sealed(
+        bytes: &[u8],
+        signer: Signer,
+        pin: SealPin,
+    ) -> Result<Self, SealError> {
         #[derive(Deserialize)]
         struct Parts {
             cursor: u64,
@@ -152,12 +175,70 @@ impl SavedServer {
         }
         let parts: Parts =
             serde_json::from_slice(bytes).map_err(|e| SealError::Snapshot(e.to_string()))?;
+        Self::unseal(parts.cursor, parts.store, parts.engine, signer, pin)
+    }
+
+    /// The parts read, the store's seal checked against `signer`, `pin` and
+    /// the digest of `cursor` and `engine`.
+    fn unseal(
+        cursor: u64,
+        store: serde_json::Value,
+        engine: EvolutionState,
+        signer: Signer,
+        pin: SealPin,
+    ) -> Result<Self, SealError> {
+        let with =
+            beside_digest(cursor, &engine).map_err(|e| SealError::Snapshot(e.to_string()))?;
         Ok(Self {
-            cursor: parts.cursor,
-            store: SchemaStore::from_sealed_value(parts.store, signer)?,
-            engine: parts.engine,
+            cursor,
+            store: SchemaStore::from_sealed_value_with(store, signer, pin, Some(&with))?,
+            engine,
         })
     }
+}
+
+/// What a sealed store's seal binds beside it: the digest of `cursor` and
+/// `engine` ([`beside_digest`]); `None` for a store that does not require
+/// signatures (nothing is sealed, so nothing is computed).
+fn beside(
+    store: &SchemaStore,
+    cursor: u64,
+    engine: &EvolutionState,
+) -> Result<Option<String>, serde_json::Error> {
+    if !store.requires_signatures() {
+        return Ok(None);
+    }
+    beside_digest(cursor, engine).map(Some)
+}
+
+/// `sha256:` and the hex SHA-256 of `{"cursor": cursor, "engine": engine}`
+/// as serde_json writes it: one state always gives the same bytes (pools in
+/// key order, each pool's parts in a fixed order), and a state read back,
+/// whole or from its rows, gives the bytes it was saved from. Hashed as it
+/// is written, never held whole.
+fn beside_digest(cursor: u64, engine: &EvolutionState) -> Result<String, serde_json::Error> {
+    /// Hashes what is written to it.
+    struct Hashing(Sha256);
+    impl std::io::Write for Hashing {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.update(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    #[derive(Serialize)]
+    struct Beside<'a> {
+        cursor: u64,
+        engine: &'a EvolutionState,
+    }
+    let mut hashing = Hashing(Sha256::new());
+    serde_json::to_writer(&mut hashing, &Beside { cursor, engine })?;
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    push_hex(&mut out, &hashing.0.finalize());
+    Ok(out)
 }
 
 /// A state kept apart as rows ([`SavedServer::encode_split`]).

@@ -16,6 +16,7 @@ pub(super) mod review;
 pub(super) mod row_writes;
 pub(super) mod rows;
 pub(super) mod schema_store;
+pub(super) mod seal;
 pub(super) mod snapshot;
 pub(super) mod submission;
 mod suggestion;

@@ -57,6 +57,8 @@ pub struct SchemaStore {
     pub(super) review: Review,
     /// Bumped whenever the accepted patches change.
     pub(super) generation: u64,
+    /// The save number of the sealed snapshot it was restored from.
+    pub(super) sealed_save: Option<u64>,
     /// Compiled schemas per client, valid while what the merge reads is unchanged.
     pub(super) compiled: CompiledCache,
 }
@@ -103,6 +105,7 @@ impl SchemaStore {
             signer: None,
             review: Review::default(),
             generation: 0,
+            sealed_save: None,
             compiled: CompiledCache::default(),
         })
     }
@@ -112,15 +115,32 @@ impl SchemaStore {
     /// `invalid_signature`. For a store fed by more than one process, so that
     /// a patch altered on the way is never applied.
     ///
-    /// Its snapshot is then sealed with the same key, and restores only
-    /// through [`SchemaStore::from_sealed_slice`] with it (requiring
-    /// signatures again): whoever can write the stored bytes cannot add a
-    /// patch or a key, or drop the requirement. Calling this on a store
+    /// Its snapshot is then sealed with the same key as one numbered save
+    /// ([`SchemaStore::saved_as`]), and restores only through
+    /// [`SchemaStore::from_sealed_slice`] with it (requiring signatures
+    /// again): whoever can write the stored bytes cannot add a patch or a
+    /// key, or drop the requirement, nor put back an older save where the
+    /// loader is given the number of the last one it saw
+    /// ([`SealPin`](crate::patch::SealPin)). Calling this on a store
     /// restored from an unsealed snapshot (one saved before it required
     /// signatures) trusts that snapshot as it is.
     pub fn require_signatures(mut self, signer: Signer) -> Self {
         self.signer = Some(signer);
         self
+    }
+
+    /// Whether the store requires signatures
+    /// ([`SchemaStore::require_signatures`]), and so seals its snapshot.
+    pub fn requires_signatures(&self) -> bool {
+        self.signer.is_some()
+    }
+
+    /// The save number of the sealed snapshot this store was restored from
+    /// ([`SchemaStore::from_sealed_slice`]), `None` for a store not restored
+    /// from one: what to pin a later restore at
+    /// ([`SealPin::at_least`](crate::patch::SealPin::at_least)).
+    pub fn sealed_save(&self) -> Option<u64> {
+        self.sealed_save
     }
 
     /// Signs `patch` with the key the store requires, if it requires one:

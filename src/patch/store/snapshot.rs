@@ -11,6 +11,7 @@ use super::cache::CompiledCache;
 #[cfg(feature = "evolution")]
 use super::rows::StoreRows;
 use super::schema_store::{SchemaStore, Taken, Waiting};
+use super::seal::{Seal, SealError, SealPin};
 use crate::key::{KeyDefinition, KeyName};
 use crate::patch::integrity::Signer;
 use crate::patch::lifecycle::records::Lifecycle;
@@ -55,19 +56,6 @@ struct SnapshotRef<'a, L = &'a Lifecycle, D = BTreeMap<&'a str, BTreeMap<&'a Key
     seal: Option<Seal>,
 }
 
-/// What a store that requires signatures writes into its snapshot, so that
-/// whoever can write the stored bytes but holds no key cannot change them
-/// (add a patch, a lifecycle record, a delivered key) or strip the
-/// requirement: `key_check` is the key's MAC of a fixed text (which key,
-/// without revealing it) and `mac` the key's MAC of the whole snapshot
-/// without its seal (canonical JSON, so member order does not matter).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Seal {
-    key_check: String,
-    mac: String,
-}
-
 /// What a client was told about a key: the definition's tag as 16 hex
 /// digits (snapshots written before tags hold the definition itself, read
 /// as its tag).
@@ -91,9 +79,6 @@ impl Told {
         }
     }
 }
-
-/// The text whose MAC identifies the sealing key.
-const KEY_CHECK_TEXT: &str = "sdsi.store.key-check";
 
 /// Owned, for reading. Every member but the header is optional here, so
 /// that a snapshot of another format or version is named as such rather
@@ -152,22 +137,93 @@ fn member<T, E: serde::de::Error>(value: Option<T>, name: &str) -> Result<T, E> 
 }
 
 /// Writes the store's state as a versioned snapshot (`{"format":
-/// "sdsi.store", "version": 1, ...}`). The signing key of
-/// [`SchemaStore::require_signatures`] is a secret and is never written; a
-/// store that requires signatures writes a `seal` instead (the key's MAC of
-/// the snapshot), and only [`SchemaStore::from_sealed_slice`] with that key
-/// reads it back. The compiled-schema cache is not written; it fills again
-/// on use.
+/// "sdsi.store", "version": 1, ...}`). The compiled-schema cache is not
+/// written; it fills again on use. A store that requires signatures
+/// ([`SchemaStore::require_signatures`]) is not written this way (an
+/// error): its snapshot is sealed as one numbered save,
+/// [`SchemaStore::saved_as`], so that a restore can refuse an older save.
 impl Serialize for SchemaStore {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut snapshot = self.snapshot_ref();
-        if let Some(signer) = &self.signer {
-            snapshot.seal = Some(Seal {
-                key_check: signer.sign(&KEY_CHECK_TEXT),
-                mac: signer.sign(&snapshot),
-            });
+        if self.signer.is_some() {
+            return Err(serde::ser::Error::custom(
+                "a store that requires signatures is written as a numbered save: \
+                 serialize SchemaStore::saved_as(save) (or save it through \
+                 SavedServer::encode or a storage back end)",
+            ));
+        }
+        self.snapshot_ref().serialize(serializer)
+    }
+}
+
+/// The store's snapshot as save number `save`: what
+/// [`SchemaStore::saved_as`] gives to serialize.
+#[derive(Debug, Clone, Copy)]
+pub struct SavedAs<'a> {
+    store: &'a SchemaStore,
+    save: u64,
+    with: Option<&'a str>,
+}
+
+impl Serialize for SavedAs<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut snapshot = self.store.snapshot_ref();
+        if let Some(signer) = &self.store.signer {
+            snapshot.seal = Some(Seal::make(signer, &snapshot, self.save, self.with));
         }
         snapshot.serialize(serializer)
+    }
+}
+
+impl SchemaStore {
+    /// The store's snapshot, to serialize, as the save numbered `save`: the
+    /// storage version this save writes (a back end's `expected + 1`, 1 for
+    /// the first), which must grow with every save. A store that requires
+    /// signatures writes a `seal` (the key's MAC of the snapshot and of
+    /// `save`; the key itself is a secret and is never written), and only
+    /// [`SchemaStore::from_sealed_slice`] with that key reads it back,
+    /// refusing a save older than the pin it is given. A store that does
+    /// not require signatures writes its plain snapshot (`save` unused).
+    ///
+    /// ```
+    /// use sdsi::patch::{LifecyclePolicy, SealError, SealPin, Signer};
+    /// use sdsi::{SchemaStore, SchemaTemplate};
+    ///
+    /// let base = SchemaTemplate::from_value(&serde_json::json!({
+    ///     "schema_id": "booking_v1", "scenario": "booking", "keys": []
+    /// }))?;
+    /// let signer = Signer::new(*b"a 32-byte secret the server keeps")?;
+    /// let store = SchemaStore::new(base, LifecyclePolicy::default())?
+    ///     .require_signatures(signer.clone());
+    /// let first = serde_json::to_vec(&store.saved_as(1))?;
+    /// let second = serde_json::to_vec(&store.saved_as(2))?;
+    ///
+    /// // A loader that saw save 2 refuses save 1 put back.
+    /// let again = SchemaStore::from_sealed_slice(&second, signer.clone(), SealPin::at_least(2))?;
+    /// assert_eq!(again.sealed_save(), Some(2));
+    /// assert_eq!(
+    ///     SchemaStore::from_sealed_slice(&first, signer, SealPin::at_least(2)).unwrap_err(),
+    ///     SealError::RolledBack { found: 1, expected_at_least: 2 }
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn saved_as(&self, save: u64) -> SavedAs<'_> {
+        SavedAs {
+            store: self,
+            save,
+            with: None,
+        }
+    }
+
+    /// [`SchemaStore::saved_as`], the seal bound to `with` as well: the
+    /// digest of what is saved beside the store (a saved server's cursor
+    /// and engine state).
+    #[cfg(feature = "evolution")]
+    pub(crate) fn saved_with<'a>(&'a self, save: u64, with: Option<&'a str>) -> SavedAs<'a> {
+        SavedAs {
+            store: self,
+            save,
+            with,
+        }
     }
 }
 
@@ -208,36 +264,59 @@ impl SchemaStore {
     }
 
     /// Restores a store that required signatures from its sealed snapshot
-    /// (see [`SchemaStore::require_signatures`]): the snapshot must carry a
-    /// seal made with `signer`'s key, over exactly what it holds, and the
-    /// restored store requires signatures with that key again. A snapshot
-    /// without a seal is refused too: whoever stripped it could have changed
-    /// anything.
-    pub fn from_sealed_slice(bytes: &[u8], signer: Signer) -> Result<Self, SealError> {
+    /// (see [`SchemaStore::saved_as`]): the snapshot must carry a seal made
+    /// with `signer`'s key, over exactly what it holds, and be a save no
+    /// older than `pin` (else [`SealError::RolledBack`]: see [`SealPin`] for
+    /// where the pin must live); the restored store requires signatures
+    /// with that key again and knows its save number
+    /// ([`SchemaStore::sealed_save`]). A snapshot without a seal is refused
+    /// too: whoever stripped it could have changed anything.
+    pub fn from_sealed_slice(
+        bytes: &[u8],
+        signer: Signer,
+        pin: SealPin,
+    ) -> Result<Self, SealError> {
         let snapshot: Snapshot =
             serde_json::from_slice(bytes).map_err(|e| SealError::Snapshot(e.to_string()))?;
-        Self::unseal(snapshot, signer)
+        Self::unseal(snapshot, signer, pin, None)
     }
 
     /// [`SchemaStore::from_sealed_slice`] from a parsed JSON value (the
     /// `store` member of a saved server, say).
-    pub fn from_sealed_value(value: serde_json::Value, signer: Signer) -> Result<Self, SealError> {
-        let snapshot: Snapshot =
-            serde_json::from_value(value).map_err(|e| SealError::Snapshot(e.to_string()))?;
-        Self::unseal(snapshot, signer)
+    pub fn from_sealed_value(
+        value: serde_json::Value,
+        signer: Signer,
+        pin: SealPin,
+    ) -> Result<Self, SealError> {
+        Self::from_sealed_value_with(value, signer, pin, None)
     }
 
-    fn unseal(mut snapshot: Snapshot, signer: Signer) -> Result<Self, SealError> {
+    /// [`SchemaStore::from_sealed_value`], the seal required to be bound to
+    /// `with` when given (see [`SchemaStore::saved_with`]).
+    pub(crate) fn from_sealed_value_with(
+        value: serde_json::Value,
+        signer: Signer,
+        pin: SealPin,
+        with: Option<&str>,
+    ) -> Result<Self, SealError> {
+        let snapshot: Snapshot =
+            serde_json::from_value(value).map_err(|e| SealError::Snapshot(e.to_string()))?;
+        Self::unseal(snapshot, signer, pin, with)
+    }
+
+    fn unseal(
+        mut snapshot: Snapshot,
+        signer: Signer,
+        pin: SealPin,
+        with: Option<&str>,
+    ) -> Result<Self, SealError> {
         let seal = snapshot.seal.take().ok_or(SealError::NotSealed)?;
-        if signer.verify(&KEY_CHECK_TEXT, &seal.key_check).is_err() {
-            return Err(SealError::WrongKey);
-        }
+        seal.check_key(&signer)?;
         let mut store =
             build::<serde_json::Error>(snapshot).map_err(|e| SealError::Snapshot(e.to_string()))?;
-        signer
-            .verify(&store.snapshot_ref(), &seal.mac)
-            .map_err(|_| SealError::Tampered)?;
+        let save = seal.check(&signer, &store.snapshot_ref(), with, pin)?;
         store.signer = Some(signer);
+        store.sealed_save = Some(save);
         Ok(store)
     }
 }
@@ -257,7 +336,8 @@ fn refuse_split<'de, D: Deserializer<'de>>(_: D) -> Result<(), D::Error> {
 }
 
 impl SchemaStore {
-    /// The snapshot (sealed when the store requires signatures) without
+    /// The snapshot as save `save` (sealed when the store requires
+    /// signatures, bound to `with`: see [`SchemaStore::saved_as`]) without
     /// what [`StoreRows`] holds apart: what each client was told, each key
     /// record's counts and clients, the message totals. Those change with
     /// every message; the rest seldom. [`SchemaStore::join_rows`] puts them
@@ -266,11 +346,15 @@ impl SchemaStore {
     /// then leaves out; only a sealed store serializes the whole snapshot,
     /// for its seal.
     #[cfg(feature = "evolution")]
-    pub(crate) fn split_rows(&self) -> Result<(impl Serialize + '_, StoreRows), serde_json::Error> {
-        let seal = self.signer.as_ref().map(|signer| Seal {
-            key_check: signer.sign(&KEY_CHECK_TEXT),
-            mac: signer.sign(&self.snapshot_ref()),
-        });
+    pub(crate) fn split_rows(
+        &self,
+        save: u64,
+        with: Option<&str>,
+    ) -> Result<(impl Serialize + '_, StoreRows), serde_json::Error> {
+        let seal = self
+            .signer
+            .as_ref()
+            .map(|signer| Seal::make(signer, &self.snapshot_ref(), save, with));
         // The rows hold every key told; the header keeps the clients told
         // none (the seal covers them as they are).
         let untold: BTreeMap<&str, BTreeMap<&KeyName, Told>> = self
@@ -328,26 +412,6 @@ impl SchemaStore {
     }
 }
 
-/// Why a sealed snapshot did not restore.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum SealError {
-    /// The snapshot carries no seal, so nothing vouches for it.
-    #[error(
-        "the store snapshot is not sealed: it was not saved by a store that required signatures, or its seal was removed"
-    )]
-    NotSealed,
-    /// The seal was made with another key.
-    #[error("the store snapshot was sealed with another key")]
-    WrongKey,
-    /// The snapshot was changed after it was sealed.
-    #[error("the store snapshot was changed after it was sealed")]
-    Tampered,
-    /// The snapshot does not read (another format or version, damage).
-    #[error("the store snapshot does not read: {0}")]
-    Snapshot(String),
-}
-
 /// Reads a snapshot written by [`Serialize`]: a snapshot of another format
 /// or version, a base template that is not valid, or a lifecycle whose
 /// indexes do not fit its records (a damaged file) is an error, never a
@@ -362,7 +426,7 @@ impl<'de> Deserialize<'de> for SchemaStore {
         if s.seal.is_some() {
             return Err(D::Error::custom(
                 "the store snapshot is sealed: the store required signatures; restore it with \
-                 SchemaStore::from_sealed_slice and its key",
+                 SchemaStore::from_sealed_slice, its key and a pin",
             ));
         }
         build(s)
@@ -412,6 +476,7 @@ fn build<E: serde::de::Error>(s: Snapshot) -> Result<SchemaStore, E> {
         signer: None,
         review: s.review,
         generation: member(s.generation, "generation")?,
+        sealed_save: None,
         compiled: CompiledCache::default(),
     })
 }
