@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::shape::{MAX_VALUES, SLOT_FILLED, Shape};
-use super::terms::{Fragment, Stems, Term, together};
+use super::terms::{Fragment, KeyWords, Stems, Term, together};
 use crate::evolution::embed::vectors::dot;
 use crate::evolution::pool::fine::exemplar::Exemplar;
 use crate::evolution::pool::needs::view::NeedView;
@@ -67,15 +67,16 @@ struct Value<'f> {
 /// pool's other needs) fill the same head with other values: the head, the
 /// need's own values (commonest first), then the siblings' (each sibling
 /// gives its commonest). `None` when it fills no head, or one value that no
-/// sibling completes. `ranked` are the need's terms, most salient first
-/// (a head is one of the first [`HEAD_RANK`], or a stem of `keyed`, the
-/// words of the schema's key names); `min_clients` distinct clients must
-/// use each value.
+/// sibling completes, unless a string key of the schema is named after
+/// the head (the need is then that key's). `ranked` are the need's terms,
+/// most salient first (a head is one of the first [`HEAD_RANK`], or a
+/// word a key is named after, of `keyed`); `min_clients` distinct clients
+/// must use each value.
 pub(super) fn attribute(
     need: &[Fragment],
     siblings: &[Vec<Fragment>],
     ranked: &[Term],
-    keyed: &BTreeSet<String>,
+    keyed: &KeyWords,
     min_clients: usize,
 ) -> Option<Attribute> {
     let heads = heads(need);
@@ -116,7 +117,12 @@ pub(super) fn attribute(
             covered,
             &mut seen,
         ));
-        if alternatives || values.len() > before {
+        // One value of a noun a string key is named after is that key's:
+        // "business class" where `cabin_class` is the schema's.
+        // ("cabin class" itself, the key's own words, is no value of it).
+        let keyed_attribute = keyed.attribute(&head.stem).is_some()
+            && own.values.iter().any(|v| !keyed.contains(v.stem));
+        if alternatives || values.len() > before || keyed_attribute {
             best = Some((covered, head, values));
         }
     }
@@ -293,7 +299,7 @@ pub(super) fn with_siblings(
     fragments: &[Fragment],
     siblings: &[Vec<Fragment>],
     ranked: &[Term],
-    keyed: &BTreeSet<String>,
+    keyed: &KeyWords,
     min: usize,
     stems: &mut Stems,
 ) -> Shape {
@@ -324,7 +330,7 @@ mod tests {
     use crate::evolution::induce::description::listed_values;
     use crate::evolution::induce::inducer::IntentInducer;
     use crate::evolution::induce::rules::RuleInducer;
-    use crate::evolution::induce::testing::{DIMENSION, induce_along, induce_each, template};
+    use crate::evolution::induce::testing::{DIMENSION, induce_along, induce_each, one, template};
     use crate::evolution::pool::config::PoolConfig;
     use crate::evolution::pool::data::Pool;
     use crate::key::KeyType;
@@ -482,5 +488,46 @@ mod tests {
             "{:?}",
             keys[0]
         );
+    }
+
+    /// One value of a noun a string key is named after is that key's
+    /// (conflict detection, §6.2.2): "business class" refines `cabin_class`
+    /// instead of opening `business_class`. A key of another type is no
+    /// such attribute.
+    #[test]
+    fn one_value_of_a_key_s_noun_is_that_key() {
+        let key = one(&[
+            "business class please",
+            "i want business class",
+            "business class",
+        ]);
+        assert_eq!(key.key_name.as_str(), "cabin_class", "{key:?}");
+        assert_eq!(key.key_type, KeyType::String);
+        // A key someone wrote keeps its words: the refinement adds examples
+        // that map to the value.
+        let d = &key.semantic_description;
+        assert!(d.starts_with("Cabin."), "{d}");
+        assert!(d.contains("→ \"business\""), "{d}");
+
+        let counted = crate::template::SchemaTemplate::from_slice(
+            br#"{"schema_id": "s", "scenario": "x", "keys": [
+                {"key_name": "class_count", "key_type": "integer", "required": false,
+                 "semantic_description": "Classes."}]}"#,
+        )
+        .unwrap();
+        let axis: Vec<f32> = (0..DIMENSION)
+            .map(|d| f32::from(u8::from(d == 0)))
+            .collect();
+        let keys = crate::evolution::induce::testing::induce_in(
+            &counted,
+            &[axis],
+            &[&[
+                "business class please",
+                "i want business class",
+                "business class",
+            ]],
+        );
+        let key = keys[0].as_ref().unwrap();
+        assert_ne!(key.key_name.as_str(), "class_count", "{key:?}");
     }
 }

@@ -33,10 +33,17 @@ pub(super) fn key_text(
         None => describe(&shape, naming, &examples(quotes, &shape, naming)),
         // A key someone wrote keeps its words and type: the refinement
         // adds the examples it does not hold yet.
-        Some(key) if !written_here(&key.semantic_description) => (
-            key.key_type,
-            with_examples(&key.semantic_description, &examples(quotes, &shape, naming)),
-        ),
+        Some(key) if !written_here(&key.semantic_description) => {
+            let examples = examples(quotes, &shape, naming);
+            let value = |q: &str| match &shape {
+                Shape::Slot { values, .. } => value_in(values, q),
+                _ => None,
+            };
+            (
+                key.key_type,
+                with_examples(&key.semantic_description, &examples, &value),
+            )
+        }
         // One written here is rewritten only for a value it does not
         // list yet (its values first, so its text moves little);
         // otherwise it already says what the need asks.
@@ -77,15 +84,23 @@ fn written_here(description: &str) -> bool {
     OPENINGS.iter().any(|o| description.starts_with(o))
 }
 
-/// `description` with the `examples` it does not already hold added
-/// (unchanged when it holds them all).
-fn with_examples(description: &str, examples: &Examples) -> String {
+/// `description` with the `examples` it does not already hold added, each
+/// with the value it maps to when `value` finds one (unchanged when it
+/// holds them all).
+fn with_examples(
+    description: &str,
+    examples: &Examples,
+    value: &dyn Fn(&str) -> Option<String>,
+) -> String {
     let held = description.to_lowercase();
     let new: Vec<String> = examples
         .texts
         .iter()
         .filter(|q| !held.contains(&q.to_lowercase()))
-        .map(|q| examples.shown(q))
+        .map(|q| match value(q) {
+            Some(v) => format!("{} → {v}", examples.shown(q)),
+            None => examples.shown(q),
+        })
         .collect();
     if new.is_empty() {
         return description.to_owned();
@@ -96,6 +111,15 @@ fn with_examples(description: &str, examples: &Examples) -> String {
         "For example"
     };
     format!("{} {lead}: {}.", description.trim_end(), new.join("; "))
+}
+
+/// The first of `values` that `text` holds as a word, quoted.
+fn value_in(values: &[String], text: &str) -> Option<String> {
+    let ws = words(text);
+    values
+        .iter()
+        .find(|v| ws.iter().any(|w| w == *v))
+        .map(|v| format!("\"{v}\""))
 }
 
 /// The values a key's description lists: the quoted words of its
@@ -183,13 +207,7 @@ fn describe(shape: &Shape, naming: &[Term], examples: &Examples) -> (KeyType, St
                 ),
                 None => String::new(),
             };
-            let value = |q: &str| {
-                let ws = words(q);
-                values
-                    .iter()
-                    .find(|v| ws.iter().any(|w| w == *v))
-                    .map(|v| format!("\"{v}\""))
-            };
+            let value = |q: &str| value_in(values, q);
             (
                 KeyType::String,
                 format!(

@@ -6,6 +6,7 @@ use sha2::{Digest, Sha256};
 
 use super::shape::Shape;
 use super::terms::Term;
+use super::words::ATTRIBUTE_SUFFIX;
 
 /// Longest induced name, in bytes (names are ASCII).
 const MAX_NAME: usize = 40;
@@ -15,7 +16,7 @@ const MAX_NAME: usize = 40;
 /// all the name has); a slot's head and `preference`.
 pub(super) fn name_forms(naming: &[Term], shape: &Shape) -> Vec<String> {
     match shape {
-        Shape::Slot { head, .. } => vec![singular(&head.form), "preference".to_owned()],
+        Shape::Slot { head, .. } => vec![singular(&head.form), ATTRIBUTE_SUFFIX.to_owned()],
         // A count of the unit alone: "number_of_people" (the scenario's
         // words are left out of `naming` before).
         Shape::Count { unit: Some(unit) } if naming.iter().all(|t| t.stem == unit.stem) => {

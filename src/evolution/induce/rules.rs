@@ -7,7 +7,7 @@ use super::description::{key_text, quotes};
 use super::naming::{key_name, name_forms};
 use super::shape::{Shape, shape};
 use super::terms::{
-    Background, Fragment, Stems, Term, key_name_stems, naming_terms, ranked_terms, scenario_stems,
+    Background, Fragment, KeyWords, Stems, Term, naming_terms, ranked_terms, scenario_stems,
     shared_stems,
 };
 use crate::evolution::induce::inducer::IntentInducer;
@@ -103,7 +103,7 @@ impl IntentInducer for RuleInducer {
         // A noun a key is named after ("seat" of `seat_preference`) may
         // head an attribute however salient it is: the schema's own words
         // weigh less.
-        let keyed = key_name_stems(schema, &mut stems);
+        let keyed = KeyWords::of(schema, &mut stems);
         let shape = with_siblings(
             shape, &fragments, &siblings, &ranked, &keyed, min, &mut stems,
         );
@@ -131,7 +131,14 @@ impl IntentInducer for RuleInducer {
         if quotes.len() < 2 && quotable.len() >= 2 {
             return None;
         }
-        let name = KeyName::new(&key_name(&name_forms(&named_by, &shape))).ok()?;
+        // An attribute a string key is named after is that key (conflict
+        // detection, §6.2.2: refined, never a second key beside it).
+        let name = match &shape {
+            Shape::Slot { head, .. } => keyed.attribute(&head.stem).map(str::to_owned),
+            _ => None,
+        }
+        .unwrap_or_else(|| key_name(&name_forms(&named_by, &shape)));
+        let name = KeyName::new(&name).ok()?;
         // A name already in the schema is that key refined (the engine
         // packages it so, held for an operator when it is a base key).
         let (key_type, description) = key_text(schema.key(name.as_str()), shape, &naming, quotes);

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-use super::words::nameable;
+use super::words::{ATTRIBUTE_SUFFIX, nameable};
 use crate::evolution::embed::hashing::{is_stopword, words};
 use crate::evolution::intake::Redaction;
 use crate::evolution::pool::fine::exemplar::Exemplar;
@@ -259,8 +259,57 @@ pub(super) fn key_name_stems(template: &SchemaTemplate, stems: &mut Stems) -> BT
     stems_of(names, stems)
 }
 
-/// The stems of the words of `names` (split at anything not a letter or
-/// digit, lowercase).
+/// The words the template's keys are named after (`other` aside), as
+/// stems, each with the string key whose noun it is, if one is: the
+/// attribute a need that fills that noun is about. A key's noun is the
+/// last word of its name (`cabin_class`: "class"; `restaurant_name`:
+/// "name", not "restaurant"), or the word before `_preference`, as this
+/// inducer names an attribute (`seat_preference`: "seat").
+pub(super) struct KeyWords {
+    stems: BTreeMap<String, Option<String>>,
+}
+
+impl KeyWords {
+    pub fn of(template: &SchemaTemplate, stems: &mut Stems) -> Self {
+        let mut out: BTreeMap<String, Option<String>> = BTreeMap::new();
+        for key in template
+            .keys
+            .iter()
+            .filter(|k| k.key_name.as_str() != crate::key::OTHER_KEY)
+        {
+            let name = key.key_name.as_str();
+            for stem in stems_of(std::iter::once(name), stems) {
+                out.entry(stem).or_default();
+            }
+            if key.key_type != crate::key::KeyType::String || key.is_deprecated() {
+                continue;
+            }
+            let mut words = name.rsplit('_');
+            let noun = match (words.next(), words.next()) {
+                (Some(ATTRIBUTE_SUFFIX), Some(noun)) => noun,
+                (Some(last), _) => last,
+                _ => continue,
+            };
+            let named = out.entry(stems.stem(noun)).or_default();
+            if named.is_none() {
+                *named = Some(name.to_owned());
+            }
+        }
+        Self { stems: out }
+    }
+
+    /// Whether a key is named after `stem`.
+    pub fn contains(&self, stem: &str) -> bool {
+        self.stems.contains_key(stem)
+    }
+
+    /// The string key named after `stem`, if any (the first in the
+    /// template's order).
+    pub fn attribute(&self, stem: &str) -> Option<&str> {
+        self.stems.get(stem)?.as_deref()
+    }
+}
+
 /// The stems of the words of the template's scenario and schema id
 /// ("book_restaurant", "flight_booking_v1"): what every request is about.
 pub(super) fn scenario_stems(template: &SchemaTemplate, stems: &mut Stems) -> BTreeSet<String> {
@@ -268,6 +317,8 @@ pub(super) fn scenario_stems(template: &SchemaTemplate, stems: &mut Stems) -> BT
     stems_of(names.into_iter(), stems)
 }
 
+/// The stems of the words of `names` (split at anything not a letter or
+/// digit, lowercase).
 fn stems_of<'n>(names: impl Iterator<Item = &'n str>, stems: &mut Stems) -> BTreeSet<String> {
     names
         .flat_map(|name| name.split(|c: char| !c.is_alphanumeric()))

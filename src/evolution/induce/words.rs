@@ -3,6 +3,10 @@
 
 use super::numbers::number;
 
+/// The word after an attribute's noun in the name of the key this inducer
+/// gives it (`seat_preference`).
+pub(super) const ATTRIBUTE_SUFFIX: &str = "preference";
+
 /// Words that frame a request rather than say what it is about: negations,
 /// verbs of asking, giving, requiring, saying, seeing, thinking and
 /// seeking ("I think", "can I see", "looking for", "find me"), answers,
