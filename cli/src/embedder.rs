@@ -5,6 +5,8 @@ use std::path::Path;
 
 use sdsi::evolution::{Embedder, HashingEmbedder};
 
+use crate::output::{Entry, Outcome};
+
 /// The settings given on the command line (`--threshold`,
 /// `--need-threshold`, `--need-contrast`): a model other than
 /// all-MiniLM-L6-v2 loads only with a threshold and one of the other two.
@@ -13,6 +15,14 @@ pub struct Given {
     pub threshold: Option<f32>,
     pub need_threshold: Option<f32>,
     pub need_contrast: Option<f32>,
+}
+
+/// [`load`], or the command's error outcome naming the model directory.
+pub fn load_or_fail(model: Option<&Path>, given: Given) -> Result<Box<dyn Embedder>, Outcome> {
+    load(model, given).map_err(|message| {
+        let path = model.unwrap_or(Path::new(""));
+        Outcome::stream_error(&[Entry::unreadable(&path.display().to_string(), message)])
+    })
 }
 
 /// The hashing embedder, or the model in `model` (a directory holding

@@ -65,22 +65,14 @@ pub fn run(args: &Args) -> Outcome {
         Ok(reader) => progress::track(&args.fragments, reader),
         Err(entry) => return Outcome::stream_error(&[entry]),
     };
-    let embedder = match embedder::load(
-        args.model.as_deref(),
-        embedder::Given {
-            threshold: args.threshold,
-            need_threshold: args.need_threshold,
-            need_contrast: args.need_contrast,
-        },
-    ) {
+    let given = embedder::Given {
+        threshold: args.threshold,
+        need_threshold: args.need_threshold,
+        need_contrast: args.need_contrast,
+    };
+    let embedder = match embedder::load_or_fail(args.model.as_deref(), given) {
         Ok(embedder) => embedder,
-        Err(message) => {
-            let path = args.model.as_deref().unwrap_or(std::path::Path::new(""));
-            return Outcome::stream_error(&[Entry::unreadable(
-                &path.display().to_string(),
-                message,
-            )]);
-        }
+        Err(outcome) => return outcome,
     };
     let threshold = args
         .threshold

@@ -19,8 +19,7 @@ impl Pool {
     pub fn defer(&mut self, id: u64, now: OffsetDateTime) -> Option<OffsetDateTime> {
         const HOUR: f64 = 3600.0;
         const WEEK: f64 = 7.0 * 24.0 * HOUR;
-        let need = self.needs.position(id)?;
-        let state = self.needs.states.get_mut(need)?;
+        let state = self.needs.state_mut(id)?;
         state.failures = state.failures.saturating_add(1);
         let backoff = (HOUR * 2f64.powi(state.failures.saturating_sub(1).min(16) as i32)).min(WEEK);
         state.retry_at = Some(seconds(now) + backoff);
@@ -35,11 +34,7 @@ impl Pool {
     /// answer never comes (a restart) the need opens again then. False
     /// for an unknown need.
     pub fn wait(&mut self, id: u64, until: OffsetDateTime) -> bool {
-        let Some(state) = self
-            .needs
-            .position(id)
-            .and_then(|n| self.needs.states.get_mut(n))
-        else {
+        let Some(state) = self.needs.state_mut(id) else {
             return false;
         };
         state.retry_at = Some(seconds(until));
@@ -52,11 +47,7 @@ impl Pool {
     /// marked, and the mark stays with them and with any need they later
     /// form or join, until [`Pool::reopen`].
     pub fn mark_proposed(&mut self, id: u64, key_name: &str) -> bool {
-        let Some(state) = self
-            .needs
-            .position(id)
-            .and_then(|n| self.needs.states.get_mut(n))
-        else {
+        let Some(state) = self.needs.state_mut(id) else {
             return false;
         };
         state.proposed = Some(key_name.to_owned());

@@ -162,6 +162,12 @@ impl Needs {
         self.index.get(&id).copied()
     }
 
+    /// The state of the need whose id is `id`.
+    pub(crate) fn state_mut(&mut self, id: u64) -> Option<&mut NeedState> {
+        let need = self.position(id)?;
+        self.states.get_mut(need)
+    }
+
     pub(crate) fn sum(&self, need: usize) -> Option<&[f32]> {
         let dim = self.dimension;
         self.sums.get(need * dim..(need + 1) * dim)
