@@ -116,7 +116,7 @@
 //! | `src/evolution/induce/numbers.rs` | Numbers in a request's words: digits or number words, and a run of them read as one whole number ("twenty … | — |
 //! | `src/evolution/induce/rules.rs` | The default intent inducer: rules, no model. | `RuleInducer` |
 //! | `src/evolution/induce/shape.rs` | What a need's fragments carry, and so the key's type: a number, a count with its unit, one of a few … | — |
-//! | `src/evolution/induce/terms.rs` | The words of a need: stemmed so inflections meet (bag/bags, travel/travelling), kept only when several … | `Stems::{new, stem, content, fragment}`, `Background::new` |
+//! | `src/evolution/induce/terms.rs` | The words of a need: stemmed so inflections meet (bag/bags, travel/travelling), kept only when several … | `Stems::{new, stem, content, fragment}`, `Background::new`, `KeyWords::{of, contains, attribute}` |
 //! | `src/evolution/induce/words.rs` | Which words may name a key or fill a slot: not framing, not a function word or an inflection of one, not a … | — |
 //! | `src/evolution/intake/address.rs` | Which parts of a fragment speak to the system instead of describing a need, so that they are dropped … | — |
 //! | `src/evolution/intake/injection.rs` | Recognising text written to steer a model rather than describe a need (prompt injection), in any width, … | — |
