@@ -276,37 +276,63 @@ impl Run {
         }
     }
 
+    /// When an ingest with the tag byte's bits 3-4 `mode` and clock step
+    /// `step` is dated: 0 the clock moves by the step and the fragment is
+    /// dated there; else the clock stays and the fragment is dated 1 far
+    /// ahead (9999-12-31 23:59:59), 2 `|step|` before the clock (out of
+    /// order), 3 far back (-9999-01-01). The pool has no clock guard (the
+    /// engine's store has it): what holds for such dates is what holds for
+    /// any, checked after every operation, and `pool-heat-latest`.
+    fn dated(&mut self, mode: u8, step: Duration) -> OffsetDateTime {
+        let at = match mode {
+            1 => FAR_AHEAD,
+            2 => self.now.checked_sub(step.abs()).unwrap_or(self.now),
+            3 => FAR_BACK,
+            _ => {
+                self.now = self.now.checked_add(step).unwrap_or(self.now);
+                self.now
+            }
+        };
+        self.see(at);
+        at
+    }
+
     fn op(&mut self, b: &mut Bytes<'_>) {
         let dim = self.config.dimension;
-        let tag = b.u8() % 8;
+        let left = b.0.len();
+        let byte = b.u8();
+        let (tag, mode) = (byte % 8, (byte >> 3) & 3);
         if trace() {
-            eprintln!("op {tag} at {}", self.now);
+            eprintln!(
+                "op {tag} (date mode {mode}, {left} bytes before the end) at {}",
+                self.now
+            );
         }
         match tag {
             0 | 1 => {
                 let mut who = client(b.u8()).to_owned();
-                self.now = self.now.checked_add(b.step()).unwrap_or(self.now);
+                let step = b.step();
+                let at = self.dated(mode, step);
                 let v = vector(b, dim);
-                let text = self.text(b, "f", self.now);
+                let text = self.text(b, "f", at);
                 if self.reference {
                     // One request per fragment, so each adds its increment
                     // (fragments of one request count once; see the pool's tests).
                     who = format!("{who}-{text}");
                 }
-                self.ingest(None, &v, &text, &who, self.now);
+                self.ingest(None, &v, &text, &who, at);
             }
             2 => {
                 let who = client(b.u8());
-                self.now = self.now.checked_add(b.step()).unwrap_or(self.now);
+                let step = b.step();
+                let at = self.dated(mode, step);
                 let len = usize::from(b.u8());
                 let raw: Vec<u8> = (0..len).map(|_| b.u8()).collect();
                 let Some(text) = sanitized(&raw) else {
                     return;
                 };
                 if !self.repeat_texts
-                    && !self
-                        .used
-                        .insert((text.clone(), self.now.unix_timestamp_nanos()))
+                    && !self.used.insert((text.clone(), at.unix_timestamp_nanos()))
                 {
                     return;
                 }
@@ -320,7 +346,7 @@ impl Run {
                 } else {
                     who.to_owned()
                 };
-                self.ingest(None, &v, &text, &who, self.now);
+                self.ingest(None, &v, &text, &who, at);
             }
             3 | 7 => {
                 let step = if tag == 7 {

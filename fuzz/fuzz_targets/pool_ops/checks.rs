@@ -132,6 +132,22 @@ impl Run {
         }
         probes.sort_unstable_by_key(|p| p.0);
         for c in self.pool.clusters() {
+            // Before its latest increment (however out of order or far
+            // ahead the increments were dated), a cluster's heat reads as
+            // at it: one value. A second's margin: the pool's seconds are
+            // an f64 of the instant.
+            let latest = heat_latest(&c);
+            let mut before: Option<f64> = None;
+            for &(_, t) in probes.iter().take_while(|p| secs(p.1) < latest - 1.0) {
+                let heat = c.heat(t);
+                let first = *before.get_or_insert(heat);
+                check!(
+                    "pool-heat-latest",
+                    heat.to_bits() == first.to_bits(),
+                    "cluster {}: {heat} at {t}, {first} earlier, both before its latest increment at {latest} s",
+                    c.id()
+                );
+            }
             let mut previous = f64::INFINITY;
             for &(_, t) in probes.iter() {
                 let heat = c.heat(t);

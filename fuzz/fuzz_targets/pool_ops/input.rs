@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use sdsi::evolution::{
-    Embedder, HashingEmbedder, MAX_FRAGMENT_CHARS, Pool, PoolError, sanitize_fragment,
+    ClusterView, Embedder, HashingEmbedder, MAX_FRAGMENT_CHARS, Pool, PoolError, sanitize_fragment,
 };
 use sdsi_fuzz::check;
 use time::{Duration, OffsetDateTime};
@@ -30,6 +30,10 @@ pub(crate) const SANE_HALF_LIVES: [f64; 6] = [86_400.0, 60.0, 3_600.0, 1.0, 1e7,
 pub(crate) const INCREMENTS: [f64; 5] = [1.0, 0.37, 2.5, 0.0, 1e-3];
 pub(crate) const CAPS: [f64; 7] = [15.0, 1e9, 0.0, 2.5, f64::NAN, -1.0, f64::MAX];
 pub(crate) const T0: OffsetDateTime = time::macros::datetime!(2026-05-01 0:00 UTC);
+/// An ingest dated far ahead (tag byte bits 3-4 = 1).
+pub(crate) const FAR_AHEAD: OffsetDateTime = time::macros::datetime!(9999-12-31 23:59:59 UTC);
+/// An ingest dated far back (tag byte bits 3-4 = 3).
+pub(crate) const FAR_BACK: OffsetDateTime = time::macros::datetime!(-9999-01-01 0:00 UTC);
 /// Texts for bit 6 of `b7` (texts may repeat).
 pub(crate) const TEXTS: [&str; 4] = [
     "window seat",
@@ -171,8 +175,23 @@ pub(crate) fn instant(t: OffsetDateTime) -> Instant {
     (t.unix_timestamp_nanos(), t)
 }
 
-/// Past this many remembered texts, a memory below starts over.
-pub(crate) const TEXTS_REMEMBERED: usize = 1 << 14;
+/// Texts each memory below holds. Once full, each new text evicts one, so
+/// an input frees about as many blocks as it allocates: an input that
+/// allocates more is run a second time by libFuzzer's leak detection (a
+/// memory that filled up to 16,384 texts and then started over made that
+/// 5 % of the time).
+pub(crate) const TEXTS_REMEMBERED: usize = 1024;
+
+/// Inserts into a memory, evicting one entry once it holds `TEXTS_REMEMBERED`.
+fn remember<K: Clone + Eq + std::hash::Hash, V>(memo: &mut HashMap<K, V>, key: K, value: V) {
+    if memo.len() >= TEXTS_REMEMBERED {
+        let evicted = memo.keys().next().cloned();
+        if let Some(evicted) = evicted {
+            memo.remove(&evicted);
+        }
+    }
+    memo.insert(key, value);
+}
 
 thread_local! {
     static SANITIZED: RefCell<HashMap<Vec<u8>, Option<String>>> = RefCell::new(HashMap::new());
@@ -201,10 +220,7 @@ pub(crate) fn sanitized(raw: &[u8]) -> Option<String> {
         clean.text
     });
     SANITIZED.with_borrow_mut(|memo| {
-        if memo.len() >= TEXTS_REMEMBERED {
-            memo.clear();
-        }
-        memo.insert(raw.to_vec(), clean.clone());
+        remember(memo, raw.to_vec(), clean.clone());
     });
     clean
 }
@@ -225,10 +241,7 @@ pub(crate) fn embedded(embedder: &HashingEmbedder, dimension: usize, text: &str)
         "{text:?} -> {v:?}"
     );
     EMBEDDED.with_borrow_mut(|memo| {
-        if memo.len() >= TEXTS_REMEMBERED {
-            memo.clear();
-        }
-        memo.insert(key, v.clone());
+        remember(memo, key, v.clone());
     });
     v
 }
@@ -281,6 +294,19 @@ pub(crate) fn null_heat(bytes: &[u8]) -> bool {
 #[cfg(fuzzing)]
 pub(crate) fn heat_nonfinite(pool: &Pool) -> bool {
     pool.clusters().any(|c| !c.heat_is_finite())
+}
+
+/// The time of a cluster's latest heat increment, in seconds (`heat_latest`
+/// exists only under `cfg(fuzzing)`; a plain `cargo check` of the target
+/// gets −∞, and `pool-heat-latest` checks nothing).
+#[cfg(fuzzing)]
+pub(crate) fn heat_latest(c: &ClusterView<'_>) -> f64 {
+    c.heat_latest()
+}
+
+#[cfg(not(fuzzing))]
+pub(crate) fn heat_latest(_: &ClusterView<'_>) -> f64 {
+    f64::NEG_INFINITY
 }
 
 #[cfg(not(fuzzing))]
