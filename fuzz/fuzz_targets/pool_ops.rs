@@ -21,7 +21,12 @@
 //!   2 ingest text, 3 clock step, 4 snapshot → restore, 5 merge a replica,
 //!   6 mark a need proposed or defer it (named by a need's id or by a
 //!   cluster's, which is a need's id only when that cluster founded it),
-//!   7 clock jump of up to ±68 years.
+//!   7 clock jump of up to ±68 years. Bits 3-4 of an ingest's tag byte
+//!   (0-2) date it: 0 at the clock after its step; else the clock stays and
+//!   the fragment is dated 1 9999-12-31 23:59:59, 2 `|step|` before the
+//!   clock (out of order), 3 -9999-01-01. The pool has no clock guard (the
+//!   engine's store has one; the `pipeline` target checks it): every
+//!   invariant below holds for such dates as for any, after every operation.
 //!
 //! Classes (see `sdsi_fuzz`'s docs for `SDSI_FUZZ_TOLERATE`):
 //!
@@ -33,6 +38,7 @@
 //! | `pool-ingest-outcome` | the outcome's cluster exists; the size changes by created − merged − evicted; never above `max_clusters` |
 //! | `pool-heat-finite` | every cluster's heat is finite and ≥ 0 at every probe time |
 //! | `pool-heat-monotone` | heat never grows as `now` advances without ingest (and reads the latest increment's heat before it) |
+//! | `pool-heat-latest` | before its latest increment (however out of order or far ahead increments were dated) a cluster's heat is one value: it reads as at the latest |
 //! | `pool-heat-reference` | in reference mode (one client per fragment, so each fragment is its own request), heat equals Σ inc·2^(−Δt/h) over the fragments the cluster holds |
 //! | `pool-roundtrip` | `serde_json` snapshot → restore succeeds and gives an equal pool |
 //! | `pool-heat-nonfinite` | a heat's log-sum is finite, so it serializes (half-lives below ~1e-298 s overflowed `t/h`; fixed in de29964) |
