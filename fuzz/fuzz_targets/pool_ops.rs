@@ -21,7 +21,12 @@
 //!   2 ingest text, 3 clock step, 4 snapshot → restore, 5 merge a replica,
 //!   6 mark a need proposed or defer it (named by a need's id or by a
 //!   cluster's, which is a need's id only when that cluster founded it),
-//!   7 clock jump of up to ±68 years.
+//!   7 clock jump of up to ±68 years. Bits 3-4 of an ingest's tag byte
+//!   (0-2) date it: 0 at the clock after its step; else the clock stays and
+//!   the fragment is dated 1 9999-12-31 23:59:59, 2 `|step|` before the
+//!   clock (out of order), 3 -9999-01-01. The pool has no clock guard (the
+//!   engine's store has one; the `pipeline` target checks it): every
+//!   invariant below holds for such dates as for any, after every operation.
 //!
 //! Classes (see `sdsi_fuzz`'s docs for `SDSI_FUZZ_TOLERATE`):
 //!
@@ -33,6 +38,7 @@
 //! | `pool-ingest-outcome` | the outcome's cluster exists; the size changes by created − merged − evicted; never above `max_clusters` |
 //! | `pool-heat-finite` | every cluster's heat is finite and ≥ 0 at every probe time |
 //! | `pool-heat-monotone` | heat never grows as `now` advances without ingest (and reads the latest increment's heat before it) |
+//! | `pool-heat-latest` | before its latest increment (however out of order or far ahead increments were dated) a cluster's heat is one value: it reads as at the latest |
 //! | `pool-heat-reference` | in reference mode (one client per fragment, so each fragment is its own request), heat equals Σ inc·2^(−Δt/h) over the fragments the cluster holds |
 //! | `pool-roundtrip` | `serde_json` snapshot → restore succeeds and gives an equal pool |
 //! | `pool-heat-nonfinite` | a heat's log-sum is finite, so it serializes (half-lives below ~1e-298 s overflowed `t/h`; fixed in de29964) |
@@ -54,178 +60,19 @@
 //! | `embed-unit` | the embedding is finite and unit-norm or all zero |
 #![no_main]
 
-use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use libfuzzer_sys::fuzz_target;
-use sdsi::evolution::{
-    Embedder, HashingEmbedder, Lending, MAX_FRAGMENT_CHARS, Pool, PoolConfig, PoolError,
-    sanitize_fragment,
-};
+use sdsi::evolution::{HashingEmbedder, Lending, Pool, PoolConfig, PoolError};
 use sdsi_fuzz::check;
 use time::{Duration, OffsetDateTime};
 
-const THRESHOLDS: [f32; 10] = [0.9, 0.75, 0.5, 0.3, 0.0, -0.5, -1.0, 1.0, f32::NAN, 1.5];
-const HALF_LIVES: [f64; 12] = [
-    86_400.0,
-    60.0,
-    3_600.0,
-    1.0,
-    1e7,
-    1e300,
-    0.0,
-    -1.0,
-    f64::NAN,
-    f64::INFINITY,
-    1e-3,
-    1e-300,
-];
-/// Half-lives the log-domain heat represents to ~1e-6 (see the
-/// `tiny_half_life_keeps_heat_meaningful` test): the reference mode's choices.
-const SANE_HALF_LIVES: [f64; 6] = [86_400.0, 60.0, 3_600.0, 1.0, 1e7, 1e300];
-const INCREMENTS: [f64; 5] = [1.0, 0.37, 2.5, 0.0, 1e-3];
-const CAPS: [f64; 7] = [15.0, 1e9, 0.0, 2.5, f64::NAN, -1.0, f64::MAX];
-const T0: OffsetDateTime = time::macros::datetime!(2026-05-01 0:00 UTC);
-/// Texts for bit 6 of `b7` (texts may repeat).
-const TEXTS: [&str; 4] = [
-    "window seat",
-    "vegetarian meal",
-    "late checkout",
-    "pet in cabin",
-];
-const PROTOS: [[f32; 8]; 4] = [
-    [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-    [0.8, 0.6, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-    [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-    [0.0, 0.0, 0.0, 0.0, 0.6, 0.8, 0.0, 0.0],
-];
-const SPECIALS: [f32; 10] = [
-    0.0,
-    -0.0,
-    f32::NAN,
-    f32::INFINITY,
-    f32::NEG_INFINITY,
-    1e20,
-    1e-25,
-    f32::MIN_POSITIVE,
-    f32::MAX,
-    1.0,
-];
+#[path = "pool_ops/checks.rs"]
+mod checks;
+#[path = "pool_ops/input.rs"]
+mod input;
 
-/// Reads the input front to back; past the end, every byte is zero.
-struct Bytes<'a>(&'a [u8]);
-
-impl Bytes<'_> {
-    fn u8(&mut self) -> u8 {
-        match self.0.split_first() {
-            Some((b, rest)) => {
-                self.0 = rest;
-                *b
-            }
-            None => 0,
-        }
-    }
-    fn i16(&mut self) -> i16 {
-        i16::from_le_bytes([self.u8(), self.u8()])
-    }
-    fn i32(&mut self) -> i32 {
-        i32::from_le_bytes([self.u8(), self.u8(), self.u8(), self.u8()])
-    }
-    fn f32(&mut self) -> f32 {
-        f32::from_bits(self.i32() as u32)
-    }
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-    fn pick<T: Copy>(&mut self, table: &[T]) -> T {
-        table[usize::from(self.u8()) % table.len()]
-    }
-    /// A clock step: an even value is that many half-minutes, an odd one milliseconds.
-    fn step(&mut self) -> Duration {
-        let v = self.i16();
-        if v % 2 == 0 {
-            Duration::seconds(i64::from(v) * 30)
-        } else {
-            Duration::milliseconds(i64::from(v))
-        }
-    }
-}
-
-fn secs(t: OffsetDateTime) -> f64 {
-    t.unix_timestamp() as f64 + f64::from(t.nanosecond()) / 1e9
-}
-
-fn client(b: u8) -> &'static str {
-    const CLIENTS: [&str; 6] = [
-        "agent-0", "agent-1", "agent-2", "agent-3", "agent-4", "agent-5",
-    ];
-    CLIENTS[usize::from(b % 6)]
-}
-
-/// A vector: a prototype plus noise, raw bits, special values, or a wrong length.
-fn vector(b: &mut Bytes<'_>, dim: usize) -> Vec<f32> {
-    match b.u8() % 4 {
-        0 | 1 => {
-            let proto = b.pick(&PROTOS);
-            let scale = f32::from(b.u8()) / 400.0;
-            (0..dim)
-                .map(|i| {
-                    proto.get(i).copied().unwrap_or(0.0) + scale * f32::from(b.u8() as i8) / 128.0
-                })
-                .collect()
-        }
-        2 => (0..dim).map(|_| b.pick(&SPECIALS)).collect(),
-        _ => {
-            let len = match b.u8() % 4 {
-                0 => dim,
-                1 => dim + 1,
-                2 => dim.saturating_sub(1),
-                _ => usize::from(b.u8() % 20),
-            };
-            (0..len).map(|_| b.f32()).collect()
-        }
-    }
-}
-
-fn expected_error(v: &[f32], dim: usize) -> Option<PoolError> {
-    if v.len() != dim {
-        Some(PoolError::Dimension {
-            expected: dim,
-            found: v.len(),
-        })
-    } else if v.iter().any(|x| !x.is_finite()) {
-        Some(PoolError::NonFinite)
-    } else if v.iter().all(|x| *x == 0.0) {
-        Some(PoolError::ZeroVector)
-    } else {
-        None
-    }
-}
-
-fn well_scaled(v: &[f32]) -> bool {
-    let norm2: f64 = v.iter().map(|x| f64::from(*x).powi(2)).sum();
-    (1e-30..1e30).contains(&norm2)
-}
-
-fn zero_sum(e: &dyn std::fmt::Display) -> bool {
-    e.to_string().contains("vector is zero")
-}
-
-/// One fragment the reference heat knows about.
-#[derive(Debug, Clone, Copy)]
-struct Record {
-    increment: f64,
-    when: OffsetDateTime,
-}
-
-/// An instant with its Unix nanoseconds (what probes are ordered by:
-/// comparing `OffsetDateTime`s and converting nanoseconds back to them
-/// were a tenth of the checks).
-type Instant = (i128, OffsetDateTime);
-
-fn instant(t: OffsetDateTime) -> Instant {
-    (t.unix_timestamp_nanos(), t)
-}
+use input::*;
 
 struct Run {
     config: PoolConfig,
@@ -435,37 +282,63 @@ impl Run {
         }
     }
 
+    /// When an ingest with the tag byte's bits 3-4 `mode` and clock step
+    /// `step` is dated: 0 the clock moves by the step and the fragment is
+    /// dated there; else the clock stays and the fragment is dated 1 far
+    /// ahead (9999-12-31 23:59:59), 2 `|step|` before the clock (out of
+    /// order), 3 far back (-9999-01-01). The pool has no clock guard (the
+    /// engine's store has it): what holds for such dates is what holds for
+    /// any, checked after every operation, and `pool-heat-latest`.
+    fn dated(&mut self, mode: u8, step: Duration) -> OffsetDateTime {
+        let at = match mode {
+            1 => FAR_AHEAD,
+            2 => self.now.checked_sub(step.abs()).unwrap_or(self.now),
+            3 => FAR_BACK,
+            _ => {
+                self.now = self.now.checked_add(step).unwrap_or(self.now);
+                self.now
+            }
+        };
+        self.see(at);
+        at
+    }
+
     fn op(&mut self, b: &mut Bytes<'_>) {
         let dim = self.config.dimension;
-        let tag = b.u8() % 8;
+        let left = b.0.len();
+        let byte = b.u8();
+        let (tag, mode) = (byte % 8, (byte >> 3) & 3);
         if trace() {
-            eprintln!("op {tag} at {}", self.now);
+            eprintln!(
+                "op {tag} (date mode {mode}, {left} bytes before the end) at {}",
+                self.now
+            );
         }
         match tag {
             0 | 1 => {
                 let mut who = client(b.u8()).to_owned();
-                self.now = self.now.checked_add(b.step()).unwrap_or(self.now);
+                let step = b.step();
+                let at = self.dated(mode, step);
                 let v = vector(b, dim);
-                let text = self.text(b, "f", self.now);
+                let text = self.text(b, "f", at);
                 if self.reference {
                     // One request per fragment, so each adds its increment
                     // (fragments of one request count once; see the pool's tests).
                     who = format!("{who}-{text}");
                 }
-                self.ingest(None, &v, &text, &who, self.now);
+                self.ingest(None, &v, &text, &who, at);
             }
             2 => {
                 let who = client(b.u8());
-                self.now = self.now.checked_add(b.step()).unwrap_or(self.now);
+                let step = b.step();
+                let at = self.dated(mode, step);
                 let len = usize::from(b.u8());
                 let raw: Vec<u8> = (0..len).map(|_| b.u8()).collect();
                 let Some(text) = sanitized(&raw) else {
                     return;
                 };
                 if !self.repeat_texts
-                    && !self
-                        .used
-                        .insert((text.clone(), self.now.unix_timestamp_nanos()))
+                    && !self.used.insert((text.clone(), at.unix_timestamp_nanos()))
                 {
                     return;
                 }
@@ -479,7 +352,7 @@ impl Run {
                 } else {
                     who.to_owned()
                 };
-                self.ingest(None, &v, &text, &who, self.now);
+                self.ingest(None, &v, &text, &who, at);
             }
             3 | 7 => {
                 let step = if tag == 7 {
@@ -750,340 +623,6 @@ impl Run {
             self.pool = ab;
         }
     }
-
-    /// Invariants that hold after every operation.
-    fn check(&mut self) {
-        if trace() {
-            eprintln!("ids {:?}", ids(&self.pool));
-        }
-        if std::mem::replace(&mut self.dirty, false) {
-            self.check_structure();
-        }
-        self.check_heat();
-    }
-
-    /// The invariants of the pool's structure: ids, clients, needs. They
-    /// read nothing but the pool.
-    fn check_structure(&mut self) {
-        let pool = &self.pool;
-        let Scratch {
-            ids, pairs, named, ..
-        } = &mut self.scratch;
-        check!(
-            "pool-ids-unique",
-            ids_unique(pool, ids),
-            "duplicate cluster ids: {:?}",
-            self::ids(pool)
-        );
-        // At most `min_clients` (≤ 7) clients each: pairwise, no allocation.
-        for c in pool.clusters() {
-            let distinct = c
-                .clients()
-                .enumerate()
-                .all(|(i, a)| c.clients().skip(i + 1).all(|b| b != a));
-            check!(
-                "pool-clients-distinct",
-                distinct,
-                "cluster {}: {:?}",
-                c.id(),
-                c.clients().collect::<Vec<_>>()
-            );
-        }
-        // Needs: ids unique; every cluster in exactly the need it names;
-        // a need's vectors are its clusters' members; a cluster's proposal
-        // is its need's; no need without a cluster.
-        ids.clear();
-        pairs.clear();
-        let mut views = 0;
-        for need in pool.needs() {
-            views += 1;
-            ids.push(need.id());
-            let mut members = 0u64;
-            let mut clusters = 0;
-            for c in need.clusters() {
-                clusters += 1;
-                members = members.saturating_add(c.members());
-                pairs.push((c.id(), need.id()));
-                check!(
-                    "pool-need-proposed",
-                    c.proposed() == need.proposed(),
-                    "cluster {} proposed {:?}, its need {} {:?}",
-                    c.id(),
-                    c.proposed(),
-                    need.id(),
-                    need.proposed()
-                );
-            }
-            check!(
-                "pool-need-vectors",
-                need.vectors() == members && clusters > 0,
-                "need {}: {} vectors, its {clusters} clusters' members {members}",
-                need.id(),
-                need.vectors()
-            );
-        }
-        ids.sort_unstable();
-        let unique = ids.windows(2).all(|w| w.first() != w.get(1));
-        check!(
-            "pool-need-ids",
-            unique && views == pool.need_count(),
-            "need ids {ids:?}, need_count {}",
-            pool.need_count()
-        );
-        named.clear();
-        named.extend(pool.clusters().map(|c| (c.id(), c.need())));
-        named.sort_unstable();
-        pairs.sort_unstable();
-        check!(
-            "pool-need-membership",
-            named == pairs,
-            "clusters name (cluster, need) {named:?}, needs hold {pairs:?}"
-        );
-        // Forget what is gone (its id may come back on another cluster or need).
-        self.proposed.retain(|id| pool.cluster(*id).is_some());
-        self.deferred.retain(|id, _| ids.binary_search(id).is_ok());
-        check!(
-            "pool-heat-nonfinite",
-            !heat_nonfinite(pool),
-            "a heat's log-sum is not finite (half-life {:e})",
-            self.config.half_life_secs
-        );
-    }
-
-    /// Heat at every probe time: finite, not negative, not growing with
-    /// time, and in reference mode equal to the naive sum.
-    fn check_heat(&mut self) {
-        let h = self.config.half_life_secs;
-        let probes = &mut self.scratch.probes;
-        probes.clear();
-        // Every instant seen, thinned to at most 24 (each probe costs a
-        // reference sum per cluster), plus `now` and some around it.
-        let stride = self.times.len().div_ceil(24).max(1);
-        probes.extend(self.times.iter().step_by(stride).copied());
-        probes.extend(self.times.last().copied());
-        probes.push(instant(self.now));
-        probes.extend(T0.checked_sub(Duration::days(400)).map(instant));
-        probes.extend(self.now.checked_add(Duration::days(400)).map(instant));
-        if h.is_finite() {
-            for k in [0.5, 1.0, 4.0] {
-                if let Some(t) = self
-                    .now
-                    .checked_add(Duration::seconds_f64((h * k).min(1e9)))
-                {
-                    probes.push(instant(t));
-                }
-            }
-        }
-        probes.sort_unstable_by_key(|p| p.0);
-        for c in self.pool.clusters() {
-            let mut previous = f64::INFINITY;
-            for &(_, t) in probes.iter() {
-                let heat = c.heat(t);
-                check!(
-                    "pool-heat-finite",
-                    heat.is_finite() && heat >= 0.0,
-                    "cluster {}: {heat} at {t}",
-                    c.id()
-                );
-                check!(
-                    "pool-heat-monotone",
-                    heat <= previous,
-                    "cluster {}: {previous} then {heat} at {t}",
-                    c.id()
-                );
-                previous = heat;
-            }
-            if self.reference {
-                let mine = &mut self.scratch.records;
-                mine.clear();
-                mine.extend(
-                    c.exemplars()
-                        .iter()
-                        .filter_map(|e| self.records.get(&e.text).copied()),
-                );
-                check!(
-                    "pool-heat-reference",
-                    mine.len() as u64 == c.occurrences(),
-                    "cluster {}: {} occurrences, {} known fragments",
-                    c.id(),
-                    c.occurrences(),
-                    mine.len()
-                );
-                let Some(latest) = mine.iter().map(|r| r.when).max() else {
-                    continue;
-                };
-                let span = mine.iter().map(|r| secs(r.when).abs()).fold(0.0, f64::max);
-                for &(_, t) in probes.iter() {
-                    let now = secs(latest.max(t));
-                    let want: f64 = mine
-                        .iter()
-                        .map(|r| r.increment * 2f64.powf(-(now - secs(r.when)) / h))
-                        .sum();
-                    let got = c.heat(t);
-                    let t_over_h = span.max(secs(t).abs()) / h;
-                    let tol =
-                        1e-12 + (mine.len() as f64 + 4.0) * 4.0 * f64::EPSILON * (t_over_h + 1.0);
-                    check!(
-                        "pool-heat-reference",
-                        (got - want).abs() <= tol * want + 1e-300,
-                        "cluster {}: heat {got} at {t}, reference {want}",
-                        c.id()
-                    );
-                }
-                if let Some(before) = latest.checked_sub(Duration::days(1)) {
-                    check!(
-                        "pool-heat-monotone",
-                        c.heat(before).to_bits() == c.heat(latest).to_bits(),
-                        "cluster {}: before the latest increment",
-                        c.id()
-                    );
-                }
-            }
-        }
-    }
-
-    /// Once per input (two copies of the pool, too dear after every
-    /// operation): `canonical()` keeps every cluster and is idempotent.
-    fn check_canonical(&self) {
-        if heat_nonfinite(&self.pool) {
-            return; // a NaN heat is unequal to itself (reported by `check`)
-        }
-        let canonical = self.pool.canonical();
-        check!(
-            "pool-roundtrip",
-            canonical.same_clusters(&self.pool) && canonical.canonical() == canonical,
-            "canonical"
-        );
-    }
-}
-
-/// Past this many remembered texts, a memory below starts over.
-const TEXTS_REMEMBERED: usize = 1 << 14;
-
-thread_local! {
-    static SANITIZED: RefCell<HashMap<Vec<u8>, Option<String>>> = RefCell::new(HashMap::new());
-    static EMBEDDED: RefCell<HashMap<(usize, String), Vec<f32>>> = RefCell::new(HashMap::new());
-}
-
-/// `sanitize_fragment` of the raw bytes (read as lossy UTF-8), checked the
-/// first time this process sees those bytes. The sanitizer is a function of
-/// its text alone, so a repeat would return the same text and pass the
-/// same check; it is looked up instead (running it again was a tenth of
-/// the target's time: libFuzzer mutates an input elsewhere and the text
-/// operations repeat byte for byte).
-fn sanitized(raw: &[u8]) -> Option<String> {
-    if let Some(known) = SANITIZED.with_borrow(|memo| memo.get(raw).cloned()) {
-        return known;
-    }
-    let text = String::from_utf8_lossy(raw);
-    let clean = sanitize_fragment(&text).map(|clean| {
-        check!(
-            "sanitize-clean",
-            !clean.text.is_empty()
-                && clean.text.chars().count() <= MAX_FRAGMENT_CHARS
-                && !clean.text.chars().any(char::is_control),
-            "{text:?} -> {clean:?}"
-        );
-        clean.text
-    });
-    SANITIZED.with_borrow_mut(|memo| {
-        if memo.len() >= TEXTS_REMEMBERED {
-            memo.clear();
-        }
-        memo.insert(raw.to_vec(), clean.clone());
-    });
-    clean
-}
-
-/// The hashing embedder's vector for `text` at `dimension`, checked the
-/// first time this process embeds it (the embedder is a function of its
-/// dimension and the text: it hashes with FNV-1a, no random state).
-fn embedded(embedder: &HashingEmbedder, dimension: usize, text: &str) -> Vec<f32> {
-    let key = (dimension, text.to_owned());
-    if let Some(known) = EMBEDDED.with_borrow(|memo| memo.get(&key).cloned()) {
-        return known;
-    }
-    let v = embedder.embed(text);
-    let norm = v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
-    check!(
-        "embed-unit",
-        v.iter().all(|x| x.is_finite()) && (norm == 0.0 || (norm - 1.0).abs() < 1e-4),
-        "{text:?} -> {v:?}"
-    );
-    EMBEDDED.with_borrow_mut(|memo| {
-        if memo.len() >= TEXTS_REMEMBERED {
-            memo.clear();
-        }
-        memo.insert(key, v.clone());
-    });
-    v
-}
-
-/// Whether `SDSI_FUZZ_TRACE` is set: then every operation and ingest is
-/// printed (for reading a reproducer).
-fn trace() -> bool {
-    static TRACE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *TRACE.get_or_init(|| std::env::var_os("SDSI_FUZZ_TRACE").is_some())
-}
-
-/// The first cluster (in canonical order) that differs between two pools.
-fn first_difference(a: &Pool, b: &Pool) -> String {
-    let (x, y) = (a.canonical(), b.canonical());
-    for (p, q) in x.clusters().zip(y.clusters()) {
-        let (dp, dq) = (format!("{p:?}"), format!("{q:?}"));
-        if dp != dq {
-            return format!("\n{dp}\n{dq}");
-        }
-    }
-    let (nx, ny): (Vec<String>, Vec<String>) = (
-        x.needs().map(|n| format!("{n:?}")).collect(),
-        y.needs().map(|n| format!("{n:?}")).collect(),
-    );
-    if nx != ny {
-        return format!("\nneeds {nx:?}\nneeds {ny:?}");
-    }
-    format!("{} vs {} clusters", x.len(), y.len())
-}
-
-/// Whether a serialized pool holds a heat whose log-sum is not finite
-/// (serde_json writes NaN and ±∞ as `null`).
-fn null_heat(bytes: &[u8]) -> bool {
-    // `str::contains` (std's two-way search, not instrumented) rather than a
-    // `memcmp` per window, which libFuzzer's hook made a quarter of the run.
-    std::str::from_utf8(bytes).is_ok_and(|text| {
-        [
-            r#""log_sum":null"#,
-            r#""landmark":null"#,
-            r#""latest":null"#,
-        ]
-        .iter()
-        .any(|field| text.contains(field))
-    })
-}
-
-/// Whether a heat's log-sum is not finite. `heat_is_finite` exists only
-/// under `cfg(fuzzing)` (set by cargo-fuzz); a plain `cargo check` of the
-/// target falls back to looking for the `null` it serializes as.
-#[cfg(fuzzing)]
-fn heat_nonfinite(pool: &Pool) -> bool {
-    pool.clusters().any(|c| !c.heat_is_finite())
-}
-
-#[cfg(not(fuzzing))]
-fn heat_nonfinite(pool: &Pool) -> bool {
-    serde_json::to_vec(pool).is_ok_and(|b| null_heat(&b))
-}
-
-fn ids(pool: &Pool) -> Vec<u64> {
-    pool.clusters().map(|c| c.id()).collect()
-}
-
-/// Whether cluster ids are unique (`buffer` is scratch space).
-fn ids_unique(pool: &Pool, buffer: &mut Vec<u64>) -> bool {
-    buffer.clear();
-    buffer.extend(pool.clusters().map(|c| c.id()));
-    buffer.sort_unstable();
-    buffer.windows(2).all(|w| w.first() != w.get(1))
 }
 
 fuzz_target!(|data: &[u8]| {

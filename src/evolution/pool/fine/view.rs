@@ -53,6 +53,15 @@ impl<'p> ClusterView<'p> {
     pub fn heat_is_finite(&self) -> bool {
         self.state.heat.is_finite() && self.state.lent_heat.is_finite()
     }
+    /// The time of the heat's latest increment, in seconds since the Unix
+    /// epoch (−∞ before any): [`ClusterView::heat`] reads at it for any
+    /// earlier time. Only in fuzz builds, for `pool_ops` to check exactly
+    /// that after increments dated out of order or far ahead.
+    #[cfg(fuzzing)]
+    #[doc(hidden)]
+    pub fn heat_latest(&self) -> f64 {
+        self.state.heat.latest()
+    }
     /// Distinct clients within the gate window ending at `now`, counted up to
     /// the gate's minimum (more need not be remembered).
     pub fn recent_clients(&self, now: OffsetDateTime) -> usize {
