@@ -162,6 +162,8 @@ SELECT a.application_name, a.pid, (a.xact_start IS NOT NULL),
        left(regexp_replace(a.query, '\s+', ' ', 'g'), 40)
 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
 WHERE l.locktype = 'advisory' AND l.granted AND a.datname = current_database()
+  -- not the lock a connecting replica migrates under (postgres/src/migrate.rs)
+  AND l.objid <> (hashtext('sdsi_migration')::BIGINT & 4294967295)::OID
 """
 
 
