@@ -142,7 +142,7 @@
 //! | `src/evolution/pool/fine/merge.rs` | Merging two fine clusters of one pool: a neighbour that drifted within the threshold of the cluster a … | — |
 //! | `src/evolution/pool/fine/mod.rs` | The fine level of the pool: clusters of fragments that say nearly the same thing. | — |
 //! | `src/evolution/pool/fine/quota.rs` | How many clusters each client founded in its current window: a client that sends thousands of distinct … | — |
-//! | `src/evolution/pool/fine/view.rs` | A read-only view of one fine cluster (`ClusterView`): what a caller, a need view or a report reads of it, … | `ClusterView`, `ClusterView::{id, need, members, occurrences, heat, heat_is_finite, recent_clients, clients, exemplars, centroid, proposed}`, `Pool::{cluster, clusters}` |
+//! | `src/evolution/pool/fine/view.rs` | A read-only view of one fine cluster (`ClusterView`): what a caller, a need view or a report reads of it, … | `ClusterView`, `ClusterView::{id, need, members, occurrences, heat, heat_is_finite, heat_latest, recent_clients, clients, exemplars, centroid, proposed}`, `Pool::{cluster, clusters}` |
 //! | `src/evolution/pool/gate/cap.rs` | The per-client heat cap: what one client added to one cluster, grant by grant, within a sliding window; … | — |
 //! | `src/evolution/pool/gate/dual.rs` | The dual gate (§6.2.1), on needs: heat at or above the threshold and, within the window, enough distinct … | — |
 //! | `src/evolution/pool/gate/marking.rs` | What the pipeline tells a pool about a need whose gate opened: put off after a failure (with a backoff), … | `Pool::{defer, wait, mark_proposed, reopen}` |

@@ -122,13 +122,23 @@ fn other_fragments(message: &Value) -> Vec<&str> {
 /// pool, an exemplar, a snapshot, an event, a log row or a key.
 fn cleaned(text: &str) -> Result<(String, bool), Dropped> {
     #[cfg(fuzzing)]
-    return fuzzing::cleaned(text);
+    return remembered(text);
     #[cfg(not(fuzzing))]
     cleaned_now(text)
 }
 
 fn cleaned_now(text: &str) -> Result<(String, bool), Dropped> {
     sanitize_or_why(text).map(|clean| (redact(&clean.text).text, clean.flagged))
+}
+
+/// Texts the fuzz builds remember (see [`remembered`]).
+#[cfg(fuzzing)]
+const REMEMBERED: usize = 1024;
+
+#[cfg(fuzzing)]
+thread_local! {
+    static CLEANED: std::cell::RefCell<std::collections::HashMap<String, Result<(String, bool), Dropped>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
 }
 
 /// Fuzz builds only (`cfg(fuzzing)`, set by cargo-fuzz): cleaning is a
@@ -141,37 +151,21 @@ fn cleaned_now(text: &str) -> Result<(String, bool), Dropped> {
 /// blocks as it allocates, and libFuzzer's leak detection does not run it
 /// a second time.
 #[cfg(fuzzing)]
-mod fuzzing {
-    use std::cell::RefCell;
-    use std::collections::HashMap;
-
-    use crate::evolution::intake::Dropped;
-
-    type Cleaned = Result<(String, bool), Dropped>;
-
-    /// Texts remembered.
-    const REMEMBERED: usize = 1024;
-
-    thread_local! {
-        static CLEANED: RefCell<HashMap<String, Cleaned>> = RefCell::new(HashMap::new());
+fn remembered(text: &str) -> Result<(String, bool), Dropped> {
+    if let Some(known) = CLEANED.with_borrow(|memo| memo.get(text).cloned()) {
+        return known;
     }
-
-    pub(super) fn cleaned(text: &str) -> Cleaned {
-        if let Some(known) = CLEANED.with_borrow(|memo| memo.get(text).cloned()) {
-            return known;
-        }
-        let fresh = super::cleaned_now(text);
-        CLEANED.with_borrow_mut(|memo| {
-            if memo.len() >= REMEMBERED {
-                let evicted = memo.keys().next().cloned();
-                if let Some(evicted) = evicted {
-                    memo.remove(&evicted);
-                }
+    let fresh = cleaned_now(text);
+    CLEANED.with_borrow_mut(|memo| {
+        if memo.len() >= REMEMBERED {
+            let evicted = memo.keys().next().cloned();
+            if let Some(evicted) = evicted {
+                memo.remove(&evicted);
             }
-            memo.insert(text.to_owned(), fresh.clone());
-        });
-        fresh
-    }
+        }
+        memo.insert(text.to_owned(), fresh.clone());
+    });
+    fresh
 }
 
 impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
