@@ -11,6 +11,7 @@ use crate::evolution::embed::embedder::Embedder;
 use crate::evolution::engine::event::EvolutionEvent;
 use crate::evolution::engine::pipeline::Evolution;
 use crate::evolution::engine::pool_key::PoolKey;
+use crate::evolution::engine::proposal::schema_for;
 use crate::evolution::induce::inducer::IntentInducer;
 use crate::evolution::pool::data::Pool;
 use crate::key::KeyDefinition;
@@ -132,7 +133,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             .into_iter()
             .filter_map(|(pool_key, need)| {
                 let pool = self.pools.get(&pool_key)?.clone();
-                let schema = store.template_for(pool_key.client.as_deref(), now).ok()?;
+                let schema = schema_for(store, &pool_key, now).ok()?;
                 Some(PendingInduction {
                     pool_key,
                     need,
@@ -163,7 +164,8 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
         if !self.inducing.remove(&(pool_key.clone(), need)) {
             return events;
         }
-        self.decide(store, &pool_key, need, now, key, &mut events);
+        let template = schema_for(store, &pool_key, now);
+        self.decide(store, &pool_key, need, now, template, key, &mut events);
         events
     }
 

@@ -43,16 +43,12 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             self.wait_for_induction(key, need, now, events);
             return;
         }
-        let candidate = match store.template_for(key.client.as_deref(), now) {
-            Ok(template) => self
-                .pools
-                .get(key)
-                .and_then(|pool| pool.need(need))
-                .and_then(|view| self.inducer.induce(&view, &template)),
-            // `decide` builds it again and defers the need with the error.
-            Err(_) => None,
-        };
-        self.decide(store, key, need, now, candidate, events);
+        let template = schema_for(store, key, now);
+        let candidate = template.as_ref().ok().and_then(|template| {
+            let view = self.pools.get(key)?.need(need)?;
+            self.inducer.induce(&view, template)
+        });
+        self.decide(store, key, need, now, template, candidate, events);
     }
 
     /// Decides what becomes of need `need` of pool `key` given the key
@@ -61,13 +57,16 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
     /// or its key found to say it already; every other outcome defers it
     /// with the backoff. An applied, queued or covered need is reviewed
     /// when its gate opens again after the backoff (a held one waits for
-    /// its operator).
+    /// its operator). `template` is the schema the pool's clients see
+    /// ([`schema_for`]), or why the store could not build it.
+    #[allow(clippy::too_many_arguments)]
     pub(in crate::evolution) fn decide(
         &mut self,
         store: &mut SchemaStore,
         key: &PoolKey,
         need: u64,
         now: OffsetDateTime,
+        template: Result<SchemaTemplate, String>,
         candidate: Option<KeyDefinition>,
         events: &mut Vec<EvolutionEvent>,
     ) {
@@ -84,7 +83,7 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
                 });
             }
         };
-        let template = match store.template_for(key.client.as_deref(), now) {
+        let template = match template {
             Ok(template) => template,
             Err(error) => {
                 let reason = format!("the store could not build the schema: {error}");
@@ -262,6 +261,18 @@ impl<E: Embedder, I: IntentInducer> Evolution<E, I> {
             ),
         }
     }
+}
+
+/// The schema the clients of pool `key` see at `now`, or why the store
+/// could not build it.
+pub(in crate::evolution) fn schema_for(
+    store: &SchemaStore,
+    key: &PoolKey,
+    now: OffsetDateTime,
+) -> Result<SchemaTemplate, String> {
+    store
+        .template_for(key.client.as_deref(), now)
+        .map_err(|error| error.to_string())
 }
 
 /// The patch for `candidate`: a new experimental key, or (conflict
